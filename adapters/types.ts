@@ -1,0 +1,69 @@
+/**
+ * The adapter interface: one file per host convention (the main host is the `native` adapter).
+ * Adapters are pure functions: they parse a provider request into a backend call, render a backend record in the
+ * provider's success format, and render every gateway refusal in the provider's error structure (D24).
+ * They never do I/O, never count, never see the store.
+ */
+import type { IpRecord, ReverseRecord } from '../backend/records';
+import type { ErrorFacts, GatewayCode } from '../gateway/core/errors';
+
+/** The parts of an incoming request an adapter may read. Header names are lower-case. */
+export interface AdapterRequest {
+  method: string;
+  /** Decoded-once path without the query string, exactly as received (e.g. "/geocoding/v5/mapbox.places/2.3,48.8.json"). */
+  path: string;
+  /** Raw query string without "?" (adapters parse it strictly; repeated parameters are visible). */
+  query: string;
+  headers: Readonly<Record<string, string | undefined>>;
+}
+
+/** Where a credential was found: the name is used in D12 errors ("query:key", "header:x-api-key", ...). */
+export interface FoundCredential {
+  position: string;
+  value: string;
+}
+
+/** What the backend must be asked. `ip: null` means "the caller's own address" (the gateway fills it in). */
+export type BackendCall =
+  | { kind: 'reverse'; lat: number; lon: number }
+  | { kind: 'ipv4'; ip: string | null };
+
+/** An HTTP answer produced by an adapter. */
+export interface AdapterResponse {
+  status: number;
+  headers: Record<string, string>;
+  body: string;
+}
+
+/** A parsed request: the backend call plus adapter-private state used when rendering (format, language...). */
+export interface ParsedRequest<S = unknown> {
+  call: BackendCall;
+  state: S;
+}
+
+export type ParseResult<S> =
+  | { ok: true; request: ParsedRequest<S> }
+  /** The request is for this adapter but malformed: a gateway error (usually invalid_parameter) to render. */
+  | { ok: false; code: GatewayCode; detail: string; facts?: ErrorFacts }
+  /** No route of this adapter matches: the gateway answers not_found in the adapter's shape. */
+  | null;
+
+export interface Adapter<S = unknown> {
+  /** The name used in the YAML `adapter:` field. */
+  readonly name: string;
+  /**
+   * Credentials in the provider's own positions (query parameter, header). The gateway adds the positions the rule
+   * set accepts (spec 5.2) and detects conflicts (D12); an adapter returns only its provider-specific ones.
+   */
+  providerCredentials(req: AdapterRequest): FoundCredential[];
+  /** Query parameters that carry a credential on this host and must never reach the backend or a log. */
+  readonly credentialParams: readonly string[];
+  parse(req: AdapterRequest): ParseResult<S>;
+  renderReverse(state: S, record: ReverseRecord): AdapterResponse;
+  renderIp(state: S, record: IpRecord): AdapterResponse;
+  /**
+   * Render a gateway error in the provider's structure and status (D24). `state` is null when the request could not
+   * be parsed. `headers` from the gateway (Retry-After, X-Quota-*, RateLimit*) are merged by the gateway, not here.
+   */
+  renderError(state: S | null, code: GatewayCode, detail: string, facts: ErrorFacts): AdapterResponse;
+}

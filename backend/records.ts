@@ -1,0 +1,61 @@
+/**
+ * The backend's answer records: the JSON bodies of `GET /reverse` and `GET /ipv4`.
+ * This file is the contract between the backend and the adapters; it imports nothing.
+ */
+
+/** Body of `GET /reverse?lat=&lon=` (200). Nullable fields are null when the data has no value. */
+export interface ReverseRecord {
+  query: { lat: number; lon: number };
+  /** ISO 3166-1 alpha-2 at territory level (PR, HK, ...); null over open sea. */
+  countryCode: string | null;
+  /** English country name (country-coder nameEn); null over open sea. */
+  country: string | null;
+  /** GeoNames admin-1 name of the locality, e.g. "Île-de-France". */
+  region: string | null;
+  /** GeoNames admin-1 code, e.g. "11" or "NY" (not ISO 3166-2). */
+  regionCode: string | null;
+  /** GeoNames admin-2 name, often null. */
+  county: string | null;
+  /** Nearest place within the point's country (nearest anywhere over open sea). */
+  locality: string | null;
+  /** Postcode when known; null in v1 (no global open postcode data). */
+  postcode: string | null;
+  /** Great-circle distance from the query to the locality, km, rounded to 3 decimals. */
+  distanceKm: number | null;
+  /** e.g. "Times Square, New York County, New York, United States of America". */
+  displayName: string;
+  /** The locality's coordinates (null when no locality). */
+  lat: number | null;
+  lon: number | null;
+  /** IANA timezone of the query point. */
+  timezone: string | null;
+  /** Attribution text required by the data licences. */
+  attribution: string;
+}
+
+/** Body of `GET /ipv4?ip=` (200). */
+export interface IpRecord {
+  ip: string;
+  countryCode: string | null;
+  country: string | null;
+  region: string | null;
+  city: string | null;
+  /** Rounded to 4 decimals. */
+  lat: number | null;
+  lon: number | null;
+  timezone: string | null;
+  asn: number | null;
+  org: string | null;
+  attribution: string;
+}
+
+/** Body of every backend error (RFC 9457 problem+json), e.g. status 400 code invalid_parameter. */
+export interface BackendProblem {
+  type: string;
+  title: string;
+  status: number;
+  detail: string;
+  code: 'invalid_parameter' | 'not_found' | 'method_not_allowed' | 'internal';
+  /** The offending query parameter, for invalid_parameter. */
+  parameter?: string;
+}
