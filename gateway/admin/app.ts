@@ -1,0 +1,56 @@
+/**
+ * The admin HTTP API (D15): accounts, keys, credit, packages, plans, whitelist and usage, behind a bearer token,
+ * plus unauthenticated /healthz and /readyz. Mounted by the gateway on the admin listener (loopback by default).
+ */
+import express from 'express';
+import type { AdminDeps } from './deps';
+import { bearerAuth, errorHandler, jsonBody, requestLog } from './http';
+import { AdminProblem, sendProblem } from './problem';
+import { accountRoutes } from './routes/accounts';
+import { creditRoutes } from './routes/credit';
+import { keyRoutes } from './routes/keys';
+import { packageRoutes } from './routes/packages';
+import { planRoutes } from './routes/plan';
+import { usageRoutes } from './routes/usage';
+import { whitelistRoutes } from './routes/whitelist';
+
+export type { AdminDeps } from './deps';
+
+/** Route groups under /admin; a new group is one entry. */
+const ROUTE_GROUPS = [
+  accountRoutes,
+  creditRoutes,
+  keyRoutes,
+  packageRoutes,
+  planRoutes,
+  whitelistRoutes,
+  usageRoutes,
+];
+
+/** Build the admin app. Throws at start when the token is unusable. */
+export function createAdminApp(deps: AdminDeps): express.Express {
+  if (deps.token.length < 16) throw new Error('admin token must be at least 16 characters');
+  const app = express();
+  app.disable('x-powered-by');
+  app.set('etag', false);
+
+  app.get('/healthz', (_req, res) => {
+    res.json({ status: 'ok' });
+  });
+  app.get('/readyz', async (_req, res) => {
+    const checks = deps.readiness ? await deps.readiness().catch(() => ({ readiness: false })) : {};
+    const ready = Object.values(checks).every(Boolean);
+    res.status(ready ? 200 : 503).json({ status: ready ? 'ready' : 'not_ready', checks });
+  });
+
+  const admin = express.Router();
+  admin.use(requestLog(deps.logger), bearerAuth(deps.token), ...jsonBody());
+  for (const group of ROUTE_GROUPS) group(admin, deps);
+  admin.use((_req, res) => {
+    sendProblem(res, new AdminProblem('not_found', 'no such admin endpoint; see docs/admin.md'));
+  });
+  admin.use(errorHandler(deps.logger));
+  app.use('/admin', admin);
+  app.use((_req, res) => sendProblem(res, new AdminProblem('not_found', 'no such endpoint')));
+  return app;
+}

@@ -1,0 +1,19 @@
+/** What the admin app needs from its host (re-exported by app.ts). */
+import type pino from 'pino';
+import type { Clock } from '../core/clock';
+import type { RuleSet } from '../policy/ruleset';
+import type { Store } from '../store/types';
+
+/** Dependencies of the admin app. */
+export interface AdminDeps {
+  store: Store;
+  rules: RuleSet;
+  /** Server-side secret of key hashes (D14). */
+  pepper: string;
+  clock: Clock;
+  /** The admin bearer token (D15). Never logged. */
+  token: string;
+  logger: pino.Logger;
+  /** Readiness checks for /readyz (issue 4), e.g. `{ store: true }`. */
+  readiness?: () => Promise<Record<string, boolean>>;
+}

@@ -1,0 +1,44 @@
+/** Rule set B: the Unlimited plan as a flag on the account with an end date, set by the operator (D17). */
+import type { Router } from 'express';
+import type { AdminDeps } from '../deps';
+import { route } from '../http';
+import { invalid } from '../problem';
+import * as v from '../validate';
+import { planView } from '../views';
+import { loadAccount, param, requireFeature } from './common';
+
+/** The requested plan end: epoch ms for Unlimited, null for credits. */
+function parsePlan(body: unknown, now: number): number | null {
+  const b = v.parseBody(body, ['plan', 'until']);
+  if (b.plan === 'credits') {
+    if (b.until !== undefined) throw invalid('until', 'only the unlimited plan has an end date');
+    return null;
+  }
+  if (b.plan === 'unlimited') {
+    if (b.until === undefined) throw invalid('until', 'is required for the unlimited plan');
+    return v.futureDateTime('until', b.until, now);
+  }
+  throw invalid(
+    'plan',
+    b.plan === undefined ? 'is required ("unlimited" or "credits")' : 'must be "unlimited" or "credits"',
+  );
+}
+
+/** Register PUT /accounts/:id/plan. */
+export function planRoutes(router: Router, deps: AdminDeps): void {
+  const { store, rules, clock } = deps;
+  route(router, '/accounts/:id/plan', {
+    put: async (req, res) => {
+      requireFeature(
+        rules.unlimited === 'account-plan',
+        rules,
+        'Unlimited is sold as packages with their own key; use POST /admin/accounts/{id}/packages',
+      );
+      const now = clock.now();
+      const until = parsePlan(req.body, now);
+      const account = await loadAccount(store, param(req, 'id'));
+      const updated = await store.setUnlimitedUntil(account.id, until);
+      res.json({ accountId: updated.id, plan: planView(rules, updated, [], now) });
+    },
+  });
+}

@@ -1,0 +1,94 @@
+/** JSON views of store records for admin responses. Times are ISO 8601; money uses the rule set's unit. Never a key hash. */
+import type { RuleSet } from '../policy/ruleset';
+import { formatMoney } from '../policy/ruleset';
+import type { Account, ApiKey, KeyKind, LedgerEntry, SlotView, WhitelistEntry } from '../store/types';
+
+/** ISO 8601 of epoch ms, or null. */
+export function iso(ms: number | null): string | null {
+  return ms === null ? null : new Date(ms).toISOString();
+}
+
+/** A balance or amount as the API shows it: A "12.3456" (EUR), B 123 (credits). */
+export function money(rules: RuleSet, units: number): string | number {
+  return rules.moneyDecimals === 0 ? units : formatMoney(rules, units);
+}
+
+/** The kind a key has now: an Unlimited package key becomes pay-per-use when its package ends (D17). */
+export function kindAt(key: ApiKey, now: number): KeyKind {
+  return key.kind === 'unlimited' && (key.packageUntil === null || key.packageUntil > now)
+    ? 'unlimited'
+    : 'payg';
+}
+
+/** A key without its secret parts. */
+export function keyView(key: ApiKey, now: number) {
+  return {
+    id: key.id,
+    accountId: key.accountId,
+    prefix: key.prefix,
+    label: key.label,
+    kind: kindAt(key, now),
+    status: key.status,
+    packageUntil: iso(key.packageUntil),
+    createdAt: iso(key.createdAt),
+    revokedAt: iso(key.revokedAt),
+  };
+}
+
+/** A whitelist entry. */
+export function whitelistView(entry: WhitelistEntry) {
+  return { id: entry.id, address: entry.cidr, createdAt: iso(entry.createdAt) };
+}
+
+/** An IP slot or account address: the address unit, when first and last seen, when it frees. */
+export function slotView(slot: SlotView) {
+  return {
+    address: slot.member,
+    firstSeen: iso(slot.firstSeen),
+    lastSeen: iso(slot.lastSeen),
+    freesAt: iso(slot.freesAt),
+  };
+}
+
+/** A ledger row. */
+export function ledgerView(rules: RuleSet, entry: LedgerEntry) {
+  return {
+    id: entry.id,
+    kind: entry.kind,
+    amount: money(rules, entry.amount),
+    keyId: entry.keyId,
+    ref: entry.ref,
+    createdAt: iso(entry.createdAt),
+  };
+}
+
+/** The account's plan: A pay-per-use plus its Unlimited packages; B the Unlimited plan or credits (D17). */
+export function planView(rules: RuleSet, account: Account, keys: ApiKey[], now: number) {
+  if (rules.unlimited === 'package-key') {
+    const packages = keys
+      .filter((k) => k.kind === 'unlimited' && k.packageUntil !== null)
+      .map((k) => ({
+        keyId: k.id,
+        prefix: k.prefix,
+        until: iso(k.packageUntil),
+        active: k.status === 'active' && (k.packageUntil ?? 0) > now,
+      }));
+    return { plan: 'payg' as const, packages };
+  }
+  if (account.unlimitedUntil !== null && account.unlimitedUntil > now) {
+    return { plan: 'unlimited' as const, until: iso(account.unlimitedUntil) };
+  }
+  return { plan: 'credits' as const };
+}
+
+/** The account summary (no keys, no password hash). */
+export function accountSummary(rules: RuleSet, account: Account) {
+  return {
+    id: account.id,
+    email: account.email,
+    name: account.name,
+    status: account.status,
+    balance: money(rules, account.balance),
+    createdAt: iso(account.createdAt),
+  };
+}

@@ -1,0 +1,226 @@
+/**
+ * The `geogate` commands as a table: adding a command (e.g. issue 4's `migrate` and `reconcile`) is one entry.
+ * Each entry names its positional arguments and options; `run` returns the JSON answer and `text` renders it.
+ */
+import type { ApiClient } from './client';
+import * as render from './render';
+
+/** Options of one command, as node:util parseArgs declares them. */
+export type OptionSpec = Record<
+  string,
+  { type: 'string' | 'boolean'; help: string; value?: string; required?: true }
+>;
+
+export interface CommandInput {
+  api: ApiClient;
+  args: Record<string, string>;
+  opts: Record<string, string | boolean | undefined>;
+  /** All of standard input (for --password-stdin). */
+  readStdin(): Promise<string>;
+}
+
+export interface Command {
+  /** Words that select the command, e.g. "keys create". */
+  name: string;
+  /** Positional arguments, in order. */
+  args: string[];
+  options?: OptionSpec;
+  summary: string;
+  run(input: CommandInput): Promise<unknown>;
+  /** Human-readable form of the answer. */
+  text(result: unknown): string;
+}
+
+/** A usage error (exit code 2). */
+export class UsageError extends Error {}
+
+const id = encodeURIComponent;
+const str = (v: string | boolean | undefined): string | undefined => (typeof v === 'string' ? v : undefined);
+
+/** Every command. */
+export const COMMANDS: Command[] = [
+  {
+    name: 'accounts create',
+    args: [],
+    options: {
+      email: { type: 'string', help: 'e-mail address', value: 'EMAIL', required: true },
+      name: { type: 'string', help: 'name (rule set A: required)', value: 'NAME' },
+      'password-stdin': {
+        type: 'boolean',
+        help: 'read the password from standard input (rule set A: required)',
+      },
+    },
+    summary: 'create an account',
+    async run({ api, opts, readStdin }) {
+      const body: Record<string, string> = { email: str(opts.email) ?? '' };
+      if (str(opts.name) !== undefined) body.name = str(opts.name) ?? '';
+      if (opts['password-stdin'] === true) body.password = (await readStdin()).replace(/\r?\n$/, '');
+      return api.call('POST', '/admin/accounts', body);
+    },
+    text: render.accountText,
+  },
+  {
+    name: 'accounts show',
+    args: ['ACCOUNT'],
+    summary: 'show an account: status, balance, plan, keys (B: whitelist, addresses)',
+    run: ({ api, args }) => api.call('GET', `/admin/accounts/${id(args.ACCOUNT ?? '')}`),
+    text: render.accountText,
+  },
+  {
+    name: 'accounts find',
+    args: ['EMAIL'],
+    summary: 'find an account by e-mail address',
+    run: ({ api, args }) => api.call('GET', `/admin/accounts?email=${id(args.EMAIL ?? '')}`),
+    text: render.accountText,
+  },
+  {
+    name: 'accounts suspend',
+    args: ['ACCOUNT'],
+    summary: 'suspend an account (its requests get 403 account_suspended)',
+    run: ({ api, args }) => api.call('POST', `/admin/accounts/${id(args.ACCOUNT ?? '')}/suspend`),
+    text: render.accountText,
+  },
+  {
+    name: 'accounts reinstate',
+    args: ['ACCOUNT'],
+    summary: 'reinstate a suspended account',
+    run: ({ api, args }) => api.call('POST', `/admin/accounts/${id(args.ACCOUNT ?? '')}/reinstate`),
+    text: render.accountText,
+  },
+  {
+    name: 'credit',
+    args: ['ACCOUNT', 'AMOUNT'],
+    options: { 'idempotency-key': { type: 'string', help: 'apply this top-up at most once', value: 'KEY' } },
+    summary: 'top up credit (A: EUR such as 12.50; B: whole credits)',
+    run({ api, args, opts }) {
+      const key = str(opts['idempotency-key']);
+      const headers: Record<string, string> = key === undefined ? {} : { 'idempotency-key': key };
+      return api.call(
+        'POST',
+        `/admin/accounts/${id(args.ACCOUNT ?? '')}/credit`,
+        { amount: args.AMOUNT },
+        headers,
+      );
+    },
+    text: render.creditText,
+  },
+  {
+    name: 'ledger',
+    args: ['ACCOUNT'],
+    options: { limit: { type: 'string', help: 'most entries to show (default 100)', value: 'N' } },
+    summary: 'list an account’s ledger, newest first',
+    run({ api, args, opts }) {
+      const limit = str(opts.limit);
+      return api.call(
+        'GET',
+        `/admin/accounts/${id(args.ACCOUNT ?? '')}/ledger${limit ? `?limit=${id(limit)}` : ''}`,
+      );
+    },
+    text: render.ledgerText,
+  },
+  {
+    name: 'keys create',
+    args: ['ACCOUNT'],
+    options: { label: { type: 'string', help: 'a label for the key', value: 'LABEL' } },
+    summary: 'create a pay-per-use key (the key is shown once)',
+    run({ api, args, opts }) {
+      const label = str(opts.label);
+      return api.call(
+        'POST',
+        `/admin/accounts/${id(args.ACCOUNT ?? '')}/keys`,
+        label === undefined ? {} : { label },
+      );
+    },
+    text: render.newKeyText,
+  },
+  {
+    name: 'keys show',
+    args: ['KEY_ID'],
+    summary: 'show a key and the addresses holding its IP slots',
+    run: ({ api, args }) => api.call('GET', `/admin/keys/${id(args.KEY_ID ?? '')}`),
+    text: render.keyText,
+  },
+  {
+    name: 'keys revoke',
+    args: ['KEY_ID'],
+    summary: 'revoke a key (no way back)',
+    run: ({ api, args }) => api.call('POST', `/admin/keys/${id(args.KEY_ID ?? '')}/revoke`),
+    text: render.keyText,
+  },
+  {
+    name: 'packages buy',
+    args: ['ACCOUNT'],
+    options: { label: { type: 'string', help: 'a label for the package’s key', value: 'LABEL' } },
+    summary: 'rule set A: buy an Unlimited package from the balance (its key is shown once)',
+    run({ api, args, opts }) {
+      const label = str(opts.label);
+      return api.call(
+        'POST',
+        `/admin/accounts/${id(args.ACCOUNT ?? '')}/packages`,
+        label === undefined ? {} : { label },
+      );
+    },
+    text: render.newKeyText,
+  },
+  {
+    name: 'plan set',
+    args: ['ACCOUNT', 'PLAN'],
+    options: {
+      until: {
+        type: 'string',
+        help: 'end of the Unlimited plan, ISO 8601 (e.g. 2026-12-31T23:59:59Z)',
+        value: 'ISO',
+      },
+    },
+    summary: 'rule set B: set the plan to "unlimited --until ISO" or "credits"',
+    run({ api, args, opts }) {
+      const until = str(opts.until);
+      if (args.PLAN === 'unlimited' && until === undefined)
+        throw new UsageError('plan unlimited needs --until');
+      const body = until === undefined ? { plan: args.PLAN } : { plan: args.PLAN, until };
+      return api.call('PUT', `/admin/accounts/${id(args.ACCOUNT ?? '')}/plan`, body);
+    },
+    text: render.planChangeText,
+  },
+  {
+    name: 'whitelist add',
+    args: ['ACCOUNT', 'ADDRESS'],
+    summary: 'rule set B: whitelist an IPv4 address or an IPv6 address or block (/64../128)',
+    run: ({ api, args }) =>
+      api.call('POST', `/admin/accounts/${id(args.ACCOUNT ?? '')}/whitelist`, { address: args.ADDRESS }),
+    text: render.whitelistText,
+  },
+  {
+    name: 'whitelist remove',
+    args: ['ACCOUNT', 'ENTRY_ID'],
+    summary: 'rule set B: remove a whitelist entry',
+    async run({ api, args }) {
+      await api.call(
+        'DELETE',
+        `/admin/accounts/${id(args.ACCOUNT ?? '')}/whitelist/${id(args.ENTRY_ID ?? '')}`,
+      );
+      return { removed: true, id: args.ENTRY_ID };
+    },
+    text: (r) => `Removed whitelist entry ${(r as { id: string }).id}`,
+  },
+  {
+    name: 'usage',
+    args: ['ACCOUNT'],
+    options: {
+      from: {
+        type: 'string',
+        help: 'first UTC day, YYYY-MM-DD (default: 29 days before --to)',
+        value: 'DAY',
+      },
+      to: { type: 'string', help: 'last UTC day, YYYY-MM-DD (default: today)', value: 'DAY' },
+    },
+    summary: 'requests per day: free, billed, refused, for the account and each key',
+    run({ api, args, opts }) {
+      const q = new URLSearchParams();
+      for (const k of ['from', 'to'] as const) if (str(opts[k]) !== undefined) q.set(k, str(opts[k]) ?? '');
+      const qs = q.toString();
+      return api.call('GET', `/admin/accounts/${id(args.ACCOUNT ?? '')}/usage${qs ? `?${qs}` : ''}`);
+    },
+    text: render.usageText,
+  },
+];

@@ -1,0 +1,151 @@
+/** Human-readable views of admin API answers. */
+import { fields, money, table } from './format';
+
+/* eslint-disable @typescript-eslint/no-explicit-any -- API bodies are JSON documented in docs/admin.md */
+type J = any;
+
+function planText(plan: J): string {
+  if (plan?.plan === 'unlimited') return `unlimited until ${plan.until}`;
+  if (plan?.plan === 'credits') return 'credits';
+  const active = (plan?.packages ?? []).filter((p: J) => p.active).length;
+  return `pay-per-use, ${active} active Unlimited package(s)`;
+}
+
+function keysTable(keys: J[]): string {
+  return table(
+    ['ID', 'PREFIX', 'LABEL', 'KIND', 'STATUS', 'PACKAGE UNTIL', 'CREATED'],
+    keys.map((k) => [k.id, k.prefix, k.label, k.kind, k.status, k.packageUntil, k.createdAt]),
+  );
+}
+
+function slotsTable(slots: J[]): string {
+  return table(
+    ['ADDRESS', 'FIRST SEEN', 'LAST SEEN', 'FREES AT'],
+    slots.map((s) => [s.address, s.firstSeen, s.lastSeen, s.freesAt]),
+  );
+}
+
+/** An account with its keys (and whitelist and addresses in rule set B). */
+export function accountText(a: J): string {
+  const parts = [
+    fields([
+      ['Account', a.id],
+      ['E-mail', a.email],
+      ['Name', a.name],
+      ['Status', a.status],
+      ['Balance', money(a.balance)],
+      ['Plan', planText(a.plan)],
+      ['Created', a.createdAt],
+    ]),
+  ];
+  if (a.plan?.packages?.length) {
+    parts.push(
+      'Unlimited packages\n' +
+        table(
+          ['KEY', 'PREFIX', 'UNTIL', 'ACTIVE'],
+          a.plan.packages.map((p: J) => [p.keyId, p.prefix, p.until, p.active ? 'yes' : 'no']),
+        ),
+    );
+  }
+  parts.push(`Keys\n${keysTable(a.keys ?? [])}`);
+  if (a.whitelist) {
+    parts.push(
+      `Whitelist\n${table(
+        ['ID', 'ADDRESS', 'CREATED'],
+        a.whitelist.map((w: J) => [w.id, w.address, w.createdAt]),
+      )}`,
+    );
+  }
+  if (a.addresses) parts.push(`Addresses (last 24 h)\n${slotsTable(a.addresses)}`);
+  return parts.join('\n\n');
+}
+
+/** A key with its IP slots. */
+export function keyText(k: J): string {
+  const head = fields([
+    ['Key', k.id],
+    ['Account', k.accountId],
+    ['Prefix', k.prefix],
+    ['Label', k.label],
+    ['Kind', k.kind],
+    ['Status', k.status],
+    ['Package until', k.packageUntil],
+    ['Created', k.createdAt],
+    ['Revoked', k.revokedAt],
+  ]);
+  if (!Array.isArray(k.slots)) return head;
+  return `${head}\n\nIP slots (${k.slots.length} of ${k.slotCapacity} in use)\n${slotsTable(k.slots)}`;
+}
+
+/** A newly created key: the value, shown once. */
+export function newKeyText(k: J): string {
+  const extra: [string, string][] =
+    k.price === undefined
+      ? []
+      : [
+          ['Price', money(k.price)],
+          ['Balance', money(k.balance)],
+        ];
+  return [
+    'New API key (shown only this once; store it now):',
+    `  ${k.key}`,
+    '',
+    fields([
+      ['Key', k.id],
+      ['Account', k.accountId],
+      ['Prefix', k.prefix],
+      ['Label', k.label],
+      ['Kind', k.kind],
+      ['Package until', k.packageUntil],
+      ...extra,
+    ]),
+  ].join('\n');
+}
+
+/** The result of a top-up. */
+export function creditText(c: J): string {
+  const note = c.replayed ? ' (replayed: this Idempotency-Key was already applied)' : '';
+  return fields([
+    ['Account', c.accountId],
+    ['Credited', `${money(c.entry.amount)}${note}`],
+    ['Entry', c.entry.id],
+    ['Balance', money(c.balance)],
+  ]);
+}
+
+/** A ledger. */
+export function ledgerText(l: J): string {
+  return table(
+    ['ID', 'KIND', 'AMOUNT', 'KEY', 'REF', 'AT'],
+    l.entries.map((e: J) => [e.id, e.kind, e.amount, e.keyId, e.ref, e.createdAt]),
+  );
+}
+
+/** A plan change. */
+export function planChangeText(p: J): string {
+  return fields([
+    ['Account', p.accountId],
+    ['Plan', planText(p.plan)],
+  ]);
+}
+
+/** A whitelist entry. */
+export function whitelistText(w: J): string {
+  return fields([
+    ['Entry', w.id],
+    ['Address', w.address],
+    ['Created', w.createdAt],
+  ]);
+}
+
+/** Usage per day, account totals then per key. */
+export function usageText(u: J): string {
+  const rows: (string | number)[][] = [];
+  for (const d of u.days) {
+    rows.push([d.day, 'account', d.free, d.billed, d.refused]);
+    for (const [keyId, c] of Object.entries(d.keys as Record<string, J>)) {
+      rows.push([d.day, keyId, c.free, c.billed, c.refused]);
+    }
+  }
+  return `Usage of ${u.accountId}, ${u.from} to ${u.to}\n${table(['DAY', 'SUBJECT', 'FREE', 'BILLED', 'REFUSED'], rows)}`;
+}
