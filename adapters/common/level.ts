@@ -1,0 +1,18 @@
+/** The administrative level a reverse answer describes, for providers whose requests can ask for a level. */
+import type { ReverseRecord } from '../../backend/records';
+
+/** Locality (city), region (admin-1) or country. */
+export type Level = 'locality' | 'region' | 'country';
+
+/** The level answered: the requested one, stepping up when the record lacks it; null when nothing is known. */
+export function answerLevel(requested: Level | null, r: ReverseRecord): Level | null {
+  if (requested === null) return null;
+  if (requested === 'locality' && r.locality) return 'locality';
+  if (requested !== 'country' && r.region) return 'region';
+  return r.country ? 'country' : null;
+}
+
+/** The name of the record at a level. */
+export function nameAt(level: Level, r: ReverseRecord): string {
+  return (level === 'locality' ? r.locality : level === 'region' ? r.region : r.country) ?? '';
+}

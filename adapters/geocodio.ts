@@ -1,0 +1,107 @@
+/**
+ * Drop-in host for Geocodio clients: `GET /v{version}/reverse?q=lat,lng` for `v1`, `v1.x` and `v2`. The credential is
+ * the `api_key` query parameter (node-geocoder) or `Authorization: Bearer` (geocodio-library-node) (providers.md 1.11).
+ */
+import type { IpRecord, ReverseRecord } from '../backend/records';
+import type { ErrorFacts, GatewayCode } from '../gateway/core/errors';
+import { parseLatLonPair } from './common/coords';
+import { bearerCredential, queryCredentials } from './common/credentials';
+import type { ErrorTable } from './common/parse';
+import { methodRefusal, once, refuse } from './common/parse';
+import { compact, regionLetters, resultPoint } from './common/place';
+import { parseQuery } from './common/query';
+import { json } from './common/respond';
+import type { Adapter, AdapterRequest, AdapterResponse, ParseResult } from './types';
+
+/** Geocodio needs no rendering options. */
+export type GeocodioState = Record<string, never>;
+
+/** A Geocodio error: status and `error` text. */
+export interface GeocodioError {
+  status: number;
+  error: string;
+}
+
+/**
+ * D24: each gateway code as a Geocodio error. Geocodio answers a used-up free daily allowance without billing, and
+ * key problems, with 403 (providers.md 1.11), so the allowance and credit refusals are 403 too; bad input is 422.
+ */
+export const GEOCODIO_ERRORS: ErrorTable<GeocodioError> = {
+  missing_key: { status: 403, error: 'Invalid API key' },
+  invalid_key: { status: 403, error: 'Invalid API key' },
+  key_revoked: { status: 403, error: 'Invalid API key' },
+  no_credits: { status: 403, error: "You can't make this request as it is above your daily maximum." },
+  key_ip_limit: { status: 403, error: 'This API key may not be used from this address right now.' },
+  account_ip_limit: { status: 403, error: 'This account may not be used from this address right now.' },
+  account_suspended: { status: 403, error: 'This account is suspended.' },
+  quota_exceeded: { status: 403, error: "You can't make this request as it is above your daily maximum." },
+  conflicting_credentials: { status: 422, error: 'Conflicting API keys' },
+  invalid_parameter: { status: 422, error: 'Invalid request' },
+  ipv4_required: { status: 422, error: 'An IPv4 address is required' },
+  not_found: { status: 404, error: 'Not found' },
+  method_not_allowed: { status: 405, error: 'Method not allowed' },
+  backend_unavailable: { status: 502, error: 'Server error' },
+  backend_timeout: { status: 504, error: 'Server timeout' },
+  store_unavailable: { status: 503, error: 'Server error' },
+  internal: { status: 500, error: 'Server error' },
+};
+
+const PATH = /^\/v(1|1\.\d+|2)\/reverse$/;
+
+function parse(req: AdapterRequest): ParseResult<GeocodioState> {
+  if (!PATH.test(req.path)) return null;
+  const refusal = methodRefusal(req);
+  if (refusal) return refusal;
+  const text = once(parseQuery(req.query), 'q');
+  if ('refusal' in text) return text.refusal;
+  const point = parseLatLonPair(text.value, 'q');
+  if (!point.ok) return refuse('invalid_parameter', 'q', point.detail);
+  return { ok: true, request: { call: { kind: 'reverse', lat: point.lat, lon: point.lon }, state: {} } };
+}
+
+function renderReverse(_s: GeocodioState, r: ReverseRecord): AdapterResponse {
+  if (r.locality === null && r.countryCode === null) return json(200, { results: [] });
+  const p = resultPoint(r);
+  const cityLine = [r.locality, [regionLetters(r) ?? r.region, r.postcode].filter(Boolean).join(' ')]
+    .filter(Boolean)
+    .join(', ');
+  const result = {
+    address_components: compact({
+      city: r.locality,
+      county: r.county,
+      state: regionLetters(r) ?? r.region,
+      zip: r.postcode,
+      country: r.countryCode,
+    }),
+    address_lines: ['', '', cityLine],
+    formatted_address: r.displayName,
+    location: { lat: p.lat, lng: p.lon },
+    accuracy: 0.5,
+    accuracy_type: 'place',
+    source: r.attribution,
+  };
+  return json(200, { results: [result] });
+}
+
+/** Renders a refusal; `not_found` with a parsed request is the backend's "no result": 200 with no results. */
+function renderError(
+  state: GeocodioState | null,
+  code: GatewayCode,
+  detail: string,
+  _f: ErrorFacts,
+): AdapterResponse {
+  if (code === 'not_found' && state !== null) return json(200, { results: [] });
+  const row = GEOCODIO_ERRORS[code];
+  return json(row.status, { error: detail || row.error });
+}
+
+/** The Geocodio adapter. */
+export const geocodio: Adapter<GeocodioState> = {
+  name: 'geocodio',
+  credentialParams: ['api_key'],
+  providerCredentials: (req) => [...queryCredentials(req, ['api_key']), ...bearerCredential(req)],
+  parse,
+  renderReverse,
+  renderIp: (_s: GeocodioState, _r: IpRecord) => renderError(null, 'not_found', '', {}),
+  renderError,
+};

@@ -1,0 +1,200 @@
+/**
+ * Drop-in host for HERE clients: Geocoding & Search v7 `GET /v1/revgeocode?at=lat,lng` and the legacy Geocoder 6.2
+ * `GET /6.2/reversegeocode.json?pos=lat,lng[,radius]` (or `prox=`), which node-geocoder's `here` provider calls. The
+ * credential is `apiKey`, also spelled `apikey` by real clients (providers.md 1.8).
+ */
+import type { IpRecord, ReverseRecord } from '../backend/records';
+import type { ErrorFacts, GatewayCode } from '../gateway/core/errors';
+import { alpha3 } from './common/country';
+import { parseLatLon } from './common/coords';
+import { queryCredentials } from './common/credentials';
+import type { ErrorTable } from './common/parse';
+import { methodRefusal, once, refuse } from './common/parse';
+import { compact, distanceMetres, placeNumber, regionLetters, resultPoint, smallBox } from './common/place';
+import { parseQuery } from './common/query';
+import { json } from './common/respond';
+import type { Adapter, AdapterRequest, AdapterResponse, ParseResult } from './types';
+
+/** Which HERE API the request used. */
+export interface HereState {
+  api: 'v7' | 'legacy';
+}
+
+/**
+ * A HERE error. `auth` errors come from HERE's authentication layer on both APIs:
+ * `{error, error_description}`; the others are the API's own: v7 `{status,title,cause,action,correlationId}`,
+ * legacy `{_type:"ns2:Error", type:"ApplicationError", subtype, Details, AdditionalData}`.
+ */
+export interface HereError {
+  status: number;
+  kind: 'auth' | 'api';
+  /** `error` of auth errors; `title` (v7) / `subtype` (legacy) of API errors. */
+  title: string;
+}
+
+const auth = (status: number, title: string): HereError => ({ status, kind: 'auth', title });
+const api = (status: number, title: string): HereError => ({ status, kind: 'api', title });
+
+/** D24: each gateway code as a HERE error (402 for no credits: HERE documents no equivalent, HTTP's own). */
+export const HERE_ERRORS: ErrorTable<HereError> = {
+  missing_key: auth(401, 'Unauthorized'),
+  invalid_key: auth(401, 'Unauthorized'),
+  key_revoked: auth(401, 'Unauthorized'),
+  no_credits: auth(402, 'Payment Required'),
+  key_ip_limit: auth(403, 'Forbidden'),
+  account_ip_limit: auth(403, 'Forbidden'),
+  account_suspended: auth(403, 'Forbidden'),
+  quota_exceeded: auth(429, 'Too Many Requests'),
+  conflicting_credentials: api(400, 'Conflicting credentials'),
+  invalid_parameter: api(400, 'Illegal input for parameter'),
+  ipv4_required: api(400, 'IPv4 address required'),
+  not_found: api(404, 'Not Found'),
+  method_not_allowed: api(405, 'Method Not Allowed'),
+  backend_unavailable: api(502, 'Bad Gateway'),
+  backend_timeout: api(504, 'Gateway Timeout'),
+  store_unavailable: api(503, 'Service Unavailable'),
+  internal: api(500, 'Internal Server Error'),
+};
+
+const LEGACY = '/6.2/reversegeocode.json';
+
+/** Reads `lat,lng` or, for the legacy API, `lat,lng,radius`. */
+function readPosition(text: string | undefined, parameter: string, legacy: boolean) {
+  if (text === undefined || text.trim() === '')
+    return { ok: false as const, parameter, detail: `${parameter} is required` };
+  const parts = text.split(',');
+  if (parts.length !== 2 && !(legacy && parts.length === 3)) {
+    return { ok: false as const, parameter, detail: `${parameter} must be "latitude,longitude"` };
+  }
+  const point = parseLatLon(parts[0], parts[1], { lat: 'latitude', lon: 'longitude' });
+  return point.ok ? point : { ok: false as const, parameter, detail: `${parameter}: ${point.detail}` };
+}
+
+function parse(req: AdapterRequest): ParseResult<HereState> {
+  if (req.path !== '/v1/revgeocode' && req.path !== LEGACY) return null;
+  const refusal = methodRefusal(req);
+  if (refusal) return refusal;
+  const legacy = req.path === LEGACY;
+  const q = parseQuery(req.query);
+  const name = legacy ? (q.has('prox') && !q.has('pos') ? 'prox' : 'pos') : 'at';
+  const read = once(q, name);
+  if ('refusal' in read) return read.refusal;
+  const point = readPosition(read.value, name, legacy);
+  if (!point.ok) return refuse('invalid_parameter', point.parameter, point.detail);
+  return {
+    ok: true,
+    request: {
+      call: { kind: 'reverse', lat: point.lat, lon: point.lon },
+      state: { api: legacy ? 'legacy' : 'v7' },
+    },
+  };
+}
+
+function v7Item(r: ReverseRecord): Record<string, unknown> {
+  const p = resultPoint(r);
+  const [s, n, w, e] = smallBox(r);
+  const address = compact({
+    label: r.displayName,
+    countryCode: alpha3(r.countryCode),
+    countryName: r.country,
+    stateCode: regionLetters(r),
+    state: r.region,
+    county: r.county,
+    city: r.locality,
+    postalCode: r.postcode,
+  });
+  return compact({
+    title: r.displayName,
+    id: `here:geogate:${placeNumber(r)}`,
+    resultType: r.locality ? 'locality' : 'administrativeArea',
+    localityType: r.locality ? 'city' : undefined,
+    administrativeAreaType: r.locality ? undefined : 'country',
+    address,
+    position: { lat: p.lat, lng: p.lon },
+    distance: distanceMetres(r),
+    mapView: { west: w, south: s, east: e, north: n },
+  });
+}
+
+function legacyResult(r: ReverseRecord): Record<string, unknown> {
+  const p = resultPoint(r);
+  const [s, n, w, e] = smallBox(r);
+  const additional: { value: string; key: string }[] = [];
+  if (r.countryCode) additional.push({ value: r.countryCode, key: 'Country2' });
+  if (r.country) additional.push({ value: r.country, key: 'CountryName' });
+  if (r.region) additional.push({ value: r.region, key: 'StateName' });
+  if (r.county) additional.push({ value: r.county, key: 'CountyName' });
+  const address = compact({
+    Label: r.displayName,
+    Country: alpha3(r.countryCode),
+    State: regionLetters(r) ?? r.region,
+    County: r.county,
+    City: r.locality,
+    PostalCode: r.postcode,
+    AdditionalData: additional,
+  });
+  return compact({
+    Relevance: 1,
+    Distance: distanceMetres(r),
+    MatchLevel: r.locality ? 'city' : 'country',
+    MatchQuality: r.locality ? { City: 1 } : { Country: 1 },
+    Location: {
+      LocationId: `geogate-${placeNumber(r)}`,
+      LocationType: 'area',
+      DisplayPosition: { Latitude: p.lat, Longitude: p.lon },
+      MapView: { TopLeft: { Latitude: n, Longitude: w }, BottomRight: { Latitude: s, Longitude: e } },
+      Address: address,
+    },
+  });
+}
+
+function renderReverse(state: HereState, r: ReverseRecord): AdapterResponse {
+  const found = r.locality !== null || r.countryCode !== null;
+  if (state.api === 'v7') return json(200, { items: found ? [v7Item(r)] : [], attribution: r.attribution });
+  const view = { _type: 'SearchResultsViewType', ViewId: 0, Result: found ? [legacyResult(r)] : [] };
+  return json(200, { Response: { MetaInfo: {}, View: found ? [view] : [] }, attribution: r.attribution });
+}
+
+/** Renders a refusal; `not_found` with a parsed request is the backend's "no result": an empty answer. */
+function renderError(
+  state: HereState | null,
+  code: GatewayCode,
+  detail: string,
+  _f: ErrorFacts,
+): AdapterResponse {
+  if (code === 'not_found' && state !== null) {
+    return json(200, state.api === 'v7' ? { items: [] } : { Response: { MetaInfo: {}, View: [] } });
+  }
+  const row = HERE_ERRORS[code];
+  const text = detail || row.title;
+  if (row.kind === 'auth') return json(row.status, { error: row.title, error_description: text });
+  if (state?.api === 'legacy') {
+    const subtype = row.status === 400 ? 'InvalidInputData' : row.title.replace(/ /g, '');
+    return json(row.status, {
+      _type: 'ns2:Error',
+      type: 'ApplicationError',
+      subtype,
+      Details: text,
+      AdditionalData: [],
+    });
+  }
+  return json(row.status, {
+    status: row.status,
+    title: row.title,
+    cause: text,
+    action: '',
+    correlationId: '',
+  });
+}
+
+/** The HERE adapter. */
+export const here: Adapter<HereState> = {
+  name: 'here',
+  credentialParams: ['apiKey', 'apikey'],
+  providerCredentials: (req) => queryCredentials(req, ['apiKey', 'apikey']),
+  parse,
+  renderReverse,
+  renderIp: (_s: HereState, _r: IpRecord) =>
+    renderError(null, 'not_found', 'IP lookups are not served here', {}),
+  renderError,
+};

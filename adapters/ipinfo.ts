@@ -1,0 +1,137 @@
+/**
+ * Drop-in host for ipinfo clients: `GET /{ip}/json`, `/{ip}`, `/json` (the caller), and the Lite API `/lite/{ip}`,
+ * `/lite/me`. The credential is the `token` query parameter or `Authorization: Bearer` (node-ipinfo sends only the
+ * header; providers.md 1.14, 2.5).
+ */
+import ipaddr from 'ipaddr.js';
+import type { IpRecord, ReverseRecord } from '../backend/records';
+import type { ErrorFacts, GatewayCode } from '../gateway/core/errors';
+import { continentOf } from './common/country';
+import { bearerCredential, queryCredentials } from './common/credentials';
+import { classifyIp, nonIpv4Code } from './common/ip';
+import type { ErrorTable } from './common/parse';
+import { methodRefusal, refuse } from './common/parse';
+import { compact } from './common/place';
+import { json } from './common/respond';
+import type { Adapter, AdapterRequest, AdapterResponse, ParseResult } from './types';
+
+/** Which ipinfo response layout to render. */
+export interface IpinfoState {
+  api: 'standard' | 'lite';
+}
+
+/** An ipinfo error: `{status, error:{title, message}}` with the same HTTP status. */
+export interface IpinfoError {
+  status: number;
+  title: string;
+}
+
+/**
+ * D24: each gateway code as an ipinfo error. ipinfo answers a bad IP with 404 "Wrong ip", and quota with 429, which
+ * node-ipinfo turns into its ApiLimitError; no credits is a quota to an ipinfo client, so it is 429 too.
+ */
+export const IPINFO_ERRORS: ErrorTable<IpinfoError> = {
+  missing_key: { status: 403, title: 'Unknown token' },
+  invalid_key: { status: 403, title: 'Unknown token' },
+  key_revoked: { status: 403, title: 'Unknown token' },
+  no_credits: { status: 429, title: 'Rate limit exceeded' },
+  key_ip_limit: { status: 403, title: 'Forbidden' },
+  account_ip_limit: { status: 403, title: 'Forbidden' },
+  account_suspended: { status: 403, title: 'Forbidden' },
+  quota_exceeded: { status: 429, title: 'Rate limit exceeded' },
+  conflicting_credentials: { status: 400, title: 'Bad request' },
+  invalid_parameter: { status: 404, title: 'Wrong ip' },
+  ipv4_required: { status: 404, title: 'Wrong ip' },
+  not_found: { status: 404, title: 'Not found' },
+  method_not_allowed: { status: 405, title: 'Method not allowed' },
+  backend_unavailable: { status: 502, title: 'Bad gateway' },
+  backend_timeout: { status: 504, title: 'Gateway timeout' },
+  store_unavailable: { status: 503, title: 'Service unavailable' },
+  internal: { status: 500, title: 'Internal server error' },
+};
+
+/** Splits the path into the IP text ("" for the caller) and the API flavour, or null when no route matches. */
+function route(path: string): { ip: string; api: IpinfoState['api'] } | null {
+  if (path === '/json') return { ip: '', api: 'standard' };
+  if (path === '/lite/me') return { ip: '', api: 'lite' };
+  const lite = /^\/lite\/([^/]+)$/.exec(path);
+  if (lite) return { ip: lite[1] as string, api: 'lite' };
+  const standard = /^\/([^/]+)(?:\/json)?$/.exec(path);
+  return standard ? { ip: standard[1] as string, api: 'standard' } : null;
+}
+
+function parse(req: AdapterRequest): ParseResult<IpinfoState> {
+  const r = route(req.path);
+  if (r === null) return null;
+  const refusal = methodRefusal(req);
+  if (refusal) return refusal;
+  const state: IpinfoState = { api: r.api };
+  if (r.ip === '') return { ok: true, request: { call: { kind: 'ipv4', ip: null }, state } };
+  if (classifyIp(r.ip) !== 'ipv4') {
+    return refuse(nonIpv4Code(r.ip), 'ip', 'Please provide a valid IPv4 address');
+  }
+  return { ok: true, request: { call: { kind: 'ipv4', ip: r.ip }, state } };
+}
+
+/** ipinfo answers non-public addresses (private, loopback, reserved...) with `{ip, bogon: true}`. */
+function isBogon(ip: string): boolean {
+  return ipaddr.isValid(ip) && ipaddr.parse(ip).range() !== 'unicast';
+}
+
+function renderIp(state: IpinfoState, r: IpRecord): AdapterResponse {
+  if (isBogon(r.ip)) return json(200, { ip: r.ip, bogon: true });
+  const asn = r.asn === null ? null : `AS${r.asn}`;
+  if (state.api === 'lite') {
+    const continent = continentOf(r.countryCode, r.lat, r.lon);
+    return json(
+      200,
+      compact({
+        ip: r.ip,
+        asn,
+        as_name: r.org,
+        country_code: r.countryCode,
+        country: r.country,
+        continent_code: continent?.code,
+        continent: continent?.name,
+        attribution: r.attribution,
+      }),
+    );
+  }
+  const loc = r.lat !== null && r.lon !== null ? `${r.lat.toFixed(4)},${r.lon.toFixed(4)}` : null;
+  const org = asn !== null ? [asn, r.org].filter(Boolean).join(' ') : r.org;
+  return json(
+    200,
+    compact({
+      ip: r.ip,
+      city: r.city,
+      region: r.region,
+      country: r.countryCode,
+      loc,
+      org,
+      timezone: r.timezone,
+      attribution: r.attribution,
+    }),
+  );
+}
+
+function renderError(
+  _s: IpinfoState | null,
+  code: GatewayCode,
+  detail: string,
+  _f: ErrorFacts,
+): AdapterResponse {
+  const row = IPINFO_ERRORS[code];
+  return json(row.status, { status: row.status, error: { title: row.title, message: detail || row.title } });
+}
+
+/** The ipinfo adapter. */
+export const ipinfo: Adapter<IpinfoState> = {
+  name: 'ipinfo',
+  credentialParams: ['token'],
+  providerCredentials: (req) => [...queryCredentials(req, ['token']), ...bearerCredential(req)],
+  parse,
+  renderReverse: (_s: IpinfoState, _r: ReverseRecord) =>
+    renderError(null, 'not_found', 'Reverse geocoding is not served here', {}),
+  renderIp,
+  renderError,
+};

@@ -1,0 +1,150 @@
+/**
+ * Drop-in host for ipstack clients: `GET /{ip}?access_key=` and `GET /check` (the caller). ipstack answers errors
+ * with HTTP 200 and the classic apilayer envelope `{success:false, error:{code,type,info}}`, always JSON
+ * (providers.md 1.13); so does this host.
+ */
+import type { IpRecord, ReverseRecord } from '../backend/records';
+import type { ErrorFacts, GatewayCode } from '../gateway/core/errors';
+import { callingCodes, emojiFlag, isInEuropeanUnion } from '@rapideditor/country-coder';
+import { continentOf } from './common/country';
+import { queryCredentials } from './common/credentials';
+import { classifyIp, nonIpv4Code } from './common/ip';
+import type { ErrorTable } from './common/parse';
+import { methodRefusal, refuse } from './common/parse';
+import { parseQuery } from './common/query';
+import { json } from './common/respond';
+import type { Adapter, AdapterRequest, AdapterResponse, ParseResult } from './types';
+
+/** ipstack needs no rendering options. */
+export type IpstackState = Record<string, never>;
+
+/** An ipstack error: numeric `code`, `type` slug and `info` text (HTTP status is always 200). */
+export interface IpstackError {
+  code: number;
+  type: string;
+  info: string;
+}
+
+/**
+ * D24: each gateway code as an ipstack error. Codes and slugs are ipstack's where one fits (101, 102, 103, 104, 106);
+ * for refusals ipstack has no equivalent of (IP slots, conflicting keys, server faults) the code is the HTTP status.
+ */
+export const IPSTACK_ERRORS: ErrorTable<IpstackError> = {
+  missing_key: {
+    code: 101,
+    type: 'missing_access_key',
+    info: 'You have not supplied an API Access Key. [Required format: access_key=YOUR_ACCESS_KEY]',
+  },
+  invalid_key: {
+    code: 101,
+    type: 'invalid_access_key',
+    info: 'You have not supplied a valid API Access Key.',
+  },
+  key_revoked: {
+    code: 101,
+    type: 'invalid_access_key',
+    info: 'You have not supplied a valid API Access Key.',
+  },
+  no_credits: {
+    code: 104,
+    type: 'usage_limit_reached',
+    info: 'The free allowance is used and no credit is left.',
+  },
+  key_ip_limit: { code: 403, type: 'access_restricted', info: 'All IP slots of this key are in use.' },
+  account_ip_limit: {
+    code: 403,
+    type: 'access_restricted',
+    info: 'The address limit of this account is reached.',
+  },
+  account_suspended: { code: 102, type: 'inactive_user', info: 'The current user account is not active.' },
+  quota_exceeded: {
+    code: 104,
+    type: 'usage_limit_reached',
+    info: 'The maximum allowed amount of API requests has been reached.',
+  },
+  conflicting_credentials: {
+    code: 400,
+    type: 'conflicting_access_keys',
+    info: 'Different access keys were sent.',
+  },
+  invalid_parameter: { code: 106, type: 'invalid_ip_address', info: 'The IP Address supplied is invalid.' },
+  ipv4_required: { code: 106, type: 'invalid_ip_address', info: 'Only IPv4 addresses are served.' },
+  not_found: { code: 103, type: 'invalid_api_function', info: 'This API Function does not exist.' },
+  method_not_allowed: { code: 405, type: 'method_not_allowed', info: 'Only GET is served.' },
+  backend_unavailable: { code: 502, type: 'internal_error', info: 'Server error; try again later.' },
+  backend_timeout: { code: 504, type: 'internal_error', info: 'Server timeout; try again later.' },
+  store_unavailable: { code: 503, type: 'internal_error', info: 'Server error; try again later.' },
+  internal: { code: 500, type: 'internal_error', info: 'Server error; try again later.' },
+};
+
+function parse(req: AdapterRequest): ParseResult<IpstackState> {
+  const m = /^\/([^/]+)$/.exec(req.path);
+  if (!m) return null;
+  const refusal = methodRefusal(req);
+  if (refusal) return refusal;
+  const output = parseQuery(req.query).get('output')?.[0];
+  if (output !== undefined && output !== 'json')
+    return refuse('invalid_parameter', 'output', 'output must be json');
+  const ip = m[1] as string;
+  if (ip === 'check') return { ok: true, request: { call: { kind: 'ipv4', ip: null }, state: {} } };
+  if (ip.includes(',')) return refuse('invalid_parameter', 'ip', 'Bulk lookups are not supported.');
+  if (classifyIp(ip) !== 'ipv4') return refuse(nonIpv4Code(ip), 'ip', 'The IP Address supplied is invalid.');
+  return { ok: true, request: { call: { kind: 'ipv4', ip }, state: {} } };
+}
+
+function location(cc: string | null): Record<string, unknown> {
+  if (cc === null)
+    return { geoname_id: null, languages: [], country_flag_emoji: null, calling_code: null, is_eu: null };
+  return {
+    geoname_id: null,
+    languages: [],
+    country_flag_emoji: emojiFlag(cc) ?? null,
+    calling_code: callingCodes(cc)[0]?.split(' ')[0] ?? null,
+    is_eu: isInEuropeanUnion(cc),
+  };
+}
+
+function renderIp(_s: IpstackState, r: IpRecord): AdapterResponse {
+  const continent = continentOf(r.countryCode, r.lat, r.lon);
+  return json(200, {
+    ip: r.ip,
+    type: 'ipv4',
+    continent_code: continent?.code ?? null,
+    continent_name: continent?.name ?? null,
+    country_code: r.countryCode,
+    country_name: r.country,
+    region_code: null,
+    region_name: r.region,
+    city: r.city,
+    zip: null,
+    latitude: r.lat,
+    longitude: r.lon,
+    location: location(r.countryCode),
+    time_zone: r.timezone ? { id: r.timezone } : null,
+    connection: { asn: r.asn, isp: r.org },
+    attribution: r.attribution,
+  });
+}
+
+/** Renders a refusal as ipstack does: HTTP 200, `success:false`, the gateway's detail appended to `info`. */
+function renderError(
+  _s: IpstackState | null,
+  code: GatewayCode,
+  detail: string,
+  _f: ErrorFacts,
+): AdapterResponse {
+  const row = IPSTACK_ERRORS[code];
+  const info = detail && detail !== row.info ? `${row.info} ${detail}` : row.info;
+  return json(200, { success: false, error: { code: row.code, type: row.type, info } });
+}
+
+/** The ipstack adapter. */
+export const ipstack: Adapter<IpstackState> = {
+  name: 'ipstack',
+  credentialParams: ['access_key'],
+  providerCredentials: (req) => queryCredentials(req, ['access_key']),
+  parse,
+  renderReverse: (_s: IpstackState, _r: ReverseRecord) => renderError(null, 'not_found', '', {}),
+  renderIp,
+  renderError,
+};

@@ -1,0 +1,94 @@
+/**
+ * Drop-in host for LocationIQ clients: `GET /v1/reverse?key=&lat=&lon=&format=json` (also `/v1/reverse.php`),
+ * answered in Nominatim's format with LocationIQ's `{"error":"<message>"}` errors (providers.md 1.4).
+ */
+import type { IpRecord, ReverseRecord } from '../backend/records';
+import type { ErrorFacts, GatewayCode } from '../gateway/core/errors';
+import { queryCredentials } from './common/credentials';
+import { hasPlace, renderNominatim } from './common/nominatim-format';
+import type { NominatimView } from './common/nominatim-format';
+import { readNominatimRequest } from './common/nominatim-request';
+import type { ErrorTable } from './common/parse';
+import { methodRefusal } from './common/parse';
+import { parseQuery } from './common/query';
+import { json, xml, xmlEscape } from './common/respond';
+import type { Adapter, AdapterRequest, AdapterResponse, ParseResult } from './types';
+
+/** A LocationIQ error: status and the documented `error` text. */
+export interface LocationiqError {
+  status: number;
+  error: string;
+}
+
+/**
+ * D24: each gateway code as LocationIQ's documented status and text. LocationIQ has no payment error: its daily
+ * limit is 429 "Rate Limited Day", which is also what a client sees when credit runs out.
+ */
+export const LOCATIONIQ_ERRORS: ErrorTable<LocationiqError> = {
+  missing_key: { status: 401, error: 'Invalid key' },
+  invalid_key: { status: 401, error: 'Invalid key' },
+  key_revoked: { status: 401, error: 'Key not active' },
+  no_credits: { status: 429, error: 'Rate Limited Day' },
+  key_ip_limit: { status: 403, error: 'Access restricted' },
+  account_ip_limit: { status: 403, error: 'Access restricted' },
+  account_suspended: { status: 401, error: 'Key not active' },
+  quota_exceeded: { status: 429, error: 'Rate Limited Day' },
+  conflicting_credentials: { status: 400, error: 'Invalid Request' },
+  invalid_parameter: { status: 400, error: 'Invalid Request' },
+  ipv4_required: { status: 400, error: 'Invalid Request' },
+  not_found: { status: 404, error: 'Invalid Request' },
+  method_not_allowed: { status: 405, error: 'Invalid Request' },
+  backend_unavailable: { status: 502, error: 'Unknown error - Please try again after some time' },
+  backend_timeout: { status: 504, error: 'Unknown error - Please try again after some time' },
+  store_unavailable: { status: 503, error: 'Unknown error - Please try again after some time' },
+  internal: { status: 500, error: 'Unknown error - Please try again after some time' },
+};
+
+const PATHS = new Set(['/v1/reverse', '/v1/reverse.php']);
+
+function parse(req: AdapterRequest): ParseResult<NominatimView> {
+  if (!PATHS.has(req.path)) return null;
+  const refusal = methodRefusal(req);
+  if (refusal) return refusal;
+  const read = readNominatimRequest(parseQuery(req.query), ['json', 'xml'], 'json');
+  if (read === null || 'ok' in read) return read;
+  return { ok: true, request: { call: { kind: 'reverse', lat: read.lat, lon: read.lon }, state: read.view } };
+}
+
+/**
+ * Renders a refusal with LocationIQ's fixed texts (clients match them; the gateway's detail is not added). A
+ * `not_found` with a parsed request is the backend's "no result": LocationIQ's 404 "Unable to geocode".
+ */
+function renderError(
+  state: NominatimView | null,
+  code: GatewayCode,
+  _detail: string,
+  _f: ErrorFacts,
+): AdapterResponse {
+  const row =
+    code === 'not_found' && state !== null
+      ? { status: 404, error: 'Unable to geocode' }
+      : LOCATIONIQ_ERRORS[code];
+  if (state?.format === 'xml') {
+    return xml(row.status, `<?xml version="1.0" encoding="UTF-8" ?>\n<error>${xmlEscape(row.error)}</error>`);
+  }
+  return json(row.status, { error: row.error });
+}
+
+function renderReverse(state: NominatimView, r: ReverseRecord): AdapterResponse {
+  // LocationIQ answers "no place" with 404 "Unable to geocode", where Nominatim uses 200.
+  return hasPlace(state, r)
+    ? renderNominatim(state, r, r.attribution)
+    : renderError(state, 'not_found', '', {});
+}
+
+/** The LocationIQ adapter. */
+export const locationiq: Adapter<NominatimView> = {
+  name: 'locationiq',
+  credentialParams: ['key'],
+  providerCredentials: (req) => queryCredentials(req, ['key']),
+  parse,
+  renderReverse,
+  renderIp: (_s: NominatimView, _r: IpRecord) => renderError(null, 'not_found', '', {}),
+  renderError,
+};

@@ -1,0 +1,236 @@
+/**
+ * Drop-in host for Mapbox geocoding clients: v5 `GET /geocoding/v5/mapbox.places/{lon},{lat}.json` (comma raw, as
+ * the SDK sends it, or `%2C`, as node-geocoder does) and v6 `GET /search/geocode/v6/reverse?longitude=&latitude=`.
+ * The credential is the `access_token` query parameter (providers.md 1.10, 2.3).
+ */
+import type { IpRecord, ReverseRecord } from '../backend/records';
+import type { ErrorFacts, GatewayCode } from '../gateway/core/errors';
+import { alpha3 } from './common/country';
+import { parseLatLon, splitPair } from './common/coords';
+import { queryCredentials } from './common/credentials';
+import type { ErrorTable } from './common/parse';
+import { methodRefusal, once, refuse } from './common/parse';
+import { placeNumber, regionLetters, resultPoint } from './common/place';
+import { parseQuery } from './common/query';
+import type { Query } from './common/query';
+import { json } from './common/respond';
+import type { Adapter, AdapterRequest, AdapterResponse, ParseResult } from './types';
+
+/** The feature level answered: the place (locality), or the region or country when `types` asks only for those. */
+type Level = 'place' | 'region' | 'country';
+
+/** Rendering state: API version and the level the `types` filter admits (null: nothing matches). */
+export interface MapboxState {
+  version: 5 | 6;
+  level: Level | null;
+  query: [number, number];
+}
+
+/** A Mapbox error: HTTP status and `message`. */
+export interface MapboxError {
+  status: number;
+  message: string;
+}
+
+/** D24: each gateway code as a Mapbox `{"message"}` error (402 for no credits: Mapbox documents none, HTTP's own). */
+export const MAPBOX_ERRORS: ErrorTable<MapboxError> = {
+  missing_key: { status: 401, message: 'Not Authorized - No Token' },
+  invalid_key: { status: 401, message: 'Not Authorized - Invalid Token' },
+  key_revoked: { status: 401, message: 'Not Authorized - Invalid Token' },
+  no_credits: { status: 402, message: 'Payment Required' },
+  key_ip_limit: { status: 403, message: 'Forbidden' },
+  account_ip_limit: { status: 403, message: 'Forbidden' },
+  account_suspended: { status: 403, message: 'Forbidden' },
+  quota_exceeded: { status: 429, message: 'Too Many Requests' },
+  conflicting_credentials: { status: 422, message: 'Conflicting credentials' },
+  invalid_parameter: { status: 422, message: 'Invalid query' },
+  ipv4_required: { status: 422, message: 'An IPv4 address is required' },
+  not_found: { status: 404, message: 'Not Found' },
+  method_not_allowed: { status: 405, message: 'Method Not Allowed' },
+  backend_unavailable: { status: 502, message: 'Bad Gateway' },
+  backend_timeout: { status: 504, message: 'Gateway Timeout' },
+  store_unavailable: { status: 503, message: 'Service Unavailable' },
+  internal: { status: 500, message: 'Internal Server Error' },
+};
+
+const V5 = /^\/geocoding\/v5\/mapbox\.places(?:-permanent)?\/([^/]+)\.json$/;
+const V6 = '/search/geocode/v6/reverse';
+
+/** The level the `types` filter admits: place if allowed, else region, else country, else none. */
+function levelFor(q: Query): Level | null {
+  const types = q.get('types')?.[0];
+  if (types === undefined || types === '') return 'place';
+  const list = types.split(',').map((t) => t.trim());
+  return (['place', 'region', 'country'] as const).find((l) => list.includes(l)) ?? null;
+}
+
+function parse(req: AdapterRequest): ParseResult<MapboxState> {
+  const v5 = V5.exec(req.path);
+  if (!v5 && req.path !== V6) return null;
+  const refusal = methodRefusal(req);
+  if (refusal) return refusal;
+  const q = parseQuery(req.query);
+  let lonText: string | undefined;
+  let latText: string | undefined;
+  if (v5) {
+    const pair = splitPair(v5[1] as string);
+    if (pair === null)
+      return refuse(
+        'invalid_parameter',
+        'query',
+        'only reverse geocoding ({longitude},{latitude}) is served',
+      );
+    [lonText, latText] = pair;
+  } else {
+    const lon = once(q, 'longitude');
+    if ('refusal' in lon) return lon.refusal;
+    const lat = once(q, 'latitude');
+    if ('refusal' in lat) return lat.refusal;
+    [lonText, latText] = [lon.value, lat.value];
+  }
+  const point = parseLatLon(latText, lonText, { lat: 'latitude', lon: 'longitude' });
+  if (!point.ok) return refuse('invalid_parameter', point.parameter, point.detail);
+  const state: MapboxState = { version: v5 ? 5 : 6, level: levelFor(q), query: [point.lon, point.lat] };
+  return { ok: true, request: { call: { kind: 'reverse', lat: point.lat, lon: point.lon }, state } };
+}
+
+/** The answer's level for this record: the requested level, stepping up when the record lacks it. */
+function answerLevel(state: MapboxState, r: ReverseRecord): Level | null {
+  if (state.level === 'place' && r.locality) return 'place';
+  if (state.level !== 'country' && state.level !== null && r.region) return 'region';
+  return state.level !== null && r.country ? 'country' : null;
+}
+
+function v5Feature(r: ReverseRecord, level: Level): Record<string, unknown> {
+  const n = placeNumber(r);
+  const p = resultPoint(r);
+  const context: Record<string, string>[] = [];
+  if (level === 'place' && r.county) context.push({ id: `district.${n}`, text: r.county });
+  if (level !== 'region' && level !== 'country' && r.region) {
+    const code = regionLetters(r);
+    context.push({
+      id: `region.${n}`,
+      text: r.region,
+      ...(code && r.countryCode ? { short_code: `${r.countryCode}-${code}` } : {}),
+    });
+  }
+  if (level !== 'country' && r.country && r.countryCode) {
+    context.push({ id: `country.${n}`, text: r.country, short_code: r.countryCode.toLowerCase() });
+  }
+  const text = level === 'place' ? r.locality : level === 'region' ? r.region : r.country;
+  return {
+    id: `${level}.${n}`,
+    type: 'Feature',
+    place_type: [level],
+    relevance: 1,
+    properties: level === 'country' && r.countryCode ? { short_code: r.countryCode.toLowerCase() } : {},
+    text,
+    place_name:
+      level === 'place'
+        ? r.displayName
+        : [text, level === 'region' ? r.country : null].filter(Boolean).join(', '),
+    center: [p.lon, p.lat],
+    geometry: { type: 'Point', coordinates: [p.lon, p.lat] },
+    context,
+  };
+}
+
+function v6Feature(r: ReverseRecord, level: Level): Record<string, unknown> {
+  const id = `geogate.${level}.${placeNumber(r)}`;
+  const p = resultPoint(r);
+  const context: Record<string, unknown> = {};
+  if (r.country && r.countryCode) {
+    context['country'] = {
+      mapbox_id: `${id}.country`,
+      name: r.country,
+      country_code: r.countryCode,
+      country_code_alpha_3: alpha3(r.countryCode),
+    };
+  }
+  if (level !== 'country' && r.region) {
+    context['region'] = {
+      mapbox_id: `${id}.region`,
+      name: r.region,
+      ...(regionLetters(r) ? { region_code: regionLetters(r) } : {}),
+    };
+  }
+  if (level === 'place' && r.locality) context['place'] = { mapbox_id: id, name: r.locality };
+  const name = (level === 'place' ? r.locality : level === 'region' ? r.region : r.country) ?? '';
+  const placeFormatted =
+    level === 'place'
+      ? [r.region, r.country].filter(Boolean).join(', ')
+      : level === 'region'
+        ? (r.country ?? '')
+        : '';
+  return {
+    type: 'Feature',
+    id,
+    geometry: { type: 'Point', coordinates: [p.lon, p.lat] },
+    properties: {
+      mapbox_id: id,
+      feature_type: level,
+      full_address: level === 'place' ? r.displayName : [name, placeFormatted].filter(Boolean).join(', '),
+      name,
+      name_preferred: name,
+      place_formatted: placeFormatted,
+      coordinates: { longitude: p.lon, latitude: p.lat },
+      context,
+    },
+  };
+}
+
+function renderReverse(state: MapboxState, r: ReverseRecord): AdapterResponse {
+  const level = answerLevel(state, r);
+  if (state.version === 6) {
+    return json(200, {
+      type: 'FeatureCollection',
+      features: level ? [v6Feature(r, level)] : [],
+      attribution: r.attribution,
+    });
+  }
+  const features = level ? [v5Feature(r, level)] : [];
+  return json(200, { type: 'FeatureCollection', query: state.query, features, attribution: r.attribution });
+}
+
+/** Renders a refusal; `not_found` with a parsed request is the backend's "no result": an empty FeatureCollection. */
+function renderError(
+  state: MapboxState | null,
+  code: GatewayCode,
+  detail: string,
+  _f: ErrorFacts,
+): AdapterResponse {
+  if (code === 'not_found' && state !== null) {
+    return json(200, {
+      type: 'FeatureCollection',
+      ...(state.version === 5 ? { query: state.query } : {}),
+      features: [],
+    });
+  }
+  const row = MAPBOX_ERRORS[code];
+  return json(row.status, { message: detail || row.message });
+}
+
+/** A Mapbox-shaped token: usage, base64 JSON payload, and a third part that carries the geogate key. */
+const TOKEN = /^[a-z]{2}\.[A-Za-z0-9_\-+/=]+\.(.+)$/;
+
+/**
+ * The geogate key inside an access token. The official SDK refuses tokens not shaped `pk.<base64 JSON>.<sig>` before
+ * sending (providers.md 2.3), so a geogate key travels as the third part, e.g. `pk.eyJ1IjoiZ2VvZ2F0ZSJ9.<key>`; a bare
+ * key (node-geocoder, curl) is taken as it is.
+ */
+export function unwrapToken(token: string): string {
+  return TOKEN.exec(token)?.[1] ?? token;
+}
+
+/** The Mapbox adapter. */
+export const mapbox: Adapter<MapboxState> = {
+  name: 'mapbox',
+  credentialParams: ['access_token'],
+  providerCredentials: (req) =>
+    queryCredentials(req, ['access_token']).map((c) => ({ ...c, value: unwrapToken(c.value) })),
+  parse,
+  renderReverse,
+  renderIp: (_s: MapboxState, _r: IpRecord) =>
+    renderError(null, 'not_found', 'IP lookups are not served here', {}),
+  renderError,
+};

@@ -1,0 +1,160 @@
+/**
+ * The main host (`native` adapter): `GET /v1/reverse?lat&lon`, `GET /v1/ipv4[?ip]` (D22), errors as
+ * application/problem+json (D20). Pure functions; the gateway does CORS, counting and forwarding.
+ */
+import type { IpRecord, ReverseRecord } from '../backend/records';
+import { codeToStatus, type ErrorFacts, type GatewayCode } from '../gateway/core/errors';
+import { parseQuery, singleParam } from '../gateway/core/query';
+import type { Adapter, AdapterRequest, AdapterResponse, ParseResult } from './types';
+
+/** The main host needs no per-request render state. */
+type NativeState = null;
+
+const JSON_TYPE = 'application/json; charset=utf-8';
+const PROBLEM_TYPE = 'application/problem+json; charset=utf-8';
+
+/** Decimal degrees: optional minus, digits, optional fraction. No '+', exponent, hex, spaces, or Infinity. */
+const DECIMAL = /^-?[0-9]{1,3}(?:\.[0-9]{1,15})?$/;
+/** Dotted-quad IPv4 without leading zeros. */
+const IPV4 =
+  /^(?:25[0-5]|2[0-4][0-9]|1[0-9]{2}|[1-9]?[0-9])(?:\.(?:25[0-5]|2[0-4][0-9]|1[0-9]{2}|[1-9]?[0-9])){3}$/;
+
+const TITLES: Record<GatewayCode, string> = {
+  missing_key: 'API key required',
+  invalid_key: 'Invalid API key',
+  key_revoked: 'API key revoked',
+  no_credits: 'No credits left',
+  key_ip_limit: 'Too many addresses for this key',
+  account_ip_limit: 'Too many addresses for this account',
+  account_suspended: 'Account suspended',
+  quota_exceeded: 'Daily quota exceeded',
+  conflicting_credentials: 'Conflicting credentials',
+  invalid_parameter: 'Invalid parameter',
+  ipv4_required: 'IPv4 address required',
+  not_found: 'Not found',
+  method_not_allowed: 'Method not allowed',
+  backend_unavailable: 'Backend unavailable',
+  backend_timeout: 'Backend timeout',
+  store_unavailable: 'Service unavailable',
+  internal: 'Internal error',
+};
+
+type Invalid = { ok: false; code: GatewayCode; detail: string; facts: ErrorFacts };
+
+/** An invalid_parameter result naming the parameter. */
+function invalid(parameter: string, detail: string): Invalid {
+  return { ok: false, code: 'invalid_parameter', detail, facts: { parameter } };
+}
+
+/** Read one coordinate strictly and check its range. */
+function coordinate(params: Map<string, string[]>, name: string, max: number): number | Invalid {
+  const one = singleParam(params, name);
+  if (!one.ok)
+    return invalid(
+      name,
+      `Parameter "${name}" is ${one.reason === 'missing' ? 'required' : 'given more than once'}.`,
+    );
+  if (!DECIMAL.test(one.value))
+    return invalid(name, `Parameter "${name}" must be a decimal number of degrees.`);
+  const n = Number(one.value);
+  if (!Number.isFinite(n) || Math.abs(n) > max) {
+    return invalid(name, `Parameter "${name}" must be between -${max} and ${max}.`);
+  }
+  return n;
+}
+
+/** Parse a main-host request; unknown parameters other than the ones read are ignored. */
+function parse(req: AdapterRequest): ParseResult<NativeState> {
+  if (req.path !== '/v1/reverse' && req.path !== '/v1/ipv4') return null;
+  const params = parseQuery(req.query);
+  if (!params) return invalid('query', 'The query string is not valid percent-encoding.');
+  if (req.path === '/v1/reverse') {
+    const lat = coordinate(params, 'lat', 90);
+    if (typeof lat !== 'number') return lat;
+    const lon = coordinate(params, 'lon', 180);
+    if (typeof lon !== 'number') return lon;
+    return { ok: true, request: { call: { kind: 'reverse', lat, lon }, state: null } };
+  }
+  if (!params.has('ip')) return { ok: true, request: { call: { kind: 'ipv4', ip: null }, state: null } };
+  const ip = singleParam(params, 'ip');
+  if (!ip.ok) return invalid('ip', 'Parameter "ip" is given more than once.');
+  if (!IPV4.test(ip.value))
+    return invalid('ip', 'Parameter "ip" must be an IPv4 address in dotted-quad form.');
+  return { ok: true, request: { call: { kind: 'ipv4', ip: ip.value }, state: null } };
+}
+
+/** A JSON answer. */
+function json(status: number, body: unknown, type = JSON_TYPE): AdapterResponse {
+  return { status, headers: { 'content-type': type }, body: JSON.stringify(body) };
+}
+
+/** The main host's reverse layout (D22): the address, the place it names, and where the query was. */
+function renderReverse(_state: NativeState, r: ReverseRecord): AdapterResponse {
+  return json(200, {
+    query: { lat: r.query.lat, lon: r.query.lon },
+    display_name: r.displayName,
+    address: {
+      locality: r.locality,
+      county: r.county,
+      region: r.region,
+      region_code: r.regionCode,
+      postcode: r.postcode,
+      country: r.country,
+      country_code: r.countryCode,
+    },
+    location: r.lat === null || r.lon === null ? null : { lat: r.lat, lon: r.lon },
+    distance_km: r.distanceKm,
+    timezone: r.timezone,
+    attribution: r.attribution,
+  });
+}
+
+/** The main host's IPv4 layout (D22). */
+function renderIp(_state: NativeState, r: IpRecord): AdapterResponse {
+  return json(200, {
+    ip: r.ip,
+    country: r.country,
+    country_code: r.countryCode,
+    region: r.region,
+    city: r.city,
+    location: r.lat === null || r.lon === null ? null : { lat: r.lat, lon: r.lon },
+    timezone: r.timezone,
+    asn: r.asn,
+    org: r.org,
+    attribution: r.attribution,
+  });
+}
+
+/** problem+json (RFC 9457, D20) with the spec's code and the facts that apply. */
+function renderError(
+  _state: NativeState | null,
+  code: GatewayCode,
+  detail: string,
+  facts: ErrorFacts,
+): AdapterResponse {
+  const status = codeToStatus(code);
+  const body: Record<string, unknown> = {
+    type: `urn:geogate:problem:${code}`,
+    title: TITLES[code],
+    status,
+    detail,
+    code,
+  };
+  if (facts.parameter !== undefined) body['parameter'] = facts.parameter;
+  if (facts.retryAfter !== undefined) body['retry_after'] = facts.retryAfter;
+  if (facts.quotaReset !== undefined) body['quota_reset'] = new Date(facts.quotaReset * 1000).toISOString();
+  if (facts.nextSlotFreeAt !== undefined)
+    body['next_slot_free_at'] = new Date(facts.nextSlotFreeAt).toISOString();
+  return json(status, body, PROBLEM_TYPE);
+}
+
+/** The main host adapter. */
+export const nativeAdapter: Adapter<NativeState> = {
+  name: 'native',
+  providerCredentials: () => [],
+  credentialParams: ['key'],
+  parse,
+  renderReverse,
+  renderIp,
+  renderError,
+};

@@ -1,0 +1,93 @@
+/**
+ * Drop-in host for Nominatim (OpenStreetMap) clients: `GET /reverse` and `/reverse.php` with `format` xml (the
+ * default), json, jsonv2, geojson or geocodejson. Nominatim has no key; the `key` query parameter is our addition
+ * (spec 4.3), and a whitelisted address works without one (rule set B).
+ */
+import type { IpRecord, ReverseRecord } from '../backend/records';
+import type { ErrorFacts, GatewayCode } from '../gateway/core/errors';
+import { queryCredentials } from './common/credentials';
+import { nominatimXmlError, renderNominatim, renderUnableToGeocode } from './common/nominatim-format';
+import type { NominatimView } from './common/nominatim-format';
+import { readNominatimRequest } from './common/nominatim-request';
+import type { ErrorTable } from './common/parse';
+import { methodRefusal } from './common/parse';
+import { parseQuery } from './common/query';
+import { json } from './common/respond';
+import type { Adapter, AdapterRequest, AdapterResponse, ParseResult } from './types';
+
+/**
+ * How a refusal looks in JSON: `object` is Nominatim's own `{"error":{"code","message"}}` (v1/format.py); `string` is
+ * `{"error":"<message>"}`, Nominatim's no-result form, used for the access refusals Nominatim itself never sends
+ * because node-geocoder and similar clients turn a string `error` into a readable Error (providers.md 1.6, 2.1).
+ */
+export interface NominatimError {
+  status: number;
+  shape: 'object' | 'string';
+  message: string;
+}
+
+const access = (status: number, message: string): NominatimError => ({ status, shape: 'string', message });
+const own = (status: number, message: string): NominatimError => ({ status, shape: 'object', message });
+
+/** D24: each gateway code as a Nominatim error. */
+export const NOMINATIM_ERRORS: ErrorTable<NominatimError> = {
+  missing_key: access(401, 'Missing API key'),
+  invalid_key: access(401, 'Invalid API key'),
+  key_revoked: access(401, 'API key revoked'),
+  no_credits: access(402, 'No credits left'),
+  key_ip_limit: access(403, 'All IP slots of this key are in use'),
+  account_ip_limit: access(403, 'Address limit of this account reached'),
+  account_suspended: access(403, 'Account suspended'),
+  quota_exceeded: access(429, 'Daily quota exceeded'),
+  conflicting_credentials: own(400, 'Conflicting credentials'),
+  invalid_parameter: own(400, 'Invalid parameter'),
+  ipv4_required: own(400, 'An IPv4 address is required'),
+  not_found: own(404, 'Not found'),
+  method_not_allowed: own(405, 'Method not allowed'),
+  backend_unavailable: own(502, 'Bad gateway'),
+  backend_timeout: own(504, 'Gateway timeout'),
+  store_unavailable: own(503, 'Service unavailable'),
+  internal: own(500, 'Internal server error'),
+};
+
+const PATHS = new Set(['/reverse', '/reverse.php']);
+const ALL_FORMATS = ['xml', 'json', 'jsonv2', 'geojson', 'geocodejson'] as const;
+
+function parse(req: AdapterRequest): ParseResult<NominatimView> {
+  if (!PATHS.has(req.path)) return null;
+  const refusal = methodRefusal(req);
+  if (refusal) return refusal;
+  const read = readNominatimRequest(parseQuery(req.query), ALL_FORMATS, 'xml');
+  if (read === null || 'ok' in read) return read;
+  return { ok: true, request: { call: { kind: 'reverse', lat: read.lat, lon: read.lon }, state: read.view } };
+}
+
+/** Renders a refusal as Nominatim would for the requested format (JSON when the format is unknown). */
+function renderError(
+  state: NominatimView | null,
+  code: GatewayCode,
+  detail: string,
+  _f: ErrorFacts,
+): AdapterResponse {
+  const row = NOMINATIM_ERRORS[code];
+  const message = detail || row.message;
+  // not_found with a parsed request is the backend's "no result" (unknown paths have no state): Nominatim's 200 form.
+  if (code === 'not_found' && state !== null) return renderUnableToGeocode(state.format);
+  if (state?.format === 'xml') return nominatimXmlError(row.status, message);
+  return json(
+    row.status,
+    row.shape === 'string' ? { error: message } : { error: { code: row.status, message } },
+  );
+}
+
+/** The Nominatim adapter. */
+export const nominatim: Adapter<NominatimView> = {
+  name: 'nominatim',
+  credentialParams: ['key'],
+  providerCredentials: (req) => queryCredentials(req, ['key']),
+  parse,
+  renderReverse: (state: NominatimView, r: ReverseRecord) => renderNominatim(state, r, r.attribution),
+  renderIp: (_s: NominatimView, _r: IpRecord) =>
+    renderError(null, 'not_found', 'IP lookups are not served here', {}),
+  renderError,
+};

@@ -1,0 +1,144 @@
+/**
+ * Drop-in host for OpenCage clients: `GET /geocode/v1/json?q=lat,lng&key=` (also `lat, lng` and `lat+lng`, as
+ * node-geocoder sends it). Success and errors share OpenCage's envelope with `status:{code,message}` (providers.md 1.5).
+ */
+import type { IpRecord, ReverseRecord } from '../backend/records';
+import type { ErrorFacts, GatewayCode } from '../gateway/core/errors';
+import { alpha3 } from './common/country';
+import { parseLatLonPair } from './common/coords';
+import { queryCredentials } from './common/credentials';
+import type { ErrorTable } from './common/parse';
+import { methodRefusal, once, refuse } from './common/parse';
+import { compact, regionLetters, resultPoint, smallBox } from './common/place';
+import { parseQuery } from './common/query';
+import { json } from './common/respond';
+import type { Adapter, AdapterRequest, AdapterResponse, ParseResult } from './types';
+
+/** Rendering options: `no_annotations=1` drops the annotations block. */
+export interface OpencageState {
+  annotations: boolean;
+}
+
+/** An OpenCage error: HTTP status = `status.code`, and `status.message`. */
+export interface OpencageError {
+  status: number;
+  message: string;
+}
+
+/**
+ * D24: each gateway code as OpenCage's documented status. OpenCage's 402 "quota exceeded" is its answer to a used-up
+ * free daily quota, so both the daily allowance and no credits map to it; 403 covers disabled keys and rejected IPs.
+ */
+export const OPENCAGE_ERRORS: ErrorTable<OpencageError> = {
+  missing_key: { status: 401, message: 'missing API key' },
+  invalid_key: { status: 401, message: 'invalid API key' },
+  key_revoked: { status: 403, message: 'suspended' },
+  no_credits: { status: 402, message: 'quota exceeded' },
+  key_ip_limit: { status: 403, message: 'IP address rejected' },
+  account_ip_limit: { status: 403, message: 'IP address rejected' },
+  account_suspended: { status: 403, message: 'suspended' },
+  quota_exceeded: { status: 402, message: 'quota exceeded' },
+  conflicting_credentials: { status: 400, message: 'invalid request' },
+  invalid_parameter: { status: 400, message: 'invalid request' },
+  ipv4_required: { status: 400, message: 'invalid request' },
+  not_found: { status: 404, message: 'invalid endpoint' },
+  method_not_allowed: { status: 405, message: 'method not allowed' },
+  backend_unavailable: { status: 502, message: 'bad gateway' },
+  backend_timeout: { status: 504, message: 'timeout' },
+  store_unavailable: { status: 503, message: 'service unavailable' },
+  internal: { status: 500, message: 'internal server error' },
+};
+
+const ENVELOPE = {
+  documentation: 'https://opencagedata.com/api',
+  thanks: 'For using an OpenCage Data API compatible host',
+};
+
+function parse(req: AdapterRequest): ParseResult<OpencageState> {
+  if (req.path !== '/geocode/v1/json') return null;
+  const refusal = methodRefusal(req);
+  if (refusal) return refusal;
+  const q = parseQuery(req.query);
+  const text = once(q, 'q');
+  if ('refusal' in text) return text.refusal;
+  const point = parseLatLonPair(text.value, 'q', true);
+  if (!point.ok)
+    return refuse('invalid_parameter', 'q', `${point.detail} (only reverse geocoding is served)`);
+  const state = { annotations: q.get('no_annotations')?.[0] !== '1' };
+  return { ok: true, request: { call: { kind: 'reverse', lat: point.lat, lon: point.lon }, state } };
+}
+
+function result(state: OpencageState, r: ReverseRecord): Record<string, unknown> {
+  const p = resultPoint(r);
+  const [s, n, w, e] = smallBox(r);
+  const components = compact({
+    _type: r.locality ? 'city' : 'country',
+    _category: 'place',
+    'ISO_3166-1_alpha-2': r.countryCode,
+    'ISO_3166-1_alpha-3': alpha3(r.countryCode),
+    city: r.locality,
+    county: r.county,
+    state: r.region,
+    state_code: regionLetters(r),
+    postcode: r.postcode,
+    country: r.country,
+    country_code: r.countryCode?.toLowerCase(),
+  });
+  return {
+    ...(state.annotations && r.timezone ? { annotations: { timezone: { name: r.timezone } } } : {}),
+    bounds: { northeast: { lat: n, lng: e }, southwest: { lat: s, lng: w } },
+    components,
+    confidence: r.locality ? 5 : 1,
+    formatted: r.displayName,
+    geometry: { lat: p.lat, lng: p.lon },
+  };
+}
+
+function renderReverse(state: OpencageState, r: ReverseRecord): AdapterResponse {
+  const found = r.locality !== null || r.countryCode !== null;
+  return json(200, {
+    ...ENVELOPE,
+    licenses: [{ name: r.attribution }],
+    results: found ? [result(state, r)] : [],
+    status: { code: 200, message: 'OK' },
+    total_results: found ? 1 : 0,
+  });
+}
+
+/** Renders a refusal in the envelope; `not_found` with a parsed request is the backend's "no result": 200, no results. */
+function renderError(
+  state: OpencageState | null,
+  code: GatewayCode,
+  detail: string,
+  _f: ErrorFacts,
+): AdapterResponse {
+  if (code === 'not_found' && state !== null) {
+    return json(200, {
+      ...ENVELOPE,
+      licenses: [],
+      results: [],
+      status: { code: 200, message: 'OK' },
+      total_results: 0,
+    });
+  }
+  const row = OPENCAGE_ERRORS[code];
+  const message = detail ? `${row.message}: ${detail}` : row.message;
+  return json(row.status, {
+    ...ENVELOPE,
+    licenses: [],
+    results: [],
+    status: { code: row.status, message },
+    total_results: 0,
+  });
+}
+
+/** The OpenCage adapter. */
+export const opencage: Adapter<OpencageState> = {
+  name: 'opencage',
+  credentialParams: ['key'],
+  providerCredentials: (req) => queryCredentials(req, ['key']),
+  parse,
+  renderReverse,
+  renderIp: (_s: OpencageState, _r: IpRecord) => renderError(null, 'not_found', '', {}),
+  renderError,
+};
