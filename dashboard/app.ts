@@ -1,0 +1,98 @@
+/**
+ * The customer dashboard (spec 4.4, issue 6): sign-up and sign-in, keys, IP slots, whitelist (B), credit, packages
+ * (A) and usage, as server-rendered pages and an account-scoped JSON API, on its own listener.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import express, { type ErrorRequestHandler } from 'express';
+import { createContext, type AppContext } from './context';
+import type { DashboardDeps } from './deps';
+import { DashboardError } from './errors';
+import { csrf, loadSession, securityHeaders, wantsJson } from './middleware';
+import { stripeWebhook } from './payments/webhook';
+import { apiRoutes } from './routes/api';
+import { authRoutes } from './routes/auth';
+import { pageRoutes } from './routes/pages';
+import { errorPage } from './views/error';
+
+export type { DashboardDeps } from './deps';
+export { dashboardConfigSchema, type DashboardConfig } from './config';
+
+/** The repository root (works from ts sources and from dist/). */
+export function repoRoot(): string {
+  let dir = __dirname;
+  while (!fs.existsSync(path.join(dir, 'package.json'))) {
+    const parent = path.dirname(dir);
+    if (parent === dir) throw new Error('dashboard: no package.json above ' + __dirname);
+    dir = parent;
+  }
+  return dir;
+}
+
+/** problem+json for the API, an HTML page otherwise; never a stack trace. */
+function errorHandler(ctx: AppContext): ErrorRequestHandler {
+  return (err: unknown, req, res, _next) => {
+    let e: DashboardError;
+    if (err instanceof DashboardError) e = err;
+    else if ((err as { type?: string }).type === 'entity.too.large')
+      e = new DashboardError('payload_too_large', 'The request is too large');
+    else if ((err as { type?: string }).type === 'entity.parse.failed')
+      e = new DashboardError('invalid_parameter', 'The body is not valid JSON', 'body');
+    else {
+      ctx.logger.error({ err: (err as Error).message, path: req.path }, 'dashboard: internal error');
+      e = new DashboardError('internal', 'Something went wrong on our side; try again');
+    }
+    if (e.retryAfter !== undefined) res.setHeader('Retry-After', String(e.retryAfter));
+    if (wantsJson(req)) {
+      res
+        .status(e.status)
+        .type('application/problem+json')
+        .send(
+          JSON.stringify({
+            type: `urn:geogate:dashboard:${e.code}`,
+            title: e.code.replace(/_/g, ' '),
+            status: e.status,
+            detail: e.message,
+            code: e.code,
+            ...(e.field !== undefined ? { field: e.field } : {}),
+          }),
+        );
+      return;
+    }
+    res
+      .status(e.status)
+      .type('html')
+      .send(errorPage(e.status, e.message, Boolean(res.locals['signed'])));
+  };
+}
+
+/** Build the dashboard app. */
+export function createDashboardApp(deps: DashboardDeps): express.Express {
+  const ctx = createContext(deps);
+  const app = express();
+  app.disable('x-powered-by');
+  app.set('etag', false);
+  app.use(securityHeaders);
+  app.get('/healthz', (_req, res) => void res.json({ status: 'ok' }));
+  const root = repoRoot();
+  app.use('/static', express.static(path.join(root, 'dashboard', 'static'), { index: false, maxAge: 0 }));
+  app.get('/favicon.ico', (_req, res) => res.redirect(301, '/static/favicon.svg'));
+  app.get('/api/openapi.yaml', (_req, res) =>
+    res.type('application/yaml').sendFile(path.join(root, 'dashboard', 'openapi.yaml')),
+  );
+
+  const router = express.Router();
+  const stripe = deps.config.payments.stripe;
+  if (deps.config.payments.provider === 'stripe' && stripe) {
+    stripeWebhook(router, { store: deps.store, clock: deps.clock, logger: deps.logger, cfg: stripe });
+  }
+  router.use(express.urlencoded({ extended: false, limit: '16kb' }), express.json({ limit: '16kb' }));
+  router.use(loadSession(ctx), csrf(ctx));
+  authRoutes(router, ctx);
+  apiRoutes(router, ctx);
+  pageRoutes(router, ctx);
+  router.use((_req, _res, next) => next(new DashboardError('not_found', 'No such page')));
+  router.use(errorHandler(ctx));
+  app.use(router);
+  return app;
+}

@@ -1,0 +1,55 @@
+/** The `dashboard:` config section (zod fragment for gateway/config/schema.ts) and its parsed type. */
+import { z } from 'zod';
+
+const port = z.int().min(0).max(65535);
+
+const httpUrl = z.string().refine(
+  (s) => {
+    try {
+      const u = new URL(s);
+      return u.protocol === 'http:' || u.protocol === 'https:';
+    } catch {
+      return false;
+    }
+  },
+  { message: 'not an http(s) URL' },
+);
+
+const smtp = z.strictObject({
+  host: z.string().min(1),
+  port,
+  secure: z.boolean().default(false),
+  user: z.string().min(1).optional(),
+  pass: z.string().min(1).optional(),
+  from: z.string().min(3),
+});
+
+const stripe = z.strictObject({
+  secretKey: z.string().min(1),
+  webhookSecret: z.string().min(1),
+  priceCurrency: z.string().regex(/^[a-z]{3}$/, 'a lower-case ISO 4217 code such as "eur"'),
+  /** Money units bought by one minor currency unit (A: 1 cent = 100 units of 0.0001 EUR). */
+  unitsPerMinorUnit: z.int().min(1).default(100),
+});
+
+/** The dashboard section of the gateway config (issue 6). */
+export const dashboardConfigSchema = z
+  .strictObject({
+    listen: z.strictObject({ host: z.string().min(1).default('127.0.0.1'), port }),
+    /** The address people open; links in e-mails and the Origin check use it. */
+    publicUrl: httpUrl,
+    sessionSecret: z.string().min(32, 'the session secret needs at least 32 characters'),
+    smtp: smtp.optional(),
+    payments: z
+      .strictObject({ provider: z.enum(['test', 'stripe']), stripe: stripe.optional() })
+      .refine((p) => p.provider !== 'stripe' || p.stripe !== undefined, {
+        message: 'provider "stripe" needs a stripe: { secretKey, webhookSecret, priceCurrency } section',
+        path: ['stripe'],
+      }),
+  })
+  .strict();
+
+/** A validated dashboard config. */
+export type DashboardConfig = z.infer<typeof dashboardConfigSchema>;
+/** The validated Stripe settings. */
+export type StripeConfig = z.infer<typeof stripe>;

@@ -1,0 +1,47 @@
+/** Everything the routes share, built once per app from the deps. */
+import type { DashboardDeps } from './deps';
+import { MagicLinks } from './magic-link';
+import { createMailer, type Mailer } from './mailer';
+import { stripeProvider } from './payments/stripe-provider';
+import { testProvider } from './payments/test-provider';
+import type { PaymentProvider } from './payments/types';
+import { AttemptLimiter } from './ratelimit';
+import { Secrets } from './session';
+
+/** Sign-in attempts allowed per window: per e-mail address and per client address. */
+export const SIGNIN_LIMITS = { perEmail: 10, perAddress: 30, windowMs: 15 * 60_000 };
+
+export interface AppContext extends DashboardDeps {
+  secrets: Secrets;
+  links: MagicLinks;
+  mailer: Mailer;
+  payments: PaymentProvider;
+  limitEmail: AttemptLimiter;
+  limitAddress: AttemptLimiter;
+  /** The public origin ("https://dash.example.com") that state-changing requests must come from. */
+  origin: string;
+}
+
+/** Build the shared context. */
+export function createContext(deps: DashboardDeps): AppContext {
+  const { config, clock } = deps;
+  if (config.sessionSecret.length < 32)
+    throw new Error('dashboard.sessionSecret needs at least 32 characters');
+  const secrets = new Secrets(config.sessionSecret);
+  const stripe = config.payments.stripe;
+  const payments =
+    deps.payments ??
+    (config.payments.provider === 'stripe' && stripe
+      ? stripeProvider(stripe, config.publicUrl)
+      : testProvider(deps.store, clock));
+  return {
+    ...deps,
+    secrets,
+    links: new MagicLinks(secrets, clock),
+    mailer: deps.mailer ?? createMailer(config, deps.logger),
+    payments,
+    limitEmail: new AttemptLimiter(clock, SIGNIN_LIMITS.perEmail, SIGNIN_LIMITS.windowMs),
+    limitAddress: new AttemptLimiter(clock, SIGNIN_LIMITS.perAddress, SIGNIN_LIMITS.windowMs),
+    origin: new URL(config.publicUrl).origin,
+  };
+}

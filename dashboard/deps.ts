@@ -1,0 +1,25 @@
+/** What the dashboard needs from its host (the gateway). */
+import type pino from 'pino';
+import type { Clock } from '../gateway/core/clock';
+import type { Cidr } from '../gateway/net/address';
+import type { RuleSet } from '../gateway/policy/ruleset';
+import type { Store } from '../gateway/store/types';
+import type { DashboardConfig } from './config';
+import type { PaymentProvider } from './payments/types';
+import type { Mailer } from './mailer';
+
+/** Dependencies of createDashboardApp. */
+export interface DashboardDeps {
+  store: Store;
+  rules: RuleSet;
+  /** Server-side secret of key hashes (D14). */
+  pepper: string;
+  clock: Clock;
+  logger: pino.Logger;
+  config: DashboardConfig;
+  /** The gateway's trusted proxies (D3): the client address for sign-in limits comes from X-Forwarded-For only behind them. */
+  trustProxy?: readonly Cidr[];
+  /** Overrides for tests: a payment provider (e.g. Stripe with an injected client) or a mailer. */
+  payments?: PaymentProvider;
+  mailer?: Mailer;
+}

@@ -1,0 +1,60 @@
+/** The dashboard's refusals: one class, a closed set of codes, one code → status table. */
+
+/** Every code the dashboard answers with. */
+export type DashboardCode =
+  | 'invalid_parameter'
+  | 'unauthorized'
+  | 'csrf_failed'
+  | 'not_found'
+  | 'not_in_rule_set'
+  | 'email_taken'
+  | 'invalid_credentials'
+  | 'link_invalid'
+  | 'whitelist_overlap'
+  | 'already_revoked'
+  | 'insufficient_balance'
+  | 'payment_failed'
+  | 'mail_failed'
+  | 'rate_limited'
+  | 'payload_too_large'
+  | 'internal';
+
+const STATUS: Record<DashboardCode, number> = {
+  invalid_parameter: 400,
+  unauthorized: 401,
+  invalid_credentials: 401,
+  link_invalid: 400,
+  insufficient_balance: 402,
+  csrf_failed: 403,
+  not_found: 404,
+  not_in_rule_set: 404,
+  email_taken: 409,
+  whitelist_overlap: 409,
+  already_revoked: 409,
+  payload_too_large: 413,
+  rate_limited: 429,
+  payment_failed: 502,
+  mail_failed: 503,
+  internal: 500,
+};
+
+/** A refusal shown to the customer: `message` is public text (never a key, hash or secret). */
+export class DashboardError extends Error {
+  readonly status: number;
+  constructor(
+    readonly code: DashboardCode,
+    message: string,
+    /** The form field the message belongs next to. */
+    readonly field?: string,
+    /** Seconds until a rate-limited request may be retried. */
+    readonly retryAfter?: number,
+  ) {
+    super(message);
+    this.status = STATUS[code];
+  }
+}
+
+/** A 400 naming the field. */
+export function invalidField(field: string, message: string): DashboardError {
+  return new DashboardError('invalid_parameter', message, field);
+}

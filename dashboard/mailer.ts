@@ -1,0 +1,51 @@
+/** Sending sign-in links: over SMTP (nodemailer) when configured, else into the log for local demos. */
+import nodemailer from 'nodemailer';
+import type pino from 'pino';
+import type { DashboardConfig } from './config';
+
+/** Sends one sign-in e-mail. */
+export interface Mailer {
+  sendSignInLink(to: string, link: string, expiresMinutes: number): Promise<void>;
+}
+
+function text(link: string, minutes: number): string {
+  return [
+    'Hello,',
+    '',
+    `Open this link to sign in to your geocoding dashboard. It works once and expires in ${minutes} minutes:`,
+    '',
+    link,
+    '',
+    'If you did not ask for it, ignore this e-mail: nobody can sign in without the link.',
+  ].join('\n');
+}
+
+/** The configured mailer. */
+export function createMailer(config: DashboardConfig, logger: pino.Logger): Mailer {
+  const smtp = config.smtp;
+  if (!smtp) {
+    return {
+      async sendSignInLink(to, link) {
+        // No SMTP server: a local demo reads the link from the log (docs/dashboard.md).
+        logger.warn({ to, link }, 'dashboard: no SMTP configured; sign-in link written to the log');
+      },
+    };
+  }
+  const transport = nodemailer.createTransport({
+    host: smtp.host,
+    port: smtp.port,
+    secure: smtp.secure,
+    ...(smtp.user !== undefined ? { auth: { user: smtp.user, pass: smtp.pass ?? '' } } : {}),
+  });
+  return {
+    async sendSignInLink(to, link, minutes) {
+      await transport.sendMail({
+        from: smtp.from,
+        to,
+        subject: 'Your sign-in link',
+        text: text(link, minutes),
+      });
+      logger.info({ to }, 'dashboard: sign-in link sent');
+    },
+  };
+}

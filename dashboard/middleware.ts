@@ -1,0 +1,130 @@
+/** Request plumbing: security headers, session loading, CSRF (synchroniser token + Origin), error answers. */
+import { randomBytes, timingSafeEqual } from 'node:crypto';
+import type { NextFunction, Request, RequestHandler, Response } from 'express';
+import type { Account } from '../gateway/store/types';
+import type { AppContext } from './context';
+import { PRE_COOKIE, readCookies, setCookie } from './cookies';
+import { DashboardError } from './errors';
+import { readSession, type Session } from './session';
+
+/** The signed-in customer of a request (set by `loadSession`). */
+export interface Signed {
+  session: Session;
+  account: Account;
+}
+
+/** The request's signed-in customer; throws 401 when there is none (routes behind `requireSession`). */
+export function signed(res: Response): Signed {
+  const s = res.locals['signed'] as Signed | undefined;
+  if (!s) throw new DashboardError('unauthorized', 'Sign in first');
+  return s;
+}
+
+/** Headers for every answer: no framing, a strict CSP (no inline script), no caching of account data. */
+export const securityHeaders: RequestHandler = (_req, res, next) => {
+  res.setHeader(
+    'Content-Security-Policy',
+    "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; frame-ancestors 'none'; form-action 'self'; base-uri 'none'",
+  );
+  res.setHeader('X-Frame-Options', 'DENY');
+  res.setHeader('X-Content-Type-Options', 'nosniff');
+  res.setHeader('Referrer-Policy', 'same-origin');
+  res.setHeader('Cache-Control', 'no-store');
+  next();
+};
+
+/** Load the session and its account (a session of a vanished account counts as none). */
+export function loadSession(ctx: AppContext): RequestHandler {
+  return async (req, res, next) => {
+    const session = await readSession(req, ctx.secrets, ctx.clock);
+    if (session) {
+      const account = await ctx.store.getAccount(session.accountId);
+      if (account) res.locals['signed'] = { session, account } satisfies Signed;
+    }
+    next();
+  };
+}
+
+/** Pages behind sign-in: visitors are sent to the sign-in page. */
+export const requirePageSession: RequestHandler = (_req, res, next) => {
+  if (res.locals['signed']) return next();
+  res.redirect(303, '/signin');
+};
+
+/** API behind sign-in: 401 without a session. */
+export const requireApiSession: RequestHandler = (_req, _res, next) => {
+  next(
+    _res.locals['signed']
+      ? undefined
+      : new DashboardError('unauthorized', 'Sign in first (no valid session)'),
+  );
+};
+
+function sameToken(a: string, b: string): boolean {
+  const x = Buffer.from(a);
+  const y = Buffer.from(b);
+  return x.length === y.length && timingSafeEqual(x, y);
+}
+
+/** The origin a browser says the request came from (Origin, else Referer), or null. */
+function requestOrigin(req: Request): string | null {
+  const origin = req.headers.origin;
+  if (origin && origin !== 'null') return origin;
+  if (origin === 'null') return 'null';
+  const referer = req.headers.referer;
+  if (!referer) return null;
+  try {
+    return new URL(referer).origin;
+  } catch {
+    return 'null';
+  }
+}
+
+/** The pre-session token of this visitor (double-submit cookie), set when missing. */
+export function preSessionToken(ctx: AppContext, req: Request, res: Response): string {
+  let seed = readCookies(req).get(PRE_COOKIE);
+  if (!seed || !/^[A-Za-z0-9_-]{22,64}$/.test(seed)) {
+    seed = randomBytes(18).toString('base64url');
+    setCookie(res, PRE_COOKIE, seed, 3600);
+  }
+  return ctx.secrets.mac('pre', seed);
+}
+
+/**
+ * CSRF on every state-changing request: a browser Origin (or Referer) other than the dashboard's is refused, and
+ * the token (form field `_csrf` or header `X-CSRF-Token`) must match the session's (or, before sign-in, the
+ * pre-session cookie's).
+ */
+export function csrf(ctx: AppContext): RequestHandler {
+  return (req, res, next) => {
+    if (req.method === 'GET' || req.method === 'HEAD' || req.method === 'OPTIONS') return next();
+    const origin = requestOrigin(req);
+    if (origin !== null && origin !== ctx.origin) {
+      return next(new DashboardError('csrf_failed', 'Request refused: it did not come from this dashboard'));
+    }
+    const body = req.body as Record<string, unknown> | undefined;
+    const sent = req.get('x-csrf-token') ?? (typeof body?.['_csrf'] === 'string' ? body['_csrf'] : '');
+    const s = res.locals['signed'] as Signed | undefined;
+    const seed = readCookies(req).get(PRE_COOKIE);
+    const expected = [s?.session.csrf, seed ? ctx.secrets.mac('pre', seed) : undefined];
+    if (!sent || !expected.some((e) => e !== undefined && sameToken(sent, e))) {
+      return next(
+        new DashboardError(
+          'csrf_failed',
+          'Request refused: the form has expired; reload the page and try again',
+        ),
+      );
+    }
+    next();
+  };
+}
+
+/** Whether a request wants JSON (API) rather than a page. */
+export const wantsJson = (req: Request): boolean => req.path.startsWith('/api/');
+
+/** Async route wrapper: rejections go to the error handler. */
+export function handle(fn: (req: Request, res: Response) => Promise<void>): RequestHandler {
+  return (req: Request, res: Response, next: NextFunction) => {
+    fn(req, res).catch(next);
+  };
+}

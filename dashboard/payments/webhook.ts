@@ -1,0 +1,70 @@
+/** POST /webhooks/stripe: verify the signature, then credit a paid Checkout Session exactly once (by its id). */
+import express, { type Router } from 'express';
+import type pino from 'pino';
+import Stripe from 'stripe';
+import type { Clock } from '../../gateway/core/clock';
+import { StoreConflict, type Store } from '../../gateway/store/types';
+import type { StripeConfig } from '../config';
+
+/** The credit a completed session carries, or null when it is not a paid top-up of ours. */
+function topUpOf(
+  session: Stripe.Checkout.Session,
+  cfg: StripeConfig,
+): { accountId: string; units: number } | null {
+  if (session.payment_status !== 'paid') return null;
+  const accountId = session.metadata?.['accountId'];
+  const units = Number(session.metadata?.['units']);
+  if (!accountId || !Number.isSafeInteger(units) || units <= 0) return null;
+  // The amount actually paid decides; metadata only names the unit count we asked for.
+  if (session.amount_total !== units / cfg.unitsPerMinorUnit) return null;
+  if (session.currency !== cfg.priceCurrency) return null;
+  return { accountId, units };
+}
+
+/** Register the webhook route (raw body: the signature covers the exact bytes). */
+export function stripeWebhook(
+  router: Router,
+  deps: { store: Store; clock: Clock; logger: pino.Logger; cfg: StripeConfig },
+): void {
+  const { store, clock, logger, cfg } = deps;
+  const stripe = new Stripe(cfg.secretKey);
+  router.post('/webhooks/stripe', express.raw({ type: '*/*', limit: '256kb' }), async (req, res) => {
+    const signature = req.headers['stripe-signature'];
+    let event: Stripe.Event;
+    try {
+      if (typeof signature !== 'string' || !Buffer.isBuffer(req.body)) throw new Error('no signature');
+      event = stripe.webhooks.constructEvent(req.body, signature, cfg.webhookSecret);
+    } catch {
+      res.status(400).json({ error: 'invalid signature' });
+      return;
+    }
+    if (
+      event.type !== 'checkout.session.completed' &&
+      event.type !== 'checkout.session.async_payment_succeeded'
+    ) {
+      res.json({ received: true, ignored: event.type });
+      return;
+    }
+    const session = event.data.object;
+    const topUp = topUpOf(session, cfg);
+    if (!topUp) {
+      logger.warn({ session: session.id }, 'dashboard: Stripe session not credited (unpaid or not a top-up)');
+      res.json({ received: true, credited: false });
+      return;
+    }
+    try {
+      const r = await store.credit(topUp.accountId, topUp.units, `stripe:${session.id}`, clock.now());
+      logger.info(
+        { session: session.id, accountId: topUp.accountId, replayed: r.replayed },
+        'dashboard: top-up',
+      );
+      res.json({ received: true, credited: !r.replayed });
+    } catch (err) {
+      if (err instanceof StoreConflict && err.reason === 'not_found') {
+        res.json({ received: true, credited: false });
+        return;
+      }
+      throw err;
+    }
+  });
+}

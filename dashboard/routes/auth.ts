@@ -1,0 +1,190 @@
+/**
+ * Sign-up and sign-in. Rule set A: e-mail, name, password (scrypt, gateway/admin/password.ts). Rule set B: e-mail
+ * only and a one-time link by e-mail. Attempts are limited per e-mail and per client address (429).
+ */
+import type { Request, Response, Router } from 'express';
+import { hashPassword, verifyPassword } from '../../gateway/admin/password';
+import { addressUnit } from '../../gateway/net/address';
+import { clientAddress } from '../../gateway/net/client-address';
+import { StoreConflict } from '../../gateway/store/types';
+import type { AppContext } from '../context';
+import { DashboardError } from '../errors';
+import { LINK_MINUTES } from '../magic-link';
+import { handle, preSessionToken } from '../middleware';
+import { endSession, startSession } from '../session';
+import * as v from '../validate';
+import * as views from '../views/auth';
+
+/** A hash to verify against when the e-mail is unknown, so both cases cost the same time. */
+let dummyHash: Promise<string> | null = null;
+
+function body(req: Request): Record<string, unknown> {
+  return (req.body ?? {}) as Record<string, unknown>;
+}
+
+function str(x: unknown): string {
+  return typeof x === 'string' ? x : '';
+}
+
+/** Count an attempt for the client address and (when given) the e-mail; throws 429 when over either limit. */
+export function limitAttempt(ctx: AppContext, req: Request, email: string | null): void {
+  const address = clientAddress(req.socket.remoteAddress, req.headers, ctx.trustProxy ?? []);
+  const wait =
+    // IPv6 clients are limited per /64, like IP slots (D6): one host holds a whole /64.
+    ctx.limitAddress.hit(`ip:${address ? addressUnit(address, 32, 64) : 'unknown'}`) ??
+    (email ? ctx.limitEmail.hit(`email:${email.trim().toLowerCase()}`) : null);
+  if (wait !== null) {
+    const minutes = Math.ceil(wait / 60);
+    throw new DashboardError(
+      'rate_limited',
+      `Too many sign-in attempts. Try again in ${minutes} minute${minutes === 1 ? '' : 's'}.`,
+      undefined,
+      wait,
+    );
+  }
+}
+
+/** A form refusal shown on the form again (429 keeps its status and Retry-After). */
+function refuse(
+  res: Response,
+  err: unknown,
+  render: (s: views.FormState) => string,
+  values: Record<string, string>,
+): void {
+  if (!(err instanceof DashboardError)) throw err;
+  if (err.retryAfter !== undefined) res.setHeader('Retry-After', String(err.retryAfter));
+  const state: views.FormState = err.field
+    ? { values, errors: { [err.field]: err.message } }
+    : { values, message: err.message };
+  res.status(err.status).type('html').send(render(state));
+}
+
+/** Register the sign-up, sign-in, link and sign-out routes. */
+export function authRoutes(router: Router, ctx: AppContext): void {
+  const { rules, store, clock } = ctx;
+  const passwords = rules.signupNeedsNameAndPassword;
+
+  router.get('/signup', (req, res) => {
+    if (res.locals['signed']) return res.redirect(303, '/');
+    res.type('html').send(views.signUpPage(rules, preSessionToken(ctx, req, res)));
+  });
+
+  router.post(
+    '/signup',
+    handle(async (req, res) => {
+      const b = body(req);
+      const values = { email: str(b['email']), name: str(b['name']) };
+      const render = (s: views.FormState) => views.signUpPage(rules, preSessionToken(ctx, req, res), s);
+      try {
+        limitAttempt(ctx, req, passwords ? null : str(b['email']) || null);
+        const email = v.email(b['email']);
+        if (!passwords) return await sendLink(ctx, res, email, true);
+        const name = v.name(b['name']);
+        const password = v.password(b['password']);
+        const account = await store
+          .createAccount({ email, name, passwordHash: await hashPassword(password) }, clock.now())
+          .catch((err: unknown) => {
+            if (err instanceof StoreConflict && err.reason === 'email_taken') {
+              throw new DashboardError(
+                'email_taken',
+                'This e-mail address is already registered; sign in instead',
+                'email',
+              );
+            }
+            throw err;
+          });
+        await startSession(res, ctx.secrets, clock, account.id);
+        ctx.logger.info({ accountId: account.id }, 'dashboard: account created');
+        res.redirect(303, '/?welcome=1');
+      } catch (err) {
+        refuse(res, err, render, values);
+      }
+    }),
+  );
+
+  router.get('/signin', (req, res) => {
+    if (res.locals['signed']) return res.redirect(303, '/');
+    res.type('html').send(views.signInPage(rules, preSessionToken(ctx, req, res)));
+  });
+
+  router.post(
+    '/signin',
+    handle(async (req, res) => {
+      const b = body(req);
+      const values = { email: str(b['email']) };
+      const render = (s: views.FormState) => views.signInPage(rules, preSessionToken(ctx, req, res), s);
+      try {
+        limitAttempt(ctx, req, str(b['email']) || null);
+        const email = v.email(b['email']);
+        if (!passwords) return await sendLink(ctx, res, email, false);
+        const account = await store.findAccountByEmail(email);
+        dummyHash ??= hashPassword('not-a-password-of-anyone');
+        const ok = await verifyPassword(str(b['password']), account?.passwordHash ?? (await dummyHash));
+        if (!account || !account.passwordHash || !ok) {
+          throw new DashboardError('invalid_credentials', 'E-mail address or password is wrong', 'password');
+        }
+        await startSession(res, ctx.secrets, clock, account.id);
+        res.redirect(303, '/');
+      } catch (err) {
+        refuse(res, err, render, values);
+      }
+    }),
+  );
+
+  router.get(
+    '/signin/link',
+    handle(async (req, res) => {
+      const token = str(req.query['token']);
+      const claim = token ? await ctx.links.check(token) : null;
+      if (!claim) return void res.status(400).type('html').send(views.linkInvalidPage());
+      res.type('html').send(views.linkConfirmPage(token, preSessionToken(ctx, req, res), claim.email));
+    }),
+  );
+
+  router.post(
+    '/signin/link',
+    handle(async (req, res) => {
+      const claim = await ctx.links.redeem(str(body(req)['token']));
+      if (!claim) return void res.status(400).type('html').send(views.linkInvalidPage());
+      let account = await store.findAccountByEmail(claim.email);
+      if (!account && claim.signup) {
+        account = await store
+          .createAccount({ email: claim.email }, clock.now())
+          .catch(async (err: unknown) => {
+            // Two sign-up links for one address: the second finds the account the first created.
+            if (err instanceof StoreConflict && err.reason === 'email_taken')
+              return store.findAccountByEmail(claim.email);
+            throw err;
+          });
+        if (account) ctx.logger.info({ accountId: account.id }, 'dashboard: account created');
+      }
+      if (!account) return void res.status(400).type('html').send(views.linkInvalidPage());
+      await startSession(res, ctx.secrets, clock, account.id);
+      res.redirect(303, '/');
+    }),
+  );
+
+  router.post('/signout', (_req, res) => {
+    endSession(res);
+    res.redirect(303, '/signin');
+  });
+}
+
+/**
+ * B: e-mail a one-time link. The answer is the same whether the address has an account or not (no enumeration):
+ * sign-in links go only to existing accounts, sign-up links to new addresses (an existing one gets a sign-in link).
+ */
+async function sendLink(ctx: AppContext, res: Response, email: string, signup: boolean): Promise<void> {
+  const account = await ctx.store.findAccountByEmail(email);
+  if (account || signup) {
+    const token = await ctx.links.issue(account ? account.email : email, signup && !account);
+    const link = `${ctx.config.publicUrl.replace(/\/+$/, '')}/signin/link?token=${encodeURIComponent(token)}`;
+    await ctx.mailer
+      .sendSignInLink(account ? account.email : email, link, LINK_MINUTES)
+      .catch((err: unknown) => {
+        ctx.logger.error({ err: (err as Error).message }, 'dashboard: sign-in e-mail not sent');
+        throw new DashboardError('mail_failed', 'The e-mail could not be sent; try again in a minute');
+      });
+  }
+  res.type('html').send(views.linkSentPage(email, LINK_MINUTES));
+}

@@ -1,0 +1,193 @@
+/** The signed-in pages (server-rendered; every operation also works without JavaScript). */
+import { randomBytes } from 'node:crypto';
+import type { Request, Response, Router } from 'express';
+import type { AppContext } from '../context';
+import { DashboardError } from '../errors';
+import { handle, requirePageSession, signed } from '../middleware';
+import * as credit from '../services/credit';
+import * as keys from '../services/keys';
+import { usageReport } from '../services/usage';
+import { iso } from '../services/views';
+import * as wl from '../services/whitelist';
+import * as v from '../validate';
+import { creditPage } from '../views/credit';
+import * as kv from '../views/keys';
+import type { PageContext } from '../views/layout';
+import { overviewPage } from '../views/overview';
+import { usagePage } from '../views/usage';
+import { whitelistPage } from '../views/whitelist';
+
+function pageContext(ctx: AppContext, res: Response): PageContext {
+  const { session, account } = signed(res);
+  return {
+    rules: ctx.rules,
+    csrf: session.csrf,
+    email: account.email,
+    suspended: account.status === 'suspended',
+  };
+}
+
+const field = (req: Request, name: string): unknown =>
+  (req.body as Record<string, unknown> | undefined)?.[name];
+const send = (res: Response, status: number, body: string): void =>
+  void res.status(status).type('html').send(body);
+
+/** The error of a form, or rethrow what is not a customer error. */
+function formError(err: unknown): DashboardError {
+  if (err instanceof DashboardError && err.code !== 'not_found') return err;
+  throw err;
+}
+
+/** Register the pages. */
+export function pageRoutes(router: Router, ctx: AppContext): void {
+  const get = (path: string, fn: (req: Request, res: Response) => Promise<void>) =>
+    router.get(path, requirePageSession, handle(fn));
+  const post = (path: string, fn: (req: Request, res: Response) => Promise<void>) =>
+    router.post(path, requirePageSession, handle(fn));
+
+  get('/', async (req, res) => {
+    const { account } = signed(res);
+    const [k, usage] = await Promise.all([
+      keys.listKeys(ctx, account.id),
+      usageReport(ctx, account.id, 'account'),
+    ]);
+    send(
+      res,
+      200,
+      overviewPage(pageContext(ctx, res), {
+        balance: account.balance,
+        keys: k,
+        usage,
+        unlimitedUntil: iso(account.unlimitedUntil),
+        welcome: req.query['welcome'] === '1',
+      }),
+    );
+  });
+
+  const keysList = async (res: Response, status: number, form: { label?: string; error?: string } = {}) =>
+    send(
+      res,
+      status,
+      kv.keysPage(pageContext(ctx, res), await keys.listKeys(ctx, signed(res).account.id), form),
+    );
+
+  get('/keys', async (_req, res) => keysList(res, 200));
+
+  post('/keys', async (req, res) => {
+    const raw = field(req, 'label');
+    try {
+      const created = await keys.createKey(ctx, signed(res).account.id, v.label(ctx.rules, raw));
+      send(res, 201, kv.keyCreatedPage(pageContext(ctx, res), created.key, created.secret));
+    } catch (err) {
+      const e = formError(err);
+      await keysList(res, e.status, { label: typeof raw === 'string' ? raw : '', error: e.message });
+    }
+  });
+
+  get('/keys/:id', async (req, res) => {
+    const detail = await keys.keyDetail(ctx, signed(res).account.id, v.id(req.params['id']));
+    send(res, 200, kv.keyDetailPage(pageContext(ctx, res), detail));
+  });
+
+  get('/keys/:id/revoke', async (req, res) => {
+    const detail = await keys.keyDetail(ctx, signed(res).account.id, v.id(req.params['id']));
+    if (detail.status !== 'active') return void res.redirect(303, `/keys/${detail.id}`);
+    send(res, 200, kv.revokeConfirmPage(pageContext(ctx, res), detail));
+  });
+
+  post('/keys/:id/revoke', async (req, res) => {
+    const id = v.id(req.params['id']);
+    try {
+      await keys.revokeKey(ctx, signed(res).account.id, id);
+    } catch (err) {
+      if (!(err instanceof DashboardError && err.code === 'already_revoked')) throw err;
+    }
+    res.redirect(303, `/keys/${id}`);
+  });
+
+  const whitelistView = async (
+    res: Response,
+    status: number,
+    form: Parameters<typeof whitelistPage>[2] = {},
+  ) =>
+    send(
+      res,
+      status,
+      whitelistPage(pageContext(ctx, res), await wl.listWhitelist(ctx, signed(res).account.id), form),
+    );
+
+  get('/whitelist', async (_req, res) => whitelistView(res, 200));
+
+  post('/whitelist', async (req, res) => {
+    const raw = field(req, 'address');
+    try {
+      const entry = await wl.addWhitelist(ctx, signed(res).account.id, raw);
+      await whitelistView(res, 201, { message: `${entry.address} added.` });
+    } catch (err) {
+      const e = formError(err);
+      await whitelistView(res, e.status, { address: typeof raw === 'string' ? raw : '', error: e.message });
+    }
+  });
+
+  post('/whitelist/:id/delete', async (req, res) => {
+    await wl.removeWhitelist(ctx, signed(res).account.id, v.id(req.params['id']));
+    await whitelistView(res, 200, { message: 'Address removed.' });
+  });
+
+  const creditView = async (res: Response, status: number, form: credit.CreditForm = {}) => {
+    const account = (await ctx.store.getAccount(signed(res).account.id)) ?? signed(res).account;
+    const view = await credit.creditSummary(ctx, account);
+    send(
+      res,
+      status,
+      creditPage(pageContext(ctx, res), { ...view, topUpId: randomBytes(12).toString('base64url'), form }),
+    );
+  };
+
+  get('/credit', async (req, res) => {
+    const t = req.query['topup'];
+    const message =
+      t === 'pending'
+        ? 'Payment received by the card processor; your balance updates within a minute.'
+        : t === 'cancelled'
+          ? 'Payment cancelled; nothing was charged.'
+          : undefined;
+    await creditView(res, 200, message ? { message } : {});
+  });
+
+  post('/credit/top-up', async (req, res) => {
+    const raw = field(req, 'amount');
+    try {
+      const r = await credit.topUp(ctx, signed(res).account, raw, field(req, 'topUpId'));
+      if (r.kind === 'redirect') return void res.redirect(303, r.url);
+      await creditView(res, 200, { message: 'Top-up complete.' });
+    } catch (err) {
+      const e = formError(err);
+      await creditView(res, e.status, { amount: typeof raw === 'string' ? raw : '', error: e.message });
+    }
+  });
+
+  post('/packages', async (req, res) => {
+    const { account } = signed(res);
+    const raw = field(req, 'label');
+    try {
+      const label = typeof raw === 'string' && raw.trim() !== '' ? v.label(ctx.rules, raw) : null;
+      const bought = await keys.buyPackage(ctx, account.id, account.balance, label);
+      send(res, 201, kv.keyCreatedPage(pageContext(ctx, res), bought.key, bought.secret));
+    } catch (err) {
+      const e = formError(err);
+      await creditView(res, e.status, { packageError: e.message });
+    }
+  });
+
+  get('/usage', async (req, res) => {
+    const { account } = signed(res);
+    const q = req.query['subject'];
+    const subject = typeof q === 'string' && q !== 'account' ? v.id(q) : 'account';
+    const [report, k] = await Promise.all([
+      usageReport(ctx, account.id, subject),
+      keys.listKeys(ctx, account.id),
+    ]);
+    send(res, 200, usagePage(pageContext(ctx, res), report, k));
+  });
+}

@@ -1,0 +1,63 @@
+/** Credit: balance, ledger, packages (A) or plan (B), and top-ups through the payment provider. */
+import type { Account } from '../../gateway/store/types';
+import type { AppContext } from '../context';
+import { invalidField } from '../errors';
+import * as v from '../validate';
+import type { TopUpResult } from '../payments/types';
+import { iso, keyView, ledgerView, type KeyJson, type LedgerJson } from './views';
+
+/** Values of the credit page's forms after a refusal or success. */
+export interface CreditForm {
+  amount?: string;
+  error?: string;
+  message?: string;
+  packageError?: string;
+}
+
+/** Shown ledger rows (newest first). */
+export const LEDGER_ROWS = 50;
+
+/** The account's money picture. */
+export async function creditSummary(
+  ctx: AppContext,
+  account: Account,
+): Promise<{
+  balance: number;
+  ledger: LedgerJson[];
+  packages: KeyJson[];
+  unlimitedUntil: string | null;
+  provider: 'test' | 'stripe';
+}> {
+  const now = ctx.clock.now();
+  const [ledger, keys] = await Promise.all([
+    ctx.store.ledger(account.id, LEDGER_ROWS),
+    ctx.store.listKeys(account.id),
+  ]);
+  return {
+    balance: account.balance,
+    ledger: ledger.map((e) => ledgerView(ctx.rules, e)),
+    packages: keys.filter((k) => k.packageUntil !== null).map((k) => keyView(k, now)),
+    unlimitedUntil: iso(account.unlimitedUntil),
+    provider: ctx.payments.name,
+  };
+}
+
+/** Start a top-up of `rawAmount` (the rule set's money) with the form's idempotency id. */
+export async function topUp(
+  ctx: AppContext,
+  account: Account,
+  rawAmount: unknown,
+  rawId: unknown,
+): Promise<TopUpResult> {
+  const units = v.amount(ctx.rules, rawAmount);
+  if (typeof rawId !== 'string' || !/^[A-Za-z0-9_-]{8,64}$/.test(rawId)) {
+    throw invalidField('topUpId', 'The form has expired; reload the page and try again');
+  }
+  ctx.payments.checkAmount(units);
+  return ctx.payments.startTopUp({
+    accountId: account.id,
+    email: account.email,
+    units,
+    idempotencyKey: rawId,
+  });
+}

@@ -1,0 +1,56 @@
+/** JSON shapes of the account's records (never a key hash or another account's data). */
+import { kindAt } from '../../gateway/admin/views';
+import { formatMoney, type RuleSet } from '../../gateway/policy/ruleset';
+import type { ApiKey, LedgerEntry, SlotView, WhitelistEntry } from '../../gateway/store/types';
+
+/** ISO 8601 or null. */
+export const iso = (ms: number | null): string | null => (ms === null ? null : new Date(ms).toISOString());
+
+/** Money as the API shows it: A "12.3456" (EUR), B 123 (credits). */
+export function money(rules: RuleSet, units: number): string | number {
+  return rules.moneyDecimals === 0 ? units : formatMoney(rules, units);
+}
+
+/** A key as the customer sees it. */
+export function keyView(key: ApiKey, now: number) {
+  return {
+    id: key.id,
+    prefix: key.prefix,
+    label: key.label,
+    kind: kindAt(key, now),
+    status: key.status,
+    packageUntil: iso(key.packageUntil),
+    createdAt: iso(key.createdAt) as string,
+    revokedAt: iso(key.revokedAt),
+  };
+}
+export type KeyJson = ReturnType<typeof keyView>;
+
+/** One occupied IP slot and when it frees. */
+export function slotView(s: SlotView) {
+  return {
+    address: s.member,
+    firstSeen: iso(s.firstSeen),
+    lastSeen: iso(s.lastSeen),
+    freesAt: iso(s.freesAt) as string,
+  };
+}
+export type SlotJson = ReturnType<typeof slotView>;
+
+/** A whitelist entry. */
+export function whitelistView(e: WhitelistEntry) {
+  return { id: e.id, address: e.cidr, createdAt: iso(e.createdAt) as string };
+}
+export type WhitelistJson = ReturnType<typeof whitelistView>;
+
+/** A ledger row. */
+export function ledgerView(rules: RuleSet, e: LedgerEntry) {
+  return {
+    id: e.id,
+    kind: e.kind,
+    amount: money(rules, e.amount),
+    keyId: e.keyId,
+    createdAt: iso(e.createdAt) as string,
+  };
+}
+export type LedgerJson = ReturnType<typeof ledgerView>;

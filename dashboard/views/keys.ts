@@ -1,0 +1,198 @@
+/** Keys pages: list and create, the once-only display of a new key, a key's IP slots, revocation. */
+import type { KeyDetail } from '../services/keys';
+import type { KeyJson } from '../services/views';
+import { html, time, type Html } from './html';
+import { field, page, type PageContext } from './layout';
+
+const KIND: Record<string, string> = { payg: 'Pay-per-use', unlimited: 'Unlimited' };
+
+function status(k: KeyJson): Html {
+  return html`<span class="badge ${k.status}">${k.status === 'active' ? 'Active' : 'Revoked'}</span>`;
+}
+
+/** How to rotate a key (spec 5.7) and where keys must not go. */
+export function rotationHelp(ctx: PageContext): Html {
+  return html`<details class="help" open>
+    <summary>Rotating a key</summary>
+    <ol>
+      <li>Create a new key here.</li>
+      <li>Deploy it to your servers (both keys work meanwhile).</li>
+      <li>Revoke the old key. It stops working within a minute; requests with it then get 401.</li>
+    </ol>
+    <p>
+      Keep keys on your servers: never in browser JavaScript or mobile apps. Each key can be used from
+      ${ctx.rules.limits.slotsPayg} addresses per 24 hours (its IP slots), so a leaked key is of little use to
+      a
+      finder.${
+        ctx.rules.whitelist ? ' Browser callers can call without a key, counted on their own address.' : ''
+      }
+    </p>
+  </details>`;
+}
+
+/** The keys list with the create form. */
+export function keysPage(
+  ctx: PageContext,
+  keys: KeyJson[],
+  form: { label?: string; error?: string } = {},
+): string {
+  const rows = keys.map(
+    (k) =>
+      html`<tr>
+        <td data-label="Label"><a href="/keys/${k.id}">${k.label ?? '(no label)'}</a></td>
+        <td data-label="Prefix"><code>${k.prefix}…</code></td>
+        <td data-label="Kind">
+          ${KIND[k.kind]}${k.packageUntil && k.kind === 'unlimited' ? html` until ${time(k.packageUntil)}` : ''}
+        </td>
+        <td data-label="Status">${status(k)}</td>
+        <td data-label="Created">${time(k.createdAt)}</td>
+        <td>
+          ${k.status === 'active' ? html`<a class="button small danger" href="/keys/${k.id}/revoke">Revoke</a>` : ''}
+        </td>
+      </tr>`,
+  );
+  return page(
+    ctx,
+    '/keys',
+    'API keys',
+    html`<form method="post" action="/keys" class="card inline">
+        <input type="hidden" name="_csrf" value="${ctx.csrf}" />
+        ${field({ name: 'label', label: 'Label', value: form.label ?? '', error: form.error, hint: 'Say where the key is used, e.g. "production server".', required: ctx.rules.name === 'A' })}
+        <button type="submit">Create key</button>
+      </form>
+      ${
+        keys.length === 0
+          ? html`<p class="empty">No keys yet.</p>`
+          : html`<div class="table-wrap">
+              <table class="keys">
+                <thead>
+                  <tr>
+                    <th>Label</th>
+                    <th>Prefix</th>
+                    <th>Kind</th>
+                    <th>Status</th>
+                    <th>Created</th>
+                    <th></th>
+                  </tr>
+                </thead>
+                <tbody>
+                  ${rows}
+                </tbody>
+              </table>
+            </div>`
+      }
+      ${rotationHelp(ctx)}`,
+  );
+}
+
+/** The only page that ever shows a key (D14). */
+export function keyCreatedPage(ctx: PageContext, key: KeyJson, secret: string, extra?: Html): string {
+  return page(
+    ctx,
+    '/keys',
+    'Your new key',
+    html`<div class="secret card">
+      <p class="alert warn" role="alert">
+        <strong>Copy this key now.</strong> It is shown only this once; we store only a hash of it and cannot
+        show it again.
+      </p>
+      <div class="copy-row">
+        <input id="new-key" class="key" readonly value="${secret}" aria-label="New API key" />
+        <button type="button" data-copy="#new-key">Copy</button>
+      </div>
+      <p class="hint" data-copied hidden role="status">Copied to the clipboard.</p>
+      <p>
+        Label: <strong>${key.label ?? '(no label)'}</strong> ·
+        ${KIND[key.kind]}${key.packageUntil ? html` · valid until ${time(key.packageUntil)}` : ''}
+      </p>
+      <p>Send it in the <code>X-API-Key</code> header (preferred: query strings end up in logs).</p>
+      ${extra ?? ''}
+      <p><a class="button" href="/keys/${key.id}">I have stored it safely</a></p>
+    </div>`,
+  );
+}
+
+/** A key with the addresses holding its slots and when each frees (spec 5.5). */
+export function keyDetailPage(ctx: PageContext, k: KeyDetail): string {
+  const mode =
+    ctx.rules.slotMode === 'fixed'
+      ? 'A slot frees 24 hours after the first request from its address.'
+      : 'A slot frees when its address has not been seen for 24 hours.';
+  const slots = k.slots.map(
+    (s) =>
+      html`<tr>
+        <td data-label="Address"><code>${s.address.replace(/\/32$/, '')}</code></td>
+        <td data-label="First seen">${time(s.firstSeen)}</td>
+        <td data-label="Last seen">${time(s.lastSeen)}</td>
+        <td data-label="Frees at">${time(s.freesAt)}</td>
+      </tr>`,
+  );
+  return page(
+    ctx,
+    '/keys',
+    k.label ?? `Key ${k.prefix}…`,
+    html`<dl class="facts">
+        <dt>Prefix</dt>
+        <dd><code>${k.prefix}…</code></dd>
+        <dt>Kind</dt>
+        <dd>${KIND[k.kind]}</dd>
+        <dt>Status</dt>
+        <dd>${status(k as KeyJson)}</dd>
+        <dt>Created</dt>
+        <dd>${time(k.createdAt)}</dd>
+        ${
+          k.packageUntil
+            ? html`<dt>Package ends</dt>
+                <dd>${time(k.packageUntil)}</dd>`
+            : ''
+        }
+        ${
+          k.revokedAt
+            ? html`<dt>Revoked</dt>
+                <dd>${time(k.revokedAt)}</dd>`
+            : ''
+        }
+      </dl>
+      <h2>IP slots: ${k.slots.length} of ${k.slotCapacity} in use</h2>
+      <p class="hint">${mode}</p>
+      ${
+        k.slots.length === 0
+          ? html`<p class="empty">No address holds a slot.</p>`
+          : html`<div class="table-wrap">
+              <table class="slots">
+                <thead>
+                  <tr>
+                    <th>Address</th>
+                    <th>First seen</th>
+                    <th>Last seen</th>
+                    <th>Frees at</th>
+                  </tr>
+                </thead>
+                <tbody>
+                  ${slots}
+                </tbody>
+              </table>
+            </div>`
+      }
+      <p><a href="/usage?subject=${k.id}">Usage of this key</a></p>
+      ${k.status === 'active' ? html`<p><a class="button danger" href="/keys/${k.id}/revoke">Revoke this key</a></p>` : ''}`,
+  );
+}
+
+/** Confirmation before revoking (no way back). */
+export function revokeConfirmPage(ctx: PageContext, k: KeyJson): string {
+  return page(
+    ctx,
+    '/keys',
+    'Revoke key?',
+    html`<form method="post" action="/keys/${k.id}/revoke" class="card">
+      <input type="hidden" name="_csrf" value="${ctx.csrf}" />
+      <p>
+        Revoke <strong>${k.label ?? '(no label)'}</strong> (<code>${k.prefix}…</code>)? Within a minute, every
+        request with it gets 401. This cannot be undone.
+      </p>
+      <p class="hint">Rotating? Make sure the new key is deployed first.</p>
+      <button type="submit" class="danger">Revoke key</button> <a href="/keys">Cancel</a>
+    </form>`,
+  );
+}

@@ -1,0 +1,100 @@
+/** The page frame: head, navigation, flash message, and the CSRF token for the script's API calls. */
+import type { RuleSet } from '../../gateway/policy/ruleset';
+import { html, type Html } from './html';
+
+/** What every signed-in page knows. */
+export interface PageContext {
+  rules: RuleSet;
+  csrf: string;
+  email: string;
+  suspended: boolean;
+}
+
+const NAV: { path: string; label: string; whitelist?: true }[] = [
+  { path: '/', label: 'Overview' },
+  { path: '/keys', label: 'Keys' },
+  { path: '/whitelist', label: 'Whitelist', whitelist: true },
+  { path: '/credit', label: 'Credit' },
+  { path: '/usage', label: 'Usage' },
+];
+
+function head(title: string, csrf: string | null): Html {
+  return html`<!doctype html>
+    <html lang="en">
+      <head>
+        <meta charset="utf-8" />
+        <meta name="viewport" content="width=device-width, initial-scale=1" />
+        ${csrf ? html`<meta name="csrf-token" content="${csrf}" />` : ''}
+        <title>${title} · Geocoding dashboard</title>
+        <link rel="icon" href="/static/favicon.svg" type="image/svg+xml" />
+        <link rel="stylesheet" href="/static/dashboard.css" />
+        <script src="/static/dashboard.js" defer></script>
+      </head>
+    </html>`;
+}
+
+/** A signed-in page. */
+export function page(ctx: PageContext, active: string, title: string, body: Html): string {
+  const items = NAV.filter((n) => !n.whitelist || ctx.rules.whitelist);
+  return html`${head(title, ctx.csrf)}
+<body>
+<header class="top">
+  <a class="brand" href="/">Geocoding dashboard</a>
+  <nav aria-label="Main">${items.map(
+    (n) => html`<a href="${n.path}" ${n.path === active ? html` aria-current="page"` : ''}>${n.label}</a>`,
+  )}</nav>
+  <form method="post" action="/signout" class="signout">
+    <input type="hidden" name="_csrf" value="${ctx.csrf}">
+    <span class="who">${ctx.email}</span> <button type="submit" class="link">Sign out</button>
+  </form>
+</header>
+<main>
+${ctx.suspended ? html`<p class="alert error" role="alert">This account is suspended: requests with its keys are refused (403 account_suspended). Contact support.</p>` : ''}
+<h1>${title}</h1>
+${body}
+</main>
+</body>
+</html>`.text;
+}
+
+/** A page for visitors who are not signed in (sign-in, sign-up, link confirmation). */
+export function publicPage(title: string, body: Html): string {
+  return html`${head(title, null)}
+<body class="public">
+<main class="narrow">
+<p class="brand">Geocoding dashboard</p>
+<h1>${title}</h1>
+${body}
+</main>
+</body>
+</html>`.text;
+}
+
+/** A text input with its label and, when refused, its error next to it. */
+export function field(opts: {
+  name: string;
+  label: string;
+  type?: string;
+  value?: string;
+  error?: string | undefined;
+  hint?: string;
+  autocomplete?: string;
+  required?: boolean;
+}): Html {
+  const id = `f-${opts.name}`;
+  const err = opts.error;
+  return html`<div class="field${err ? ' invalid' : ''}">
+    <label for="${id}">${opts.label}</label>
+    <input
+      id="${id}"
+      name="${opts.name}"
+      type="${opts.type ?? 'text'}"
+      value="${opts.value ?? ''}"
+      ${
+        opts.autocomplete ? html` autocomplete="${opts.autocomplete}"` : ''
+      }${opts.required ? html` required` : ''}${err ? html` aria-invalid="true" aria-describedby="${id}-error"` : ''}
+    />
+    ${opts.hint ? html`<p class="hint">${opts.hint}</p>` : ''}
+    ${err ? html`<p class="error" id="${id}-error" role="alert">${err}</p>` : ''}
+  </div>`;
+}

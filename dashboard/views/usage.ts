@@ -1,0 +1,147 @@
+/** Usage page: today against the free allowance, the reset time, and a 30-day chart (inline SVG). */
+import type { DayCounts, UsageReport } from '../services/usage';
+import type { KeyJson } from '../services/views';
+import { html, time, type Html } from './html';
+import { page, type PageContext } from './layout';
+
+const W = 600;
+const H = 200;
+const PAD = 24;
+
+/** Stacked bars per day: free, billed, refused. */
+export function usageChart(days: DayCounts[]): Html {
+  const max = Math.max(1, ...days.map((d) => d.free + d.billed + d.refused));
+  const slot = (W - PAD) / days.length;
+  const bar = Math.max(2, slot * 0.7);
+  const scale = (n: number) => (n / max) * (H - PAD);
+  const bars = days.map((d, i) => {
+    const x = PAD + i * slot;
+    let y = H - PAD;
+    const parts = (['free', 'billed', 'refused'] as const).map((kind) => {
+      const h = scale(d[kind]);
+      y -= h;
+      return h > 0
+        ? html`<rect
+            class="${kind}"
+            x="${x.toFixed(1)}"
+            y="${y.toFixed(1)}"
+            width="${bar.toFixed(1)}"
+            height="${h.toFixed(1)}"
+          ></rect>`
+        : '';
+    });
+    return html`<g data-day="${d.day}"
+      ><title>${d.day}: ${d.free} free, ${d.billed} billed, ${d.refused} refused</title>${parts}<rect
+        class="hit"
+        x="${x.toFixed(1)}"
+        y="0"
+        width="${slot.toFixed(1)}"
+        height="${H - PAD}"
+      ></rect
+    ></g>`;
+  });
+  const first = days[0]?.day ?? '';
+  const last = days[days.length - 1]?.day ?? '';
+  return html`<figure class="chart">
+    <svg
+      viewBox="0 0 ${W} ${H}"
+      role="img"
+      aria-label="Requests per day, last ${days.length} days (free, billed, refused)"
+      preserveAspectRatio="none"
+    >
+      <line class="axis" x1="${PAD}" y1="${H - PAD}" x2="${W}" y2="${H - PAD}"></line>
+      <text class="tick" x="0" y="12">${max}</text>
+      <text class="tick" x="${PAD}" y="${H - 6}">${first}</text>
+      <text class="tick end" x="${W}" y="${H - 6}">${last}</text>
+      ${bars}
+    </svg>
+    <figcaption>
+      <span class="legend free"></span> free <span class="legend billed"></span> billed
+      <span class="legend refused"></span> refused
+    </figcaption>
+  </figure>`;
+}
+
+/** The usage page for the account or one key. */
+export function usagePage(ctx: PageContext, r: UsageReport, keys: KeyJson[]): string {
+  const options = [
+    html`<option value="account" ${r.subject === 'account' ? html` selected` : ''}>Whole account</option>`,
+    ...keys.map(
+      (k) =>
+        html`<option value="${k.id}" ${r.subject === k.id ? html` selected` : ''}>
+          ${k.label ?? k.prefix} (${k.prefix}…)
+        </option>`,
+    ),
+  ];
+  const perKey = ctx.rules.keyedAllowance === 'key-and-network';
+  const allowanceText = perKey
+    ? r.subject === 'account'
+      ? `Each key has ${r.allowance} free requests per day (shared with the network it is used from).`
+      : `This key has ${r.allowance} free requests per day (shared with the network it is used from).`
+    : `Your account has ${r.allowance} free requests per day, shared by its keys and whitelisted addresses.`;
+  const showMeter = !perKey || r.subject !== 'account';
+  const used = Math.min(r.today.free, r.allowance);
+  const rows = [...r.days].reverse().map(
+    (d) =>
+      html`<tr>
+        <td>${d.day}</td>
+        <td class="num">${d.free}</td>
+        <td class="num">${d.billed}</td>
+        <td class="num">${d.refused}</td>
+      </tr>`,
+  );
+  return page(
+    ctx,
+    '/usage',
+    'Usage',
+    html`<form method="get" action="/usage" class="inline subject">
+        <label for="f-subject">Show</label>
+        <select id="f-subject" name="subject" data-autosubmit>
+          ${options}
+        </select>
+        <button type="submit" class="small">Show</button>
+      </form>
+      <section class="today card">
+        <h2>Today (UTC)</h2>
+        <p>${allowanceText}</p>
+        ${
+          showMeter
+            ? html`<p class="big">
+                  <strong data-today-free>${r.today.free}</strong> of ${r.allowance} free requests used
+                </p>
+                <meter
+                  min="0"
+                  max="${r.allowance}"
+                  value="${used}"
+                  aria-label="Free requests used today"
+                ></meter>`
+            : html`<p class="big"><strong data-today-free>${r.today.free}</strong> free requests today</p>`
+        }
+        <p>Billed today: ${r.today.billed} · Refused today: ${r.today.refused}</p>
+        <p>
+          The counters reset at ${time(r.resetAt)}
+          <span class="hint">(00:00 UTC, <span data-local-of="${r.resetAt}"></span> your time)</span>.
+        </p>
+      </section>
+      <h2>Last ${r.days.length} days</h2>
+      ${usageChart(r.days)}
+      <details>
+        <summary>As a table</summary>
+        <div class="table-wrap">
+          <table class="usage">
+            <thead>
+              <tr>
+                <th>Day (UTC)</th>
+                <th>Free</th>
+                <th>Billed</th>
+                <th>Refused</th>
+              </tr>
+            </thead>
+            <tbody>
+              ${rows}
+            </tbody>
+          </table>
+        </div>
+      </details>`,
+  );
+}

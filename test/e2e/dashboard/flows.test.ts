@@ -1,0 +1,258 @@
+/**
+ * Browser walk-throughs of the dashboard for both rule sets (Playwright + Debian Chromium), against the real
+ * gateway and backend: sign-up, sign-in, keys used on /v1/reverse, IP slots, revocation, whitelist, top-up,
+ * packages, usage. Screenshots go to test-artifacts/dashboard/. No console errors are allowed.
+ */
+import type { Browser, BrowserContext, Page } from 'playwright-core';
+import { linkIn } from '../../helpers/smtp-capture';
+import {
+  hasChromium,
+  horizontalOverflow,
+  launchChromium,
+  screenshot,
+  watchErrors,
+} from '../../helpers/browser';
+import { reverseWithKey, startStack, type Stack } from './stack';
+
+jest.setTimeout(120_000);
+
+const PASSWORD = 'a long browser password';
+const available = hasChromium() || process.env['CI'] === 'true';
+if (!hasChromium()) console.warn('dashboard browser tests skipped: /usr/bin/chromium is not installed');
+const maybe = available ? describe : describe.skip;
+
+let browser: Browser;
+beforeAll(async () => {
+  if (available) browser = await launchChromium();
+});
+afterAll(async () => {
+  await browser?.close();
+});
+
+/** A fresh browser context and page with error collection. */
+async function open(stack: Stack, viewport = { width: 1280, height: 900 }) {
+  const context = await browser.newContext({ viewport, baseURL: stack.dashboardUrl });
+  await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: stack.dashboardUrl });
+  const page = await context.newPage();
+  const watch = watchErrors(page);
+  return { context, page, errors: watch.errors, watch };
+}
+
+/** Create a key on the keys page and read it from its once-only page. */
+async function createKey(page: Page, label: string): Promise<string> {
+  await page.goto('/keys');
+  await page.fill('#f-label', label);
+  await page.click('form[action="/keys"] button[type=submit]');
+  await page.waitForSelector('#new-key');
+  const key = await page.inputValue('#new-key');
+  expect(key).toMatch(/^gk_[0-9A-Za-z]{43}$/);
+  await page.click('button[data-copy]');
+  await page.waitForSelector('[data-copied]:not([hidden])');
+  expect(await page.evaluate('navigator.clipboard.readText()')).toBe(key);
+  return key;
+}
+
+/** Use a key against the gateway, see its slot on the key page, revoke it, and see the next request refused. */
+async function keyLifecycle(stack: Stack, page: Page, set: 'A' | 'B', key: string): Promise<void> {
+  const ok = await reverseWithKey(stack.gateway.mainUrl, key);
+  expect(ok.status).toBe(200);
+  await page.click('text=I have stored it safely');
+  await page.waitForSelector('table.slots');
+  const slotRow = await page.textContent('table.slots tbody');
+  expect(slotRow).toContain('127.0.0.1');
+  const freesAt = await page.getAttribute('table.slots tbody tr td:nth-child(4) time', 'datetime');
+  expect(freesAt).toBe(new Date(stack.gateway.clock.now() + 86_400_000).toISOString());
+  expect(await page.textContent('h2')).toContain('1 of 2 in use');
+  await screenshot(page, 'dashboard', `${set}-key-slots`);
+
+  await page.click('text=Revoke this key');
+  await page.waitForSelector('text=This cannot be undone');
+  await screenshot(page, 'dashboard', `${set}-revoke-confirm`);
+  await page.click('form button.danger');
+  await page.waitForSelector('.badge.revoked');
+  const refused = await reverseWithKey(stack.gateway.mainUrl, key);
+  expect(refused.status).toBe(401);
+  expect(refused.body['code']).toBe(set === 'A' ? 'key_revoked' : 'invalid_key');
+}
+
+/** Read the usage page and its chart. */
+async function usage(page: Page, set: 'A' | 'B', expectFree: number): Promise<void> {
+  await page.goto('/usage');
+  await page.waitForSelector('figure.chart svg');
+  expect(await page.locator('figure.chart g[data-day]').count()).toBe(30);
+  // Today's bar has a free segment, and its title names the counts.
+  const today = await page.getAttribute('figure.chart g[data-day]:last-child', 'data-day');
+  expect(await page.locator(`figure.chart g[data-day="${today}"] rect.free`).count()).toBe(1);
+  expect(await page.textContent(`figure.chart g[data-day="${today}"] title`)).toContain(`${expectFree} free`);
+  expect(Number(await page.textContent('[data-today-free]'))).toBe(expectFree);
+  // The reset time is shown in UTC and formatted in the browser's local time.
+  const local = await page.textContent('[data-local-of]');
+  expect(local?.length).toBeGreaterThan(4);
+  await screenshot(page, 'dashboard', `${set}-usage`);
+}
+
+/** Pages at phone width: no horizontal overflow. */
+async function phoneCheck(stack: Stack, context: BrowserContext, set: 'A' | 'B'): Promise<string[]> {
+  const cookies = await context.cookies();
+  const phone = await open(stack, { width: 375, height: 812 });
+  await phone.context.addCookies(cookies);
+  const pages = ['/', '/keys', '/credit', '/usage', ...(set === 'B' ? ['/whitelist'] : [])];
+  const keyHref = await (async () => {
+    await phone.page.goto('/keys');
+    return phone.page.getAttribute('table.keys a[href^="/keys/key"]', 'href');
+  })();
+  if (keyHref) pages.push(keyHref);
+  for (const p of pages) {
+    await phone.page.goto(p);
+    expect(phone.page.url()).not.toContain('/signin');
+    expect({ page: p, overflow: await horizontalOverflow(phone.page) }).toEqual({ page: p, overflow: 0 });
+    const name = p === '/' ? 'home' : p.startsWith('/keys/') ? 'key' : p.slice(1);
+    await screenshot(phone.page, 'dashboard', `${set}-phone-${name}`);
+  }
+  await phone.page.goto('/signin');
+  await phone.context.clearCookies();
+  await phone.page.goto('/signin');
+  expect(await horizontalOverflow(phone.page)).toBe(0);
+  await phone.context.close();
+  return phone.errors;
+}
+
+maybe('rule set A in the browser', () => {
+  let stack: Stack;
+  beforeAll(async () => {
+    stack = await startStack('A');
+  });
+  afterAll(() => stack?.close());
+
+  test('sign-up, key, slot, revocation, top-up, package, usage, sign-in; phone width; no console errors', async () => {
+    const { context, page, errors, watch } = await open(stack);
+    await page.goto('/');
+    expect(page.url()).toContain('/signin');
+    await page.click('text=Create an account');
+    await screenshot(page, 'dashboard', 'A-signup');
+    await page.fill('#f-email', 'ada@example.com');
+    await page.fill('#f-name', 'Ada Lovelace');
+    await page.fill('#f-password', PASSWORD);
+    await page.click('button[type=submit]');
+    await page.waitForSelector('text=Welcome!');
+    // Secure cookies work on http://127.0.0.1 (Chromium treats loopback as a secure context).
+    const session = (await context.cookies()).find((c) => c.name === 'gg_session');
+    expect(session).toMatchObject({ secure: true, httpOnly: true, sameSite: 'Lax' });
+    await screenshot(page, 'dashboard', 'A-overview');
+
+    // A form error is shown next to its field.
+    await page.goto('/keys');
+    await page.fill('#f-label', ' ');
+    watch.expectStatus('/keys', 400);
+    await page.click('form[action="/keys"] button[type=submit]');
+    await page.waitForSelector('#f-label-error');
+
+    const key = await createKey(page, 'production server');
+    await screenshot(page, 'dashboard', 'A-key-created');
+    await keyLifecycle(stack, page, 'A', key);
+    await page.goto('/keys');
+    expect(await page.content()).not.toContain(key);
+    await screenshot(page, 'dashboard', 'A-keys');
+
+    await page.goto('/credit');
+    await page.fill('#f-amount', '60');
+    await page.click('form[action="/credit/top-up"] button');
+    await page.waitForSelector('text=Top-up complete.');
+    expect(await page.textContent('[data-balance]')).toBe('60.0000 EUR');
+    await page.click('form[action="/packages"] button');
+    await page.waitForSelector('#new-key');
+    const packageKey = await page.inputValue('#new-key');
+    expect(await page.textContent('.secret')).toContain('Unlimited');
+    await screenshot(page, 'dashboard', 'A-package-key');
+    expect((await reverseWithKey(stack.gateway.mainUrl, packageKey)).status).toBe(200);
+    await page.goto('/credit');
+    expect(await page.textContent('[data-balance]')).toBe('10.0000 EUR');
+    expect(await page.textContent('ul.packages')).toContain('valid until');
+    await screenshot(page, 'dashboard', 'A-credit');
+
+    // Today: one free request with the first key (the package key's requests are Unlimited, D5).
+    await usage(page, 'A', 2);
+
+    await page.click('button:has-text("Sign out")');
+    await page.waitForURL('**/signin');
+    await page.fill('#f-email', 'ada@example.com');
+    await page.fill('#f-password', PASSWORD);
+    await screenshot(page, 'dashboard', 'A-signin');
+    await page.click('button[type=submit]');
+    await page.waitForSelector('h1:has-text("Overview")');
+    await screenshot(page, 'dashboard', 'A-signin-done');
+
+    const phoneErrors = await phoneCheck(stack, context, 'A');
+    await context.close();
+    expect([...errors, ...phoneErrors]).toEqual([]);
+  });
+});
+
+maybe('rule set B in the browser', () => {
+  let stack: Stack;
+  beforeAll(async () => {
+    stack = await startStack('B');
+  });
+  afterAll(() => stack?.close());
+
+  test('sign-up by e-mailed link, key, slot, revocation, whitelist, top-up, plan, usage; phone width; no console errors', async () => {
+    const { context, page, errors, watch } = await open(stack);
+    await page.goto('/signup');
+    expect(await page.locator('#f-name').count()).toBe(0);
+    await screenshot(page, 'dashboard', 'B-signup');
+    await page.fill('#f-email', 'bea@example.com');
+    await page.click('button[type=submit]');
+    await page.waitForSelector('text=Check your mailbox');
+    await screenshot(page, 'dashboard', 'B-link-sent');
+    const link = linkIn(await stack.smtp.waitFor('bea@example.com'));
+    expect(link.startsWith(stack.dashboardUrl)).toBe(true);
+    await page.goto(link);
+    await screenshot(page, 'dashboard', 'B-link-confirm');
+    await page.click('button[type=submit]');
+    await page.waitForSelector('h1:has-text("Overview")');
+    await screenshot(page, 'dashboard', 'B-overview');
+    // The link is single use.
+    watch.expectStatus('/signin/link', 400);
+    await page.goto(link);
+    await page.waitForSelector('text=This link no longer works');
+
+    const key = await createKey(page, 'backend');
+    await screenshot(page, 'dashboard', 'B-key-created');
+    await keyLifecycle(stack, page, 'B', key);
+    await page.goto('/keys');
+    expect(await page.content()).not.toContain(key);
+    await screenshot(page, 'dashboard', 'B-keys');
+
+    await page.goto('/whitelist');
+    await page.fill('#f-address', '2001:db8::/48');
+    watch.expectStatus('/whitelist', 400);
+    await page.click('form[action="/whitelist"] button');
+    await page.waitForSelector('#f-address-error');
+    expect(await page.textContent('#f-address-error')).toContain('between 64 and 128');
+    await screenshot(page, 'dashboard', 'B-whitelist-error');
+    await page.fill('#f-address', '203.0.113.7');
+    await page.click('form[action="/whitelist"] button');
+    await page.waitForSelector('table.whitelist >> text=203.0.113.7/32');
+    await screenshot(page, 'dashboard', 'B-whitelist');
+    await page.click('table.whitelist button:has-text("Remove")');
+    await page.waitForSelector('text=Address removed.');
+    expect(await page.locator('table.whitelist').count()).toBe(0);
+
+    await page.goto('/credit');
+    await page.fill('#f-amount', '5000');
+    await page.click('form[action="/credit/top-up"] button');
+    await page.waitForSelector('text=Top-up complete.');
+    expect(await page.textContent('[data-balance]')).toBe('5000 credits');
+    const account = await stack.gateway.store.findAccountByEmail('bea@example.com');
+    await stack.gateway.store.setUnlimitedUntil(account?.id ?? '', Date.parse('2026-12-31T00:00:00Z'));
+    await page.reload();
+    expect(await page.textContent('main')).toContain('Unlimited plan until');
+    await screenshot(page, 'dashboard', 'B-credit');
+
+    await usage(page, 'B', 1);
+
+    const phoneErrors = await phoneCheck(stack, context, 'B');
+    await context.close();
+    expect([...errors, ...phoneErrors]).toEqual([]);
+  });
+});
