@@ -136,7 +136,10 @@ export interface AdmissionPlan {
   keyId: string | null;
 }
 
-/** A handle to settle an admitted request. Opaque to the pipeline; the store keeps what it needs to undo. */
+/**
+ * A handle to settle an admitted request. Opaque to the pipeline; the store keeps what it needs to undo.
+ * JSON-serialisable: a copy of a ticket releases the same admission, and only once.
+ */
 export interface Ticket {
   planId: string;
   /** Store-private data to undo the admission exactly. */
@@ -179,16 +182,23 @@ export interface NewKey {
   packageUntil?: number | null;
 }
 
+/**
+ * Why a management operation refused: not_found → 404; invalid_input (amount not a positive safe integer, malformed
+ * CIDR) → 400; the others → 409.
+ */
+export type StoreConflictReason =
+  | 'not_found'
+  | 'email_taken'
+  | 'whitelist_overlap'
+  | 'insufficient_balance'
+  | 'idempotency_mismatch'
+  | 'already_revoked'
+  | 'invalid_input';
+
 /** Raised by management operations for expected failures; the admin API maps them to 404 / 409 / 400. */
 export class StoreConflict extends Error {
   constructor(
-    readonly reason:
-      | 'not_found'
-      | 'email_taken'
-      | 'whitelist_overlap'
-      | 'insufficient_balance'
-      | 'idempotency_mismatch'
-      | 'already_revoked',
+    readonly reason: StoreConflictReason,
     message: string,
   ) {
     super(message);
@@ -207,15 +217,44 @@ export interface Store {
   findWhitelistedAccount(address: string): Promise<Account | null>;
 
   /* --- admission (hot path, atomic) --- */
+  /**
+   * Execute a plan all-or-nothing (D10); the result is durable (committed) when the promise resolves.
+   * 1. Slots, each SlotSpec in order: the live entries of `scope` are those with firstSeen+windowMs > now (fixed)
+   *    or lastSeen+windowMs > now (sliding). A live `member` is admitted (its lastSeen becomes now); else, when
+   *    fewer than `capacity` entries are live, a new entry (firstSeen = lastSeen = now) is added (replacing an
+   *    expired entry of the same member); else the request is refused with `spec.refuse` and `nextSlotFreeAt` =
+   *    the earliest freesAt among the live entries. The first refusal wins (D9).
+   * 2. Free allowance: the request is free iff every CounterSpec's `used` for `plan.day` is below its `limit`
+   *    (vacuously free when `free` is empty); a free request increments all of them (D5): billed false, charged 0.
+   * 3. Not free, by `overflow`: refuse → refused with its code; bill → when the account's balance ≥ price the
+   *    balance is debited and one ledger row written (kind 'charge', amount -price, ref plan.id, keyId plan.keyId):
+   *    billed true, charged price; else refused with `overflow.refuse` (D7, D16); free (Unlimited) → admitted,
+   *    nothing incremented or charged.
+   * 4. Admitted: slot changes applied; usage_daily of every `plan.usage` subject incremented (billed column when
+   *    billed, else free).
+   * `quota` is the first CounterSpec's used (after this request) and limit; null when `free` is empty.
+   * A refusal changes nothing: no counter, slot, credit, usage or address-limit entry (D10). A plan id may be
+   * admitted once; admitting an already admitted plan id is a fault (throws).
+   */
   admit(plan: AdmissionPlan): Promise<AdmissionResult>;
-  /** Undo an admission exactly (D11: backend failure or rejected request). Idempotent per ticket. */
+  /**
+   * Undo an admission exactly (D11: backend failure or rejected request): its counter increments, its charge
+   * (balance restored, the ledger row removed), the slot entries it added (removed unless used again since) and the
+   * lastSeen it moved (restored unless moved again since), its usage (a row left at zero is removed). Idempotent per
+   * ticket: a second release of the same ticket (or a copy of it) is a no-op.
+   */
   release(ticket: Ticket): Promise<void>;
   /** Record a refused request in usage history only (statistics; changes no counter, slot or credit). */
   recordRefusal(subjects: string[], day: string): Promise<void>;
 
-  /* --- management (admin API, CLI, dashboard) --- */
+  /*
+   * --- management (admin API, CLI, dashboard) ---
+   * Operations on an unknown account or key id (including listKeys, listWhitelist, ledger) → StoreConflict('not_found').
+   */
+  /** Create an active account with balance 0; the e-mail is unique case-insensitively (taken → 'email_taken'). */
   createAccount(input: NewAccount, now: number): Promise<Account>;
   getAccount(id: string): Promise<Account | null>;
+  /** Case-insensitive, surrounding spaces ignored. */
   findAccountByEmail(email: string): Promise<Account | null>;
   setAccountStatus(id: string, status: AccountStatus): Promise<Account>;
   /** B: set or clear the Unlimited plan (D17). */
@@ -223,7 +262,8 @@ export interface Store {
   setPasswordHash(id: string, hash: string): Promise<void>;
   /**
    * Add `amount` units to the balance and the ledger, exactly once per (account, idempotencyKey).
-   * A repeat with the same key and amount returns the first entry; a different amount → StoreConflict.
+   * A repeat with the same key and amount returns the first entry (`replayed: true`, balance unchanged); a different
+   * amount → StoreConflict('idempotency_mismatch'). `amount` must be a positive safe integer ('invalid_input').
    */
   credit(
     accountId: string,
@@ -235,18 +275,30 @@ export interface Store {
    * A: debit `price` from the balance and create an Unlimited key valid until `packageUntil`, atomically.
    * Insufficient balance → StoreConflict('insufficient_balance'), nothing changed.
    */
-  buyPackage(accountId: string, price: number, key: NewKey, now: number): Promise<{ key: ApiKey; balance: number }>;
+  buyPackage(
+    accountId: string,
+    price: number,
+    key: NewKey,
+    now: number,
+  ): Promise<{ key: ApiKey; balance: number }>;
   createKey(input: NewKey, now: number): Promise<ApiKey>;
   getKey(id: string): Promise<ApiKey | null>;
   listKeys(accountId: string): Promise<ApiKey[]>;
+  /** Revoke an active key; an already revoked key → StoreConflict('already_revoked') (its revokedAt is kept). */
   revokeKey(id: string, now: number): Promise<ApiKey>;
   /** Current (non-expired at `now`) slots of a scope ("key:…" or "account:…"). */
   listSlots(scope: string, mode: 'fixed' | 'sliding', windowMs: number, now: number): Promise<SlotView[]>;
-  /** Add a whitelist entry; overlap with another account's entry → StoreConflict('whitelist_overlap') (D18). */
+  /**
+   * Add a whitelist entry; overlap with another account's entry → StoreConflict('whitelist_overlap') (D18). The same
+   * block again for the same account returns the existing entry; a malformed CIDR → 'invalid_input'. The stored
+   * cidr is canonical (network address, RFC 5952 for IPv6).
+   */
   addWhitelist(accountId: string, cidr: string, now: number): Promise<WhitelistEntry>;
+  /** Unknown entry, or another account's → StoreConflict('not_found'). */
   removeWhitelist(accountId: string, entryId: string): Promise<void>;
   listWhitelist(accountId: string): Promise<WhitelistEntry[]>;
   /** Usage rows for these subjects between two UTC days inclusive, ordered by day. */
   usage(subjects: string[], fromDay: string, toDay: string): Promise<UsageRow[]>;
+  /** The newest `limit` entries, newest first. */
   ledger(accountId: string, limit: number): Promise<LedgerEntry[]>;
 }

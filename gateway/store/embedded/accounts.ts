@@ -1,0 +1,163 @@
+/** Accounts, credit and packages of the embedded store: each write is one synchronous transaction. */
+import type Database from 'better-sqlite3';
+import { newId } from '../ids';
+import {
+  StoreConflict,
+  type Account,
+  type AccountStatus,
+  type ApiKey,
+  type LedgerEntry,
+  type NewAccount,
+  type NewKey,
+} from '../types';
+import { toAccount, toLedger, type AccountRow, type LedgerRow } from './rows';
+import { insertKey } from './keys';
+
+/** Trimmed and lower-cased: e-mail addresses are unique case-insensitively. */
+export function normaliseEmail(email: string): string {
+  return email.trim().toLowerCase();
+}
+
+/** Throw invalid_input unless `amount` is a positive safe integer (D16). */
+export function requireUnits(what: string, amount: number): void {
+  if (!Number.isSafeInteger(amount) || amount <= 0) {
+    throw new StoreConflict('invalid_input', `${what} must be a positive whole number of units`);
+  }
+}
+
+/** The account row, or StoreConflict('not_found'). */
+export function requireAccount(db: Database.Database, id: string): AccountRow {
+  const row = db.prepare('SELECT * FROM accounts WHERE id = ?').get(id) as AccountRow | undefined;
+  if (!row) throw new StoreConflict('not_found', `account ${id} not found`);
+  return row;
+}
+
+/** Create an account (active, balance 0); a taken e-mail → StoreConflict('email_taken'). */
+export function createAccount(db: Database.Database, input: NewAccount, now: number): Account {
+  const email = typeof input.email === 'string' ? input.email.trim() : '';
+  if (email === '' || email.length > 320) throw new StoreConflict('invalid_input', 'email is required');
+  const norm = normaliseEmail(email);
+  return db
+    .transaction(() => {
+      if (db.prepare('SELECT 1 FROM accounts WHERE email_norm = ?').get(norm)) {
+        throw new StoreConflict('email_taken', 'an account with this email exists');
+      }
+      const row: AccountRow = {
+        id: newId('acc'),
+        email,
+        name: input.name ?? null,
+        password_hash: input.passwordHash ?? null,
+        status: 'active',
+        balance: 0,
+        unlimited_until: null,
+        created_at: now,
+      };
+      db.prepare(
+        `INSERT INTO accounts (id, email, email_norm, name, password_hash, status, balance, unlimited_until, created_at)
+       VALUES (@id, @email, @norm, @name, @password_hash, @status, @balance, @unlimited_until, @created_at)`,
+      ).run({ ...row, norm });
+      return toAccount(row);
+    })
+    .immediate();
+}
+
+/** Update one column of an account and return it; unknown id → not_found. */
+export function updateAccount(
+  db: Database.Database,
+  id: string,
+  column: 'status' | 'unlimited_until' | 'password_hash',
+  value: AccountStatus | number | string | null,
+): Account {
+  return db
+    .transaction(() => {
+      requireAccount(db, id);
+      db.prepare(`UPDATE accounts SET ${column} = ? WHERE id = ?`).run(value, id);
+      return toAccount(requireAccount(db, id));
+    })
+    .immediate();
+}
+
+/** Add credit once per (account, idempotency key); see Store.credit. */
+export function credit(
+  db: Database.Database,
+  accountId: string,
+  amount: number,
+  idempotencyKey: string | null,
+  now: number,
+): { entry: LedgerEntry; balance: number; replayed: boolean } {
+  requireUnits('amount', amount);
+  return db
+    .transaction(() => {
+      const account = requireAccount(db, accountId);
+      if (idempotencyKey !== null) {
+        const prior = db
+          .prepare('SELECT * FROM ledger WHERE account_id = ? AND ref = ?')
+          .get(accountId, idempotencyKey) as LedgerRow | undefined;
+        if (prior) {
+          if (prior.kind !== 'topup' || prior.amount !== amount) {
+            throw new StoreConflict(
+              'idempotency_mismatch',
+              'this idempotency key was used with another amount',
+            );
+          }
+          return { entry: toLedger(prior), balance: account.balance, replayed: true };
+        }
+      }
+      if (!Number.isSafeInteger(account.balance + amount))
+        throw new StoreConflict('invalid_input', 'amount too large');
+      db.prepare('UPDATE accounts SET balance = balance + ? WHERE id = ?').run(amount, accountId);
+      const row: LedgerRow = {
+        id: newId('led'),
+        account_id: accountId,
+        amount,
+        kind: 'topup',
+        key_id: null,
+        ref: idempotencyKey,
+        created_at: now,
+      };
+      insertLedger(db, row);
+      return { entry: toLedger(row), balance: account.balance + amount, replayed: false };
+    })
+    .immediate();
+}
+
+/** Insert one ledger row. */
+export function insertLedger(db: Database.Database, row: LedgerRow): void {
+  db.prepare(
+    `INSERT INTO ledger (id, account_id, amount, kind, key_id, ref, created_at)
+     VALUES (@id, @account_id, @amount, @kind, @key_id, @ref, @created_at)`,
+  ).run(row);
+}
+
+/** A: debit the package price and create its Unlimited key, atomically (D17). */
+export function buyPackage(
+  db: Database.Database,
+  accountId: string,
+  price: number,
+  input: NewKey,
+  now: number,
+): { key: ApiKey; balance: number } {
+  requireUnits('price', price);
+  if (input.accountId !== accountId)
+    throw new StoreConflict('invalid_input', 'the key must belong to the account');
+  return db
+    .transaction(() => {
+      const account = requireAccount(db, accountId);
+      if (account.balance < price) {
+        throw new StoreConflict('insufficient_balance', 'the balance does not cover the package');
+      }
+      db.prepare('UPDATE accounts SET balance = balance - ? WHERE id = ?').run(price, accountId);
+      const key = insertKey(db, input, now);
+      insertLedger(db, {
+        id: newId('led'),
+        account_id: accountId,
+        amount: -price,
+        kind: 'package',
+        key_id: key.id,
+        ref: null,
+        created_at: now,
+      });
+      return { key, balance: account.balance - price };
+    })
+    .immediate();
+}

@@ -1,0 +1,130 @@
+/**
+ * The admission step of the embedded store (types.ts `Store.admit` documents the rules): synchronous functions run
+ * inside one better-sqlite3 transaction, so the decision and its writes are atomic and committed on return.
+ */
+import { newId } from '../ids';
+import type { AdmissionPlan, AdmissionResult, CounterSpec } from '../types';
+import type { HotStatements } from './hot-statements';
+import { applySlots, decideSlots, undoSlots, type SlotChange } from './slots';
+
+/** The embedded store's Ticket.undo: exactly what the admission changed (JSON-serialisable). */
+export interface EmbeddedUndo {
+  v: 1;
+  day: string;
+  counters: string[];
+  charge: { accountId: string; amount: number } | null;
+  slots: SlotChange[];
+  usage: { column: 'free' | 'billed'; subjects: string[] };
+}
+
+type Refusal = Extract<AdmissionResult, { admitted: false }>;
+
+/** Quota of the first counter: used (after any increment) and limit; null without counters. */
+function quotaOf(
+  free: readonly CounterSpec[],
+  used: readonly number[],
+  added: number,
+): AdmissionResult['quota'] {
+  const first = free[0];
+  return first ? { used: (used[0] ?? 0) + added, limit: first.limit } : null;
+}
+
+/** Execute `plan`; call inside a write transaction. Refusals write nothing (D10). */
+export function admitInTransaction(st: HotStatements, plan: AdmissionPlan): AdmissionResult {
+  if (!Number.isSafeInteger(plan.now) || typeof plan.day !== 'string' || typeof plan.id !== 'string') {
+    throw new TypeError('admission plan: id and day must be strings and now an integer (epoch ms)');
+  }
+  if (st.admissionExists.get(plan.id) !== undefined) {
+    throw new Error(`admission plan ${plan.id} was already admitted (plan ids must be unique)`);
+  }
+  const slots = decideSlots(st, plan.slots, plan.now);
+  const used = plan.free.map((c) => (st.counterGet.get(plan.day, c.id) as number | undefined) ?? 0);
+  const refuse = (code: Refusal['code']): Refusal => ({
+    admitted: false,
+    code,
+    quota: quotaOf(plan.free, used, 0),
+  });
+  if (!slots.ok) return { ...refuse(slots.code), nextSlotFreeAt: slots.nextSlotFreeAt };
+
+  const isFree = plan.free.every((c, i) => (used[i] ?? 0) < c.limit);
+  let charge: EmbeddedUndo['charge'] = null;
+  if (!isFree) {
+    const overflow = plan.overflow;
+    if (overflow.kind === 'refuse') return refuse(overflow.code);
+    if (overflow.kind === 'bill') {
+      if (!Number.isSafeInteger(overflow.price) || overflow.price <= 0) {
+        throw new RangeError(`admission plan ${plan.id}: price must be a positive safe integer`);
+      }
+      if (st.debit.run(overflow.price, overflow.accountId, overflow.price).changes !== 1) {
+        if (st.accountExists.get(overflow.accountId) === undefined) {
+          throw new Error(`admission plan ${plan.id}: unknown account ${overflow.accountId}`);
+        }
+        return refuse(overflow.refuse);
+      }
+      const ledgerId = newId('led');
+      st.ledgerInsert.run(
+        ledgerId,
+        overflow.accountId,
+        -overflow.price,
+        'charge',
+        plan.keyId,
+        plan.id,
+        plan.now,
+      );
+      charge = { accountId: overflow.accountId, amount: overflow.price };
+    }
+  }
+  if (isFree) for (const c of plan.free) st.counterIncrement.run(plan.day, c.id);
+  applySlots(st, slots);
+  const column = charge ? 'billed' : 'free';
+  for (const subject of plan.usage) st.usageAdd[column].run(plan.day, subject);
+  st.admissionInsert.run(plan.id, plan.now);
+
+  const undo: EmbeddedUndo = {
+    v: 1,
+    day: plan.day,
+    counters: isFree ? plan.free.map((c) => c.id) : [],
+    charge,
+    slots: slots.changes,
+    usage: { column, subjects: [...plan.usage] },
+  };
+  return {
+    admitted: true,
+    billed: charge !== null,
+    charged: charge?.amount ?? 0,
+    quota: quotaOf(plan.free, used, isFree ? 1 : 0),
+    ticket: { planId: plan.id, undo },
+  };
+}
+
+/** Undo one admission exactly, once (the admissions row is the "not yet released" mark). */
+export function releaseInTransaction(st: HotStatements, planId: string, undo: EmbeddedUndo): void {
+  if (st.admissionDelete.run(planId).changes === 0) return;
+  for (const id of undo.counters) st.counterDecrement.run(undo.day, id);
+  if (undo.charge) {
+    st.refund.run(undo.charge.amount, undo.charge.accountId);
+    st.ledgerDeleteCharge.run(undo.charge.accountId, planId);
+  }
+  undoSlots(st, undo.slots);
+  for (const subject of undo.usage.subjects) {
+    st.usageUndo[undo.usage.column].run(undo.day, subject);
+    st.usageDropEmpty.run(undo.day, subject); // as if the request had never been counted
+  }
+}
+
+/** Check that a ticket's undo is this store's (a ticket from another store or a mangled copy is a bug). */
+export function asEmbeddedUndo(undo: unknown): EmbeddedUndo {
+  const u = undo as Partial<EmbeddedUndo> | null;
+  const ok =
+    !!u &&
+    u.v === 1 &&
+    typeof u.day === 'string' &&
+    Array.isArray(u.counters) &&
+    Array.isArray(u.slots) &&
+    (u.charge === null ||
+      (typeof u.charge?.accountId === 'string' && Number.isSafeInteger(u.charge.amount))) &&
+    (u.usage?.column === 'free' || u.usage?.column === 'billed') &&
+    Array.isArray(u.usage.subjects);
+  if (!ok) throw new TypeError('release: the ticket was not issued by the embedded store');
+  return u as EmbeddedUndo;
+}

@@ -1,0 +1,76 @@
+/** The hot path's prepared statements (identification, admission, release), prepared once per store. */
+import type Database from 'better-sqlite3';
+
+/** Prepare every hot-path statement on `db`. */
+export function prepareHot(db: Database.Database) {
+  const p = (sql: string) => db.prepare(sql);
+  return {
+    keyByHash: p(
+      `SELECT k.id AS k_id, k.account_id AS k_account_id, k.prefix AS k_prefix, k.label AS k_label, k.kind AS k_kind,
+        k.package_until AS k_package_until, k.status AS k_status, k.created_at AS k_created_at,
+        k.revoked_at AS k_revoked_at, a.*
+       FROM api_keys k JOIN accounts a ON a.id = k.account_id WHERE k.hash = ?`,
+    ),
+    // Entries of different accounts never overlap (D18), so the entry with the greatest start ≤ the address is the
+    // only candidate from another account; a miss on it can only be covered by an entry of the candidate's account.
+    whitelistNearest: p(
+      `SELECT account_id, range_end FROM whitelist WHERE family = ? AND range_start <= ?
+       ORDER BY range_start DESC LIMIT 1`,
+    ),
+    whitelistAccountCovers: p(
+      // "+" keeps SQLite on the account index (an account has few entries) instead of the range index.
+      `SELECT 1 FROM whitelist WHERE account_id = ? AND +family = ? AND +range_start <= ? AND range_end >= ? LIMIT 1`,
+    ).pluck(),
+    accountById: p('SELECT * FROM accounts WHERE id = ?'),
+    slotsOfScope: p('SELECT member, first_seen, last_seen FROM slots WHERE scope = ?'),
+    slotUpsert: p(
+      `INSERT INTO slots (scope, member, first_seen, last_seen) VALUES (?, ?, ?, ?)
+       ON CONFLICT (scope, member) DO UPDATE SET first_seen = excluded.first_seen, last_seen = excluded.last_seen`,
+    ),
+    slotTouch: p('UPDATE slots SET last_seen = ? WHERE scope = ? AND member = ?'),
+    slotDelete: p('DELETE FROM slots WHERE scope = ? AND member = ?'),
+    slotUndoAdd: p('DELETE FROM slots WHERE scope = ? AND member = ? AND first_seen = ? AND last_seen = ?'),
+    slotUndoTouch: p('UPDATE slots SET last_seen = ? WHERE scope = ? AND member = ? AND last_seen = ?'),
+    counterGet: p('SELECT used FROM counters_daily WHERE day = ? AND counter_id = ?').pluck(),
+    counterIncrement: p(
+      `INSERT INTO counters_daily (day, counter_id, used) VALUES (?, ?, 1)
+       ON CONFLICT (day, counter_id) DO UPDATE SET used = used + 1`,
+    ),
+    counterDecrement: p(
+      'UPDATE counters_daily SET used = used - 1 WHERE day = ? AND counter_id = ? AND used > 0',
+    ),
+    debit: p('UPDATE accounts SET balance = balance - ? WHERE id = ? AND balance >= ?'),
+    refund: p('UPDATE accounts SET balance = balance + ? WHERE id = ?'),
+    accountExists: p('SELECT 1 FROM accounts WHERE id = ?').pluck(),
+    ledgerInsert: p(
+      `INSERT INTO ledger (id, account_id, amount, kind, key_id, ref, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)`,
+    ),
+    ledgerDeleteCharge: p("DELETE FROM ledger WHERE account_id = ? AND ref = ? AND kind = 'charge'"),
+    usageAdd: {
+      free: p(
+        `INSERT INTO usage_daily (day, subject, free, billed, refused) VALUES (?, ?, 1, 0, 0)
+         ON CONFLICT (subject, day) DO UPDATE SET free = free + 1`,
+      ),
+      billed: p(
+        `INSERT INTO usage_daily (day, subject, free, billed, refused) VALUES (?, ?, 0, 1, 0)
+         ON CONFLICT (subject, day) DO UPDATE SET billed = billed + 1`,
+      ),
+      refused: p(
+        `INSERT INTO usage_daily (day, subject, free, billed, refused) VALUES (?, ?, 0, 0, 1)
+         ON CONFLICT (subject, day) DO UPDATE SET refused = refused + 1`,
+      ),
+    },
+    usageUndo: {
+      free: p('UPDATE usage_daily SET free = free - 1 WHERE day = ? AND subject = ? AND free > 0'),
+      billed: p('UPDATE usage_daily SET billed = billed - 1 WHERE day = ? AND subject = ? AND billed > 0'),
+    },
+    usageDropEmpty: p(
+      'DELETE FROM usage_daily WHERE day = ? AND subject = ? AND free = 0 AND billed = 0 AND refused = 0',
+    ),
+    admissionExists: p('SELECT 1 FROM admissions WHERE plan_id = ?').pluck(),
+    admissionInsert: p('INSERT INTO admissions (plan_id, created_at) VALUES (?, ?)'),
+    admissionDelete: p('DELETE FROM admissions WHERE plan_id = ?'),
+  };
+}
+
+export type HotStatements = ReturnType<typeof prepareHot>;

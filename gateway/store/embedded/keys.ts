@@ -1,0 +1,65 @@
+/** API keys of the embedded store (D14: only the hash is stored). */
+import type Database from 'better-sqlite3';
+import { newId } from '../ids';
+import { StoreConflict, type ApiKey, type NewKey } from '../types';
+import { toKey, type KeyRow } from './rows';
+
+const KINDS: readonly string[] = ['payg', 'unlimited'];
+
+/** Insert a key for an existing account (call inside a transaction); unknown account → not_found. */
+export function insertKey(db: Database.Database, input: NewKey, now: number): ApiKey {
+  if (typeof input.hash !== 'string' || input.hash === '' || !KINDS.includes(input.kind)) {
+    throw new StoreConflict('invalid_input', 'a key needs a hash and a kind (payg or unlimited)');
+  }
+  if (!db.prepare('SELECT 1 FROM accounts WHERE id = ?').get(input.accountId)) {
+    throw new StoreConflict('not_found', `account ${input.accountId} not found`);
+  }
+  const row: KeyRow & { hash: string } = {
+    id: newId('key'),
+    account_id: input.accountId,
+    hash: input.hash,
+    prefix: input.prefix,
+    label: input.label ?? null,
+    kind: input.kind,
+    package_until: input.packageUntil ?? null,
+    status: 'active',
+    created_at: now,
+    revoked_at: null,
+  };
+  db.prepare(
+    `INSERT INTO api_keys (id, account_id, hash, prefix, label, kind, package_until, status, created_at, revoked_at)
+     VALUES (@id, @account_id, @hash, @prefix, @label, @kind, @package_until, @status, @created_at, @revoked_at)`,
+  ).run(row);
+  return toKey(row);
+}
+
+/** The key with this id, or null. */
+export function getKey(db: Database.Database, id: string): ApiKey | null {
+  const row = db.prepare('SELECT * FROM api_keys WHERE id = ?').get(id) as KeyRow | undefined;
+  return row ? toKey(row) : null;
+}
+
+/** Revoke an active key; unknown → not_found, already revoked → already_revoked (revokedAt keeps the first). */
+export function revokeKey(db: Database.Database, id: string, now: number): ApiKey {
+  return db
+    .transaction(() => {
+      const key = getKey(db, id);
+      if (!key) throw new StoreConflict('not_found', `key ${id} not found`);
+      if (key.status === 'revoked')
+        throw new StoreConflict('already_revoked', `key ${id} is already revoked`);
+      db.prepare("UPDATE api_keys SET status = 'revoked', revoked_at = ? WHERE id = ?").run(now, id);
+      return { ...key, status: 'revoked' as const, revokedAt: now };
+    })
+    .immediate();
+}
+
+/** Keys of an account, oldest first; unknown account → not_found. */
+export function listKeys(db: Database.Database, accountId: string): ApiKey[] {
+  if (!db.prepare('SELECT 1 FROM accounts WHERE id = ?').get(accountId)) {
+    throw new StoreConflict('not_found', `account ${accountId} not found`);
+  }
+  const rows = db
+    .prepare('SELECT * FROM api_keys WHERE account_id = ? ORDER BY created_at, id')
+    .all(accountId);
+  return (rows as KeyRow[]).map(toKey);
+}

@@ -1,0 +1,187 @@
+/**
+ * The embedded store: SQLite through one better-sqlite3 connection. Admissions run as prepared statements in
+ * synchronous IMMEDIATE transactions, grouped per event-loop turn (group-commit.ts) and committed before their promises
+ * resolve; knex, on the same connection, runs the shared migrations. Every write is a synchronous transaction, so
+ * there is one writer and nothing interleaves with an admission.
+ */
+import type Database from 'better-sqlite3';
+import type { Knex } from 'knex';
+import type { StoreDeps } from '../index';
+import { runMigrations } from '../migrations';
+import { addressKey } from '../ranges';
+import type {
+  Account,
+  AccountStatus,
+  AdmissionPlan,
+  AdmissionResult,
+  ApiKey,
+  KeyIdentity,
+  LedgerEntry,
+  NewAccount,
+  NewKey,
+  SlotView,
+  Store,
+  Ticket,
+  UsageRow,
+  WhitelistEntry,
+} from '../types';
+import * as accounts from './accounts';
+import { admitInTransaction, asEmbeddedUndo, releaseInTransaction } from './admission';
+import { prepareHot, type HotStatements } from './hot-statements';
+import * as keys from './keys';
+import { GroupCommit } from './group-commit';
+import { knexOnDatabase, openDatabase } from './open';
+import { Pruner } from './prune';
+import * as reports from './reports';
+import { toAccount, toKeyFromJoined, type AccountRow, type KeyIdentityRow } from './rows';
+import * as whitelist from './whitelist';
+
+/** The Store on a SQLite file (or ":memory:"). Call migrate() before use (createStore does). */
+export class EmbeddedStore implements Store {
+  readonly db: Database.Database;
+  private readonly knex: Knex;
+  private hot: HotStatements | null = null;
+  private batcher: GroupCommit<AdmissionPlan, AdmissionResult> | null = null;
+  private readonly pruner: Pruner;
+  private lastNow = 0;
+
+  constructor(
+    path: string,
+    private readonly logger?: StoreDeps['logger'],
+  ) {
+    this.db = openDatabase(path);
+    this.knex = knexOnDatabase(this.db);
+    this.pruner = new Pruner(this.db);
+  }
+
+  async migrate(): Promise<void> {
+    await runMigrations(this.knex);
+    const st = prepareHot(this.db);
+    this.hot = st;
+    const one = (plan: AdmissionPlan) => {
+      this.lastNow = plan.now;
+      return admitInTransaction(st, plan);
+    };
+    const prune = () => this.pruner.maybePrune(this.lastNow);
+    const onError = (err: unknown) => this.logger?.error({ err }, 'embedded store: pruning failed');
+    this.batcher = new GroupCommit(this.db, one, prune, onError);
+  }
+
+  async close(): Promise<void> {
+    this.batcher?.drain();
+    await this.knex.destroy();
+    if (this.db.open) this.db.close();
+  }
+
+  private admissions(): GroupCommit<AdmissionPlan, AdmissionResult> {
+    if (!this.batcher) throw new Error('embedded store: migrate() was not called');
+    return this.batcher;
+  }
+
+  private st(): HotStatements {
+    if (!this.hot) throw new Error('embedded store: migrate() was not called');
+    return this.hot;
+  }
+
+  async findKeyByHash(hash: string): Promise<KeyIdentity | null> {
+    const row = this.st().keyByHash.get(hash) as KeyIdentityRow | undefined;
+    return row ? { key: toKeyFromJoined(row), account: toAccount(row) } : null;
+  }
+
+  async findWhitelistedAccount(address: string): Promise<Account | null> {
+    const k = addressKey(address);
+    if (!k) return null;
+    const st = this.st();
+    const near = st.whitelistNearest.get(k.family, k.hex) as
+      { account_id: string; range_end: string } | undefined;
+    if (!near) return null;
+    const covered =
+      near.range_end >= k.hex ||
+      st.whitelistAccountCovers.get(near.account_id, k.family, k.hex, k.hex) !== undefined;
+    const row = covered ? (st.accountById.get(near.account_id) as AccountRow | undefined) : undefined;
+    return row ? toAccount(row) : null;
+  }
+
+  async admit(plan: AdmissionPlan): Promise<AdmissionResult> {
+    return this.admissions().submit(plan);
+  }
+
+  async release(ticket: Ticket): Promise<void> {
+    const st = this.st();
+    const undo = asEmbeddedUndo(ticket.undo);
+    this.db.transaction(() => releaseInTransaction(st, ticket.planId, undo)).immediate();
+  }
+
+  async recordRefusal(subjects: string[], day: string): Promise<void> {
+    const st = this.st();
+    this.db
+      .transaction(() => {
+        for (const s of subjects) st.usageAdd.refused.run(day, s);
+      })
+      .immediate();
+  }
+
+  async createAccount(input: NewAccount, now: number): Promise<Account> {
+    return accounts.createAccount(this.db, input, now);
+  }
+  async getAccount(id: string): Promise<Account | null> {
+    const row = this.db.prepare('SELECT * FROM accounts WHERE id = ?').get(id) as AccountRow | undefined;
+    return row ? toAccount(row) : null;
+  }
+  async findAccountByEmail(email: string): Promise<Account | null> {
+    const norm = accounts.normaliseEmail(email);
+    const row = this.db.prepare('SELECT * FROM accounts WHERE email_norm = ?').get(norm) as
+      AccountRow | undefined;
+    return row ? toAccount(row) : null;
+  }
+  async setAccountStatus(id: string, status: AccountStatus): Promise<Account> {
+    return accounts.updateAccount(this.db, id, 'status', status);
+  }
+  async setUnlimitedUntil(id: string, until: number | null): Promise<Account> {
+    return accounts.updateAccount(this.db, id, 'unlimited_until', until);
+  }
+  async setPasswordHash(id: string, hash: string): Promise<void> {
+    accounts.updateAccount(this.db, id, 'password_hash', hash);
+  }
+  async credit(accountId: string, amount: number, idempotencyKey: string | null, now: number) {
+    return accounts.credit(this.db, accountId, amount, idempotencyKey, now);
+  }
+  async buyPackage(accountId: string, price: number, key: NewKey, now: number) {
+    return accounts.buyPackage(this.db, accountId, price, key, now);
+  }
+  async createKey(input: NewKey, now: number): Promise<ApiKey> {
+    return this.db.transaction(() => keys.insertKey(this.db, input, now)).immediate();
+  }
+  async getKey(id: string): Promise<ApiKey | null> {
+    return keys.getKey(this.db, id);
+  }
+  async listKeys(accountId: string): Promise<ApiKey[]> {
+    return keys.listKeys(this.db, accountId);
+  }
+  async revokeKey(id: string, now: number): Promise<ApiKey> {
+    return keys.revokeKey(this.db, id, now);
+  }
+  async listSlots(
+    scope: string,
+    mode: 'fixed' | 'sliding',
+    windowMs: number,
+    now: number,
+  ): Promise<SlotView[]> {
+    return reports.listSlots(this.db, scope, mode, windowMs, now);
+  }
+  async addWhitelist(accountId: string, cidr: string, now: number): Promise<WhitelistEntry> {
+    return whitelist.addWhitelist(this.db, accountId, cidr, now);
+  }
+  async removeWhitelist(accountId: string, entryId: string): Promise<void> {
+    whitelist.removeWhitelist(this.db, accountId, entryId);
+  }
+  async listWhitelist(accountId: string): Promise<WhitelistEntry[]> {
+    return whitelist.listWhitelist(this.db, accountId);
+  }
+  async usage(subjects: string[], fromDay: string, toDay: string): Promise<UsageRow[]> {
+    return reports.usage(this.db, subjects, fromDay, toDay);
+  }
+  async ledger(accountId: string, limit: number): Promise<LedgerEntry[]> {
+    return reports.ledger(this.db, accountId, limit);
+  }
+}

@@ -1,0 +1,35 @@
+/**
+ * The shared migrations: knex migrations as TS modules, loaded from an explicit ordered list (a custom
+ * migrationSource) so they run the same from TS under jest and from compiled JS, on SQLite and PostgreSQL.
+ */
+import type { Knex } from 'knex';
+import * as initial from './001_initial';
+
+/** The knex bookkeeping table of the migrations (its lock table is `${MIGRATIONS_TABLE}_lock`). */
+export const MIGRATIONS_TABLE = 'geogate_migrations';
+export const MIGRATIONS_LOCK_TABLE = `${MIGRATIONS_TABLE}_lock`;
+
+interface Migration {
+  name: string;
+  up(knex: Knex): Promise<void>;
+  down(knex: Knex): Promise<void>;
+}
+
+/** Every migration, in order. Append only. */
+export const MIGRATIONS: readonly Migration[] = [initial];
+
+/** A knex migration source over the explicit list. */
+export const migrationSource: Knex.MigrationSource<Migration> = {
+  getMigrations: async () => [...MIGRATIONS],
+  getMigrationName: (m) => m.name,
+  getMigration: async (m) => m,
+};
+
+/** Bring the schema up to date (idempotent). `schemaName` is for PostgreSQL schemas. */
+export async function runMigrations(knex: Knex, opts: { schemaName?: string } = {}): Promise<void> {
+  await knex.migrate.latest({
+    migrationSource,
+    tableName: MIGRATIONS_TABLE,
+    ...(opts.schemaName !== undefined ? { schemaName: opts.schemaName } : {}),
+  });
+}

@@ -1,0 +1,45 @@
+/**
+ * The store contract: one suite of behaviour-named tests that every Store implementation runs (the embedded SQLite
+ * store and the shared PostgreSQL + Redis store). It observes the store only through the `Store` interface.
+ */
+import type { Store } from '../../gateway/store/types';
+import { accountRules } from './accounts.contract';
+import { allowanceRules } from './allowance.contract';
+import type { StoreFactory, StoreHolder } from './helpers';
+import { keyRules } from './keys.contract';
+import { modelRules } from './model.contract';
+import { propertyRules } from './properties.contract';
+import { refusalRules } from './refusal.contract';
+import { releaseRules } from './release.contract';
+import { slotRules } from './slots.contract';
+import { whitelistRules } from './whitelist.contract';
+
+export { T0 } from './helpers';
+
+/** Define the contract tests for the store `factory` makes (one store for the whole suite; cleaned up after). */
+export function describeStoreContract(name: string, factory: StoreFactory): void {
+  describe(`store contract: ${name}`, () => {
+    let made: Awaited<ReturnType<StoreFactory>> | null = null;
+    const holder: StoreHolder = {
+      get store(): Store {
+        if (!made) throw new Error('the store factory has not run');
+        return made.store;
+      },
+    };
+    beforeAll(async () => {
+      made = await factory();
+    });
+    afterAll(async () => {
+      await made?.cleanup();
+    });
+    slotRules(holder);
+    allowanceRules(holder);
+    refusalRules(holder);
+    releaseRules(holder);
+    accountRules(holder);
+    keyRules(holder);
+    whitelistRules(holder);
+    propertyRules(holder);
+    modelRules(holder);
+  });
+}
