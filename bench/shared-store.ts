@@ -1,0 +1,302 @@
+/**
+ * Benchmark of the shared store (issue 4, acceptance 7): Redis round trips per admitted request, read from Redis's
+ * own INFO commandstats (cmdstat_evalsha calls / admitted requests), plus throughput and latency of `admit`.
+ * Runs against a private redis-server and a three-node Redis Cluster it starts on free loopback ports (so no other
+ * client's commands are counted) and a throw-away PostgreSQL database on 127.0.0.1:5432.
+ * Usage: npm run build:ts && node dist/bench/shared-store.js [admissions=20000] [concurrency=32]
+ */
+import { execFile, spawn, type ChildProcess } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { performance } from 'node:perf_hooks';
+import { promisify } from 'node:util';
+import { Redis } from 'ioredis';
+import { Client } from 'pg';
+import { openSharedStore, type SharedStore } from '../gateway/store/shared';
+import type { AdmissionPlan } from '../gateway/store/types';
+
+const run = promisify(execFile);
+const N = Number(process.argv[2] ?? 20_000);
+const CONCURRENCY = Number(process.argv[3] ?? 32);
+const T0 = Date.UTC(2026, 10, 22, 10);
+const DAY = '2026-11-22';
+
+async function freePort(): Promise<number> {
+  return new Promise((resolve) => {
+    const s = createServer().listen(0, '127.0.0.1', () => {
+      const a = s.address();
+      s.close(() => resolve(typeof a === 'object' && a ? a.port : 0));
+    });
+  });
+}
+
+async function waitPing(port: number): Promise<void> {
+  for (let i = 0; i < 200; i++) {
+    const r = new Redis({ port, lazyConnect: true, maxRetriesPerRequest: 0, retryStrategy: () => null });
+    r.on('error', () => undefined);
+    try {
+      await r.connect();
+      await r.ping();
+      r.disconnect();
+      return;
+    } catch {
+      r.disconnect();
+      await new Promise((res) => setTimeout(res, 50));
+    }
+  }
+  throw new Error(`redis-server on ${port} did not start`);
+}
+
+/** Start redis-servers (cluster-enabled when `cluster`); returns the ports, a store URL and a stop function. */
+async function startRedis(count: number, cluster: boolean) {
+  const dir = mkdtempSync(join(tmpdir(), 'gg-bench-'));
+  const ports: number[] = [];
+  const procs: ChildProcess[] = [];
+  for (let i = 0; i < count; i++) {
+    let port = await freePort();
+    while (port > 55_535 || ports.includes(port)) port = await freePort();
+    ports.push(port);
+    const args = [
+      '--port',
+      String(port),
+      '--bind',
+      '127.0.0.1',
+      '--save',
+      '',
+      '--appendonly',
+      'no',
+      '--dir',
+      dir,
+    ];
+    if (cluster)
+      args.push('--cluster-enabled', 'yes', '--cluster-config-file', join(dir, `nodes-${port}.conf`));
+    procs.push(spawn('redis-server', args, { stdio: 'ignore' }));
+  }
+  await Promise.all(ports.map(waitPing));
+  if (cluster) {
+    await run('redis-cli', [
+      '--cluster',
+      'create',
+      ...ports.map((p) => `127.0.0.1:${p}`),
+      '--cluster-replicas',
+      '0',
+      '--cluster-yes',
+    ]);
+    await new Promise((r) => setTimeout(r, 1_000));
+  }
+  const url = cluster
+    ? `redis+cluster://${ports.map((p) => `127.0.0.1:${p}`).join(',')}`
+    : `redis://127.0.0.1:${ports[0]}`;
+  const stop = () => {
+    for (const p of procs) p.kill('SIGKILL');
+    rmSync(dir, { recursive: true, force: true });
+  };
+  return { ports, url, stop };
+}
+
+/** Sum of `calls` of the given commands over all nodes, from INFO commandstats. */
+async function commandCalls(ports: number[]): Promise<Record<string, number>> {
+  const out: Record<string, number> = {};
+  for (const port of ports) {
+    const r = new Redis({ port });
+    const info = await r.info('commandstats');
+    r.disconnect();
+    for (const m of info.matchAll(/^cmdstat_([a-z|_-]+):calls=(\d+)/gm)) {
+      out[m[1] as string] = (out[m[1] as string] ?? 0) + Number(m[2]);
+    }
+  }
+  return out;
+}
+
+async function resetStats(ports: number[]): Promise<void> {
+  for (const port of ports) {
+    const r = new Redis({ port });
+    await r.config('RESETSTAT');
+    r.disconnect();
+  }
+}
+
+type Mix = 'A' | 'B';
+
+/** Rule set B's keyed plan: the key's slots, then the account's counter and wallet (spec 5.4, 5.5). */
+function planB(
+  base: Omit<AdmissionPlan, 'slots' | 'free' | 'overflow'>,
+  keyId: string,
+  accountId: string,
+  free: boolean,
+): AdmissionPlan {
+  return {
+    ...base,
+    keyId,
+    usage: [`key:${keyId}`, `account:${accountId}`],
+    slots: [
+      {
+        scope: `key:${keyId}`,
+        member: '203.0.113.1',
+        capacity: 2,
+        mode: 'sliding',
+        windowMs: 86_400_000,
+        refuse: 'key_ip_limit',
+      },
+    ],
+    free: [{ id: `account:${accountId}`, limit: free ? 1_000_000 : 0 }],
+    overflow: { kind: 'bill', accountId, price: 1, refuse: 'quota_exceeded' },
+  };
+}
+
+/** The request mix: anonymous free, keyed free, keyed billed (A: key + network counters; B: account counter). */
+function plans(accountId: string, mix: Mix): (i: number) => AdmissionPlan {
+  return (i) => {
+    const kind = i % 3;
+    const net = `network:198.51.${(i >> 8) & 255}.${i & 255}/32`;
+    const keyId = `key_bench${i % 50}`;
+    const base = {
+      id: `bench-${i}-${randomBytes(3).toString('hex')}`,
+      now: T0,
+      day: DAY,
+      keyId: null,
+      usage: [net],
+    };
+    if (kind === 0) {
+      return {
+        ...base,
+        slots: [],
+        free: [{ id: net, limit: 2500 }],
+        overflow: { kind: 'refuse', code: 'quota_exceeded' },
+      };
+    }
+    if (mix === 'B') return planB(base, keyId, accountId, kind === 1);
+    const slot = {
+      scope: `key:${keyId}`,
+      member: '203.0.113.1',
+      capacity: 2,
+      mode: 'fixed' as const,
+      windowMs: 86_400_000,
+      refuse: 'key_ip_limit' as const,
+    };
+    return {
+      ...base,
+      keyId,
+      usage: [`key:${keyId}`, `account:${accountId}`],
+      slots: [slot],
+      free: [
+        { id: `key:${keyId}`, limit: kind === 1 ? 1_000_000 : 0 },
+        { id: net, limit: 2500 },
+      ],
+      overflow: { kind: 'bill', accountId, price: 1, refuse: 'no_credits' },
+    };
+  };
+}
+
+async function measure(label: string, mix: Mix, store: SharedStore, ports: number[]): Promise<void> {
+  const acc = await store.createAccount({ email: `bench-${mix}-${Date.now()}@example.org` }, T0);
+  await store.credit(acc.id, 10 * N, null, T0);
+  const mk = plans(acc.id, mix);
+  for (let i = 0; i < 200; i++) await store.admit(mk(N + i)); // warm-up: scripts loaded, wallet initialised
+  await store.drain.flush();
+  await resetStats(ports);
+  const lat: number[] = [];
+  let admitted = 0;
+  let next = 0;
+  const t0 = performance.now();
+  await Promise.all(
+    Array.from({ length: CONCURRENCY }, async () => {
+      while (next < N) {
+        const i = next++;
+        const t = performance.now();
+        if ((await store.admit(mk(i))).admitted) admitted += 1;
+        lat.push(performance.now() - t);
+      }
+    }),
+  );
+  const seconds = (performance.now() - t0) / 1000;
+  const during = await commandCalls(ports);
+  await store.drain.flush();
+  const after = await commandCalls(ports);
+  lat.sort((a, b) => a - b);
+  const pct = (p: number) => (lat[Math.min(lat.length - 1, Math.floor(lat.length * p))] ?? 0).toFixed(2);
+  // commandstats also counts the commands a script runs inside Redis; XRANGE and XDEL are only sent by clients.
+  const drainCalls = (after.xrange ?? 0) + (after.xdel ?? 0);
+  console.log(
+    `\n== ${label}, rule set ${mix} plans: ${N} admissions, concurrency ${CONCURRENCY}, mix 1/3 anonymous, 1/3 keyed free, 1/3 keyed billed`,
+  );
+  console.log(`admitted: ${admitted}`);
+  console.log(`cmdstat_evalsha calls: ${during.evalsha ?? 0}  (eval: ${during.eval ?? 0})`);
+  console.log(`EVALSHA per admitted request: ${((during.evalsha ?? 0) / admitted).toFixed(3)}`);
+  console.log(
+    `background drain XRANGE+XDEL per admitted request (amortised): ${(drainCalls / admitted).toFixed(3)}`,
+  );
+  console.log(
+    `throughput: ${Math.round(N / seconds)} admissions/s; latency ms p50 ${pct(0.5)} p99 ${pct(0.99)}`,
+  );
+  console.log(`commandstats calls (incl. commands run inside scripts): ${JSON.stringify(after)}`);
+}
+
+/** How fast the drain writes a backlog of N events (rule set A mix) to PostgreSQL, with no admissions meanwhile. */
+async function drainThroughput(postgres: string, redis: string): Promise<void> {
+  const store = await openSharedStore({
+    postgres,
+    redis,
+    keyPrefix: 'bench-drain:',
+    drainIntervalMs: 3_600_000,
+  });
+  try {
+    const acc = await store.createAccount({ email: `bench-drain-${Date.now()}@example.org` }, T0);
+    await store.credit(acc.id, 10 * N, null, T0);
+    const mk = plans(acc.id, 'A');
+    let next = 0;
+    await Promise.all(
+      Array.from({ length: CONCURRENCY }, async () => {
+        while (next < N) await store.admit(mk(next++));
+      }),
+    );
+    const t = performance.now();
+    const drained = await store.drain.flush();
+    const ms = performance.now() - t;
+    console.log(
+      `\n== drain (one Redis): a backlog of ${drained} events written to PostgreSQL in ${ms.toFixed(0)} ms`,
+    );
+    console.log(`drain throughput: ${Math.round(drained / (ms / 1000))} events/s`);
+  } finally {
+    await store.close();
+  }
+}
+
+async function main(): Promise<void> {
+  const admin = new Client({
+    host: '127.0.0.1',
+    port: 5432,
+    user: process.env.PGUSER ?? 'postgres',
+    database: 'postgres',
+  });
+  await admin.connect();
+  for (const cluster of [false, true]) {
+    const name = `gg_bench_${Date.now().toString(36)}`;
+    await admin.query(`CREATE DATABASE ${name}`);
+    const redis = await startRedis(cluster ? 3 : 1, cluster);
+    const store = await openSharedStore({
+      postgres: `postgres://${admin.user}@127.0.0.1:5432/${name}`,
+      redis: redis.url,
+      keyPrefix: 'bench:',
+    });
+    try {
+      for (const mix of ['A', 'B'] as const) {
+        await measure(cluster ? 'Redis Cluster (3 masters)' : 'one Redis', mix, store, redis.ports);
+      }
+      if (!cluster) await drainThroughput(`postgres://${admin.user}@127.0.0.1:5432/${name}`, redis.url);
+    } finally {
+      await store.close();
+      redis.stop();
+      await admin.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+    }
+  }
+  await admin.end();
+}
+
+main().catch((err) => {
+  console.error(err);
+  process.exit(1);
+});

@@ -1,0 +1,53 @@
+/** The store factory: the embedded store (SQLite) or the shared store (PostgreSQL + Redis, issue 4). */
+import type { Clock } from '../core/clock';
+import { EmbeddedStore } from './embedded/store';
+import type { Store } from './types';
+
+export type StoreConfig =
+  | { kind: 'embedded'; path: string }
+  | {
+      kind: 'shared';
+      postgres: string;
+      redis: string;
+      keyPrefix?: string;
+      onStoreFailure?: 'closed' | 'open';
+    };
+
+/** What a store may need from the gateway. */
+export interface StoreDeps {
+  clock: Clock;
+  logger?: {
+    info(o: object, msg?: string): void;
+    warn(o: object, msg?: string): void;
+    error(o: object, msg?: string): void;
+  };
+}
+
+/** Open the configured store and bring its schema up to date (parent folders of the SQLite file are created). */
+export async function createStore(cfg: StoreConfig, deps: StoreDeps): Promise<Store> {
+  if (cfg.kind === 'shared') {
+    // Issue 4: PostgreSQL + Redis; connects, then runs the shared migrations (see docs/shared-state.md).
+    const { openSharedStore } = await import('./shared');
+    const shared = await openSharedStore({
+      postgres: cfg.postgres,
+      redis: cfg.redis,
+      ...(cfg.keyPrefix !== undefined ? { keyPrefix: cfg.keyPrefix } : {}),
+      ...(deps.logger ? { logger: deps.logger } : {}),
+    });
+    deps.logger?.info({ store: 'shared', cluster: shared.cluster }, 'store ready');
+    return shared;
+  }
+  const store = new EmbeddedStore(cfg.path, deps.logger);
+  try {
+    await store.migrate();
+  } catch (err) {
+    await store.close();
+    throw err;
+  }
+  deps.logger?.info({ store: 'embedded', path: cfg.path }, 'store ready');
+  return store;
+}
+
+export { EmbeddedStore } from './embedded/store';
+export { runMigrations, MIGRATIONS_TABLE } from './migrations';
+export * from './types';

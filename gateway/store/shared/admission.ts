@@ -1,0 +1,379 @@
+/**
+ * Admission and release on Redis (types.ts `Store.admit` / `Store.release`).
+ *
+ * One Redis server, or a plan whose keys share a shard: the whole plan is ONE script call (one round trip),
+ * atomic (D10). A Redis Cluster with a plan spanning shards (rule set A: a key, its network, its account) runs an
+ * ordered reserve-then-compensate (docs/shared-state.md): slot steps in plan order, then one conditional reserve per
+ * shard of free counters, then the overflow step; each step is atomic in its shard and checks its own limit, so no
+ * step can take more than its rule allows; a later refusal releases the earlier steps through their marks. Steps in
+ * one shard are merged (the last slot set with the first counter group; everything from the counters' and wallet's
+ * shard on when they share one), so keyed requests of either rule set take two steps.
+ */
+import type { AdmissionPlan, AdmissionResult, CounterSpec, SlotSpec, Ticket } from '../types';
+import { redisFault, StoreUnavailableError } from './errors';
+import { shardOf, type Layout } from './layout';
+import { scriptsOf, type RedisClient } from './redis-client';
+import { parseStepReply, stepArgs, type MarkRef, type StepInput, type StepReply } from './step';
+
+/** The shared store's Ticket.undo: the marks of the admission's steps. */
+export interface SharedUndo {
+  v: 'shared-1';
+  marks: MarkRef[];
+}
+
+type Refusal = Extract<AdmissionResult, { admitted: false }>;
+
+/** Wallet initialisation (from the ledger, once) for an account the script found without a Redis balance. */
+export type WalletInit = (accountId: string) => Promise<void>;
+
+/** Admissions that failed with an unknown outcome: their marks are released once Redis answers again. */
+export type Recovery = (marks: MarkRef[], planId: string) => void;
+
+/** Whether a failed command may have reached Redis (ioredis refuses unsent commands with these messages). */
+function wasSent(fault: Error): boolean {
+  return !/enableOfflineQueue|isn't writeable|isn't ready/.test(fault.message);
+}
+
+/** The shard whose stream gets the admission's event on a single step. */
+function primaryShard(plan: AdmissionPlan): number {
+  if (plan.overflow.kind === 'bill') return shardOf(`account:${plan.overflow.accountId}`);
+  const first = plan.free[0]?.id ?? plan.slots[0]?.scope ?? plan.id;
+  return shardOf(first);
+}
+
+/** The one shard holding every free counter and the wallet to bill (null when they are spread or absent). */
+function tailShard(plan: AdmissionPlan): number | null {
+  const shards = new Set(plan.free.map((c) => shardOf(c.id)));
+  if (plan.overflow.kind === 'bill') shards.add(shardOf(`account:${plan.overflow.accountId}`));
+  return shards.size === 1 ? ([...shards][0] ?? null) : null;
+}
+
+/** Consecutive items with the same shard, in order. */
+function runsByShard<T>(items: readonly T[], shard: (t: T) => number): { shard: number; items: T[] }[] {
+  const runs: { shard: number; items: T[] }[] = [];
+  for (const it of items) {
+    const s = shard(it);
+    const last = runs[runs.length - 1];
+    if (last && last.shard === s) last.items.push(it);
+    else runs.push({ shard: s, items: [it] });
+  }
+  return runs;
+}
+
+/** Counters grouped by shard, groups in order of first appearance (so free[0] is in the first group). */
+function groupsByShard(counters: readonly CounterSpec[]): { shard: number; items: CounterSpec[] }[] {
+  const map = new Map<number, CounterSpec[]>();
+  for (const c of counters) {
+    const s = shardOf(c.id);
+    map.set(s, [...(map.get(s) ?? []), c]);
+  }
+  return [...map.entries()].map(([shard, items]) => ({ shard, items }));
+}
+
+/** Check the plan's numbers before anything runs (a bad plan is a bug, not a refusal). */
+function checkPlan(plan: AdmissionPlan): void {
+  if (
+    plan.overflow.kind === 'bill' &&
+    (!Number.isSafeInteger(plan.overflow.price) || plan.overflow.price <= 0)
+  ) {
+    throw new RangeError(`admission plan ${plan.id}: price must be a positive safe integer`);
+  }
+  if (!Number.isSafeInteger(plan.now) || !/^\d{4}-\d{2}-\d{2}$/.test(plan.day)) {
+    throw new RangeError(`admission plan ${plan.id}: now must be epoch ms and day YYYY-MM-DD`);
+  }
+}
+
+/** Executes plans against Redis. */
+export class Admitter {
+  constructor(
+    private readonly redis: RedisClient,
+    private readonly layout: Layout,
+    private readonly cluster: boolean,
+    private readonly initWallet: WalletInit,
+    private readonly recover: Recovery,
+  ) {}
+
+  /** Execute a plan all-or-nothing. */
+  async admit(plan: AdmissionPlan): Promise<AdmissionResult> {
+    checkPlan(plan);
+    const shards = new Set<number>([
+      ...plan.slots.map((s) => shardOf(s.scope)),
+      ...plan.free.map((c) => shardOf(c.id)),
+      ...(plan.overflow.kind === 'bill' ? [shardOf(`account:${plan.overflow.accountId}`)] : []),
+    ]);
+    if (!this.cluster || shards.size <= 1) return this.admitOneStep(plan);
+    return this.admitStepwise(plan);
+  }
+
+  /** Release every step of a ticket (each step once, by its mark). */
+  async release(ticket: Ticket): Promise<void> {
+    const undo = ticket.undo as Partial<SharedUndo> | null;
+    if (!undo || undo.v !== 'shared-1' || !Array.isArray(undo.marks)) {
+      throw new TypeError('release: the ticket was not issued by the shared store');
+    }
+    // Redis down: the release is retried in the background (marks make it exactly once) and the fault reported.
+    await this.compensate(ticket.planId, undo.marks);
+  }
+
+  /** Release marks in reverse order (the last step first). */
+  async releaseMarks(planId: string, marks: readonly MarkRef[]): Promise<void> {
+    for (const [shard, step] of [...marks].reverse()) {
+      try {
+        await scriptsOf(this.redis).ggRelease(1, this.layout.mark(shard, planId, step), Date.now());
+      } catch (err) {
+        throw redisFault(err);
+      }
+    }
+  }
+
+  /** Give back what earlier steps took; when Redis fails meanwhile, leave it to the background release. */
+  private async compensate(planId: string, marks: readonly MarkRef[]): Promise<void> {
+    try {
+      await this.releaseMarks(planId, marks);
+    } catch (err) {
+      if (err instanceof StoreUnavailableError) this.recover([...marks], planId);
+      throw err;
+    }
+  }
+
+  private async runStep(plan: AdmissionPlan, s: StepInput, done: MarkRef[]): Promise<StepReply> {
+    const { keys, spec } = stepArgs(this.layout, plan, s);
+    let reply: StepReply;
+    try {
+      reply = parseStepReply(await scriptsOf(this.redis).ggAdmit(keys.length, ...keys, spec));
+    } catch (err) {
+      const fault = redisFault(err);
+      // The outcome is unknown (the reply may have been lost): release this step and the earlier ones later.
+      if (fault instanceof StoreUnavailableError) {
+        const own: MarkRef[] = s.countersOptional
+          ? [
+              [s.shard, s.step],
+              [s.shard, s.step + 1],
+            ]
+          : [[s.shard, s.step]];
+        const marks: MarkRef[] = wasSent(fault) ? [...done, ...own] : [...done];
+        if (marks.length > 0) this.recover(marks, plan.id);
+      }
+      throw fault;
+    }
+    if (reply.kind === 'needs-wallet' && s.overflow.kind === 'bill') {
+      await this.initWallet(s.overflow.accountId);
+      return this.runStep(plan, s, done);
+    }
+    if (reply.kind === 'duplicate') throw new Error(`admission plan ${plan.id} was already admitted`);
+    if (reply.kind === 'needs-wallet') throw new Error('admission script asked for a wallet without billing');
+    return reply;
+  }
+
+  private ticket(plan: AdmissionPlan, marks: MarkRef[]): Ticket {
+    const undo: SharedUndo = { v: 'shared-1', marks };
+    return { planId: plan.id, undo };
+  }
+
+  private async admitOneStep(plan: AdmissionPlan): Promise<AdmissionResult> {
+    const shard = primaryShard(plan);
+    const step: StepInput = {
+      shard,
+      step: 0,
+      slots: plan.slots,
+      counters: plan.free,
+      notFree: false,
+      overflow: plan.overflow,
+      event: true,
+    };
+    const r = await this.runStep(plan, step, []);
+    if (r.kind !== 'admitted') return this.refusal(r);
+    return {
+      admitted: true,
+      billed: r.billed,
+      charged: r.charged,
+      quota: r.quota,
+      ticket: this.ticket(plan, [[shard, 0]]),
+    };
+  }
+
+  private refusal(r: StepReply, quota?: Refusal['quota']): Refusal {
+    if (r.kind !== 'refused') throw new Error(`admission: expected a refusal, got ${r.kind}`);
+    const out: Refusal = {
+      admitted: false,
+      code: r.code as Refusal['code'],
+      quota: quota === undefined ? r.quota : quota,
+    };
+    if (r.nextSlotFreeAt !== null) out.nextSlotFreeAt = r.nextSlotFreeAt;
+    return out;
+  }
+
+  /** Cluster, several shards: slots → free counters → overflow, compensating on a later refusal. */
+  private async admitStepwise(plan: AdmissionPlan): Promise<AdmissionResult> {
+    const done: MarkRef[] = [];
+    const tail = tailShard(plan);
+    // When the counters and the wallet share one shard, the trailing slots in that shard and everything after them
+    // are one step (rule set B: the account's address set, counter and wallet); earlier slots are steps of their own.
+    let split = plan.slots.length;
+    if (tail !== null) while (split > 0 && shardOf(plan.slots[split - 1]?.scope ?? '') === tail) split -= 1;
+    const base = {
+      counters: [] as CounterSpec[],
+      notFree: false,
+      overflow: { kind: 'free' } as const,
+      event: false,
+    };
+    const runs = runsByShard<SlotSpec>(plan.slots.slice(0, split), (s) => shardOf(s.scope));
+    // The last slot run and the first counter group in one shard share a step (rule set A: the key's slots and
+    // its counter), its counter reservation under its own mark.
+    const firstGroup = tail === null ? groupsByShard(plan.free)[0] : undefined;
+    const merged =
+      runs.length > 0 && runs[runs.length - 1]?.shard === firstGroup?.shard ? runs.pop() : undefined;
+    for (const run of runs) {
+      const r = await this.runStep(
+        plan,
+        { ...base, shard: run.shard, step: done.length, slots: run.items },
+        done,
+      );
+      if (r.kind !== 'admitted') {
+        await this.compensate(plan.id, done);
+        return this.refusal(r, await this.readQuota(plan));
+      }
+      done.push([run.shard, done.length]);
+    }
+    if (tail !== null) return this.tailStep(plan, tail, plan.slots.slice(split), done);
+    const free = await this.reserveCounters(plan, done, merged?.items ?? []);
+    if (free.refusal) return free.refusal;
+    if (free.ok) {
+      return {
+        admitted: true,
+        billed: false,
+        charged: 0,
+        quota: free.quota,
+        ticket: this.ticket(plan, done),
+      };
+    }
+    return this.overflowStep(plan, done, free.quota);
+  }
+
+  /** The rest of a plan in one shard, with the plan's full rules (one atomic step). */
+  private async tailStep(
+    plan: AdmissionPlan,
+    shard: number,
+    slots: SlotSpec[],
+    done: MarkRef[],
+  ): Promise<AdmissionResult> {
+    const step: StepInput = {
+      shard,
+      step: done.length,
+      slots,
+      counters: plan.free,
+      notFree: false,
+      overflow: plan.overflow,
+      event: true,
+    };
+    const r = await this.runStep(plan, step, done);
+    if (r.kind !== 'admitted') {
+      await this.compensate(plan.id, done);
+      return this.refusal(r);
+    }
+    done.push([shard, done.length]);
+    return {
+      admitted: true,
+      billed: r.billed,
+      charged: r.charged,
+      quota: r.quota,
+      ticket: this.ticket(plan, done),
+    };
+  }
+
+  /**
+   * Reserve the free counters shard by shard (each reserve increments only when all its counters are below their
+   * limits). The last group writes the event. When a group is full, the groups reserved before are released.
+   */
+  private async reserveCounters(
+    plan: AdmissionPlan,
+    done: MarkRef[],
+    slots: SlotSpec[],
+  ): Promise<{ ok: boolean; quota: Refusal['quota']; refusal?: Refusal }> {
+    const groups = groupsByShard(plan.free);
+    if (groups.length === 0) {
+      // Vacuously free: one step records the usage event.
+      const shard = shardOf(plan.slots[0]?.scope ?? plan.id);
+      const r = await this.runStep(plan, this.eventStep(shard, done.length, false), done);
+      if (r.kind !== 'admitted') throw new Error('admission: a record step was refused');
+      done.push([shard, done.length]);
+      return { ok: true, quota: null };
+    }
+    let reservedFrom = done.length;
+    let quota: Refusal['quota'] = null;
+    for (const [i, g] of groups.entries()) {
+      const withSlots = i === 0 && slots.length > 0;
+      const step: StepInput = {
+        shard: g.shard,
+        step: done.length,
+        slots: withSlots ? slots : [],
+        counters: g.items,
+        notFree: false,
+        overflow: { kind: 'refuse', code: 'quota_exceeded' },
+        event: i === groups.length - 1,
+        countersOptional: withSlots,
+      };
+      const r = await this.runStep(plan, step, done);
+      if (i === 0) quota = r.kind === 'admitted' || r.kind === 'refused' ? r.quota : null;
+      if (withSlots) {
+        if (r.kind !== 'admitted') {
+          await this.compensate(plan.id, done); // a slot refused: nothing of this step was applied
+          return { ok: false, quota, refusal: this.refusal(r) };
+        }
+        done.push([g.shard, step.step]);
+        reservedFrom = done.length;
+        if (!r.free) return { ok: false, quota };
+        done.push([g.shard, step.step + 1]);
+        continue;
+      }
+      if (r.kind !== 'admitted') {
+        const reserved = done.splice(reservedFrom);
+        await this.compensate(plan.id, reserved);
+        // free[0]'s reservation (if any) was just released: report its value without this request.
+        if (i > 0 && quota) quota = { used: quota.used - 1, limit: quota.limit };
+        return { ok: false, quota };
+      }
+      done.push([g.shard, done.length]);
+    }
+    return { ok: true, quota };
+  }
+
+  private eventStep(shard: number, step: number, notFree: boolean): StepInput {
+    return { shard, step, slots: [], counters: [], notFree, overflow: { kind: 'free' }, event: true };
+  }
+
+  /** Not free on a cluster: refuse, serve free (Unlimited), or bill in the account's shard. */
+  private async overflowStep(
+    plan: AdmissionPlan,
+    done: MarkRef[],
+    quota: Refusal['quota'],
+  ): Promise<AdmissionResult> {
+    const o = plan.overflow;
+    if (o.kind === 'refuse') {
+      await this.compensate(plan.id, done);
+      return { admitted: false, code: o.code, quota };
+    }
+    const shard =
+      o.kind === 'bill' ? shardOf(`account:${o.accountId}`) : shardOf(plan.slots[0]?.scope ?? plan.id);
+    const step = { ...this.eventStep(shard, done.length, true), overflow: o };
+    const r = await this.runStep(plan, step, done);
+    if (r.kind !== 'admitted') {
+      await this.compensate(plan.id, done);
+      return this.refusal(r, quota);
+    }
+    done.push([shard, done.length]);
+    return { admitted: true, billed: r.billed, charged: r.charged, quota, ticket: this.ticket(plan, done) };
+  }
+
+  /** The first counter's value (for a refusal's quota) when the counter step did not run. */
+  private async readQuota(plan: AdmissionPlan): Promise<Refusal['quota']> {
+    const first = plan.free[0];
+    if (!first) return null;
+    try {
+      const v = await this.redis.get(this.layout.counter(first.id, plan.day));
+      return { used: Number(v ?? 0), limit: first.limit };
+    } catch (err) {
+      throw redisFault(err);
+    }
+  }
+}

@@ -1,0 +1,99 @@
+/**
+ * The identification cache of one gateway instance (D18, D19): key identities by hash, accounts by id, and the whole
+ * whitelist, each for at most `ttlMs` (the safety net when an invalidation message is missed). Changes made on any
+ * instance are published on Redis pub/sub and drop the entries everywhere at once. When PostgreSQL is unreachable,
+ * an expired entry is served (stale-if-error) so known keys keep working; an invalidated entry is never served.
+ */
+import { performance } from 'node:perf_hooks';
+import type { Account, KeyIdentity } from '../types';
+import { StoreUnavailableError } from './errors';
+
+interface Entry<T> {
+  v: T;
+  at: number;
+}
+
+/** One whitelist block (fixed-width hex bounds, see ranges.ts) and its account. */
+export interface WhitelistBlock {
+  family: number;
+  start: string;
+  end: string;
+  accountId: string;
+}
+
+const MAX_ENTRIES = 100_000;
+
+/** What an invalidation message names. */
+export type Invalidation =
+  { k: 'key'; hash: string } | { k: 'account'; id: string } | { k: 'whitelist' } | { k: 'all' };
+
+/** The cache. */
+export class IdentityCache {
+  private keys = new Map<string, Entry<KeyIdentity | null>>();
+  private accounts = new Map<string, Entry<Account | null>>();
+  private whitelist: Entry<WhitelistBlock[]> | null = null;
+  /** Bumped by every invalidation: a load that started before it does not store its (maybe stale) result. */
+  private generation = 0;
+
+  constructor(private readonly ttlMs: number) {}
+
+  /** The identity of a key hash, loaded with `load` when absent or expired. */
+  key(hash: string, load: () => Promise<KeyIdentity | null>): Promise<KeyIdentity | null> {
+    return this.cached(this.keys, hash, load);
+  }
+
+  /** An account by id. */
+  account(id: string, load: () => Promise<Account | null>): Promise<Account | null> {
+    return this.cached(this.accounts, id, load);
+  }
+
+  /** The whitelist blocks. */
+  async blocks(load: () => Promise<WhitelistBlock[]>): Promise<WhitelistBlock[]> {
+    const e = this.whitelist;
+    const t = performance.now();
+    if (e && t - e.at < this.ttlMs) return e.v;
+    const gen = this.generation;
+    try {
+      const v = await load();
+      if (gen === this.generation) this.whitelist = { v, at: t };
+      return v;
+    } catch (err) {
+      if (e && err instanceof StoreUnavailableError) return e.v;
+      throw err;
+    }
+  }
+
+  /** Drop what a change made stale. */
+  invalidate(msg: Invalidation): void {
+    this.generation += 1;
+    if (msg.k === 'key') this.keys.delete(msg.hash);
+    if (msg.k === 'account') {
+      this.accounts.delete(msg.id);
+      for (const [hash, e] of this.keys) if (e.v?.account.id === msg.id) this.keys.delete(hash);
+    }
+    if (msg.k === 'whitelist') this.whitelist = null;
+    if (msg.k === 'all') {
+      this.keys.clear();
+      this.accounts.clear();
+      this.whitelist = null;
+    }
+  }
+
+  private async cached<T>(map: Map<string, Entry<T>>, k: string, load: () => Promise<T>): Promise<T> {
+    const e = map.get(k);
+    const t = performance.now();
+    if (e && t - e.at < this.ttlMs) return e.v;
+    const gen = this.generation;
+    try {
+      const v = await load();
+      if (gen === this.generation) {
+        if (map.size >= MAX_ENTRIES) map.clear();
+        map.set(k, { v, at: t });
+      }
+      return v;
+    } catch (err) {
+      if (e && err instanceof StoreUnavailableError) return e.v;
+      throw err;
+    }
+  }
+}

@@ -1,0 +1,75 @@
+/**
+ * Redis key layout of the shared store. Every key carries a hash tag `{n}` (n = shard 0..SHARDS-1 of its entity),
+ * so on a Redis Cluster all keys of one entity (a key, a network, an account) sit in one hash slot and one script can
+ * touch them together. Each shard has one event stream that the drain copies into PostgreSQL.
+ */
+
+/** Number of shards: tags `{0}`..`{15}`, spread over the cluster's masters. */
+export const SHARDS = 16;
+
+/** The entity's shard: FNV-1a (32 bit) of its name, modulo SHARDS. */
+export function shardOf(entity: string): number {
+  let h = 0x811c9dc5;
+  for (let i = 0; i < entity.length; i++) {
+    h ^= entity.charCodeAt(i);
+    h = Math.imul(h, 0x01000193) >>> 0;
+  }
+  return h % SHARDS;
+}
+
+/** Key names under one prefix. */
+export class Layout {
+  constructor(readonly prefix: string) {
+    if (/[{}\s]/.test(prefix))
+      throw new Error(`store.keyPrefix must not contain braces or spaces: "${prefix}"`);
+  }
+
+  private key(shard: number, rest: string): string {
+    return `${this.prefix}{${shard}}:${rest}`;
+  }
+
+  /** A daily free-allowance counter (D5), e.g. counter("network:203.0.113.7/32", "2026-11-22"). */
+  counter(id: string, day: string): string {
+    return this.key(shardOf(id), `c:${id}:${day}`);
+  }
+
+  /** The slot set of a scope ("key:…" / "account:…"): hash member → "firstSeen:lastSeen". */
+  slots(scope: string): string {
+    return this.key(shardOf(scope), `s:${scope}`);
+  }
+
+  /** An account's wallet (hash b = balance, v = initialised at). */
+  wallet(accountId: string): string {
+    return this.key(shardOf(`account:${accountId}`), `w:${accountId}`);
+  }
+
+  /** The admission mark of one step of a plan (holds its undo record until released). */
+  mark(shard: number, planId: string, step: number): string {
+    return this.key(shard, `adm:${planId}:${step}`);
+  }
+
+  /** A top-up's idempotency mark. */
+  topupMark(accountId: string, ref: string): string {
+    return this.key(shardOf(`account:${accountId}`), `top:${accountId}:${ref}`);
+  }
+
+  /** The event stream of a shard (charges, top-ups, usage) awaiting the drain. */
+  stream(shard: number): string {
+    return this.key(shard, 'events');
+  }
+
+  /** A short lock so that instances do not drain the same shard at the same time (an optimisation only). */
+  drainLock(shard: number): string {
+    return this.key(shard, 'drainlock');
+  }
+
+  /** The pub/sub channel of cache invalidations (D18, D19). */
+  get channel(): string {
+    return `${this.prefix}invalidate`;
+  }
+
+  /** The shard of an account's wallet and stream. */
+  accountShard(accountId: string): number {
+    return shardOf(`account:${accountId}`);
+  }
+}

@@ -1,0 +1,143 @@
+/**
+ * The admission script (types.ts `Store.admit` documents the rules). One EVALSHA decides and applies one admission
+ * step all-or-nothing (D10): Redis runs a script without interleaving, and the script writes only after every check
+ * has passed. Time comes from the gateway's clock in the spec (`now`, `day`); key TTLs only clean up.
+ *
+ * KEYS[1] = the step's admission mark (holds the undo record until released); the other keys are named in the spec
+ * by index. ARGV[1] = JSON spec:
+ *   { id, now, day, ttl, slots: [{k, m, cap, fixed, w, code}], ctr: [{k, l}], ctrTtl, notFree,
+ *     of: {t:'refuse', code} | {t:'bill', k, acc, price, code} | {t:'free'},
+ *     ev: 0 | index of the event stream, u: [usage subjects], f: [counter ids of the plan], key: keyId | '',
+ *     ctrOpt: counters optional (admit the slots anyway; reserve the counters only if all are below their limits),
+ *     mark2: 0 | index of a second mark holding the counter reservation's undo (released on its own) }
+ * Replies: {0, code, nextSlotFreeAt|-1, quotaUsed|-1, quotaLimit|-1}   refused
+ *          {1, billed, charged, quotaUsed|-1, quotaLimit|-1, free}      admitted (free: counters incremented)
+ *          {2}                                                          the account's balance is not in Redis yet
+ *          {3}                                                          this plan id (step) was admitted already
+ */
+export const ADMIT_LUA = `
+local s = cjson.decode(ARGV[1])
+local now = tonumber(s.now)
+if redis.call('EXISTS', KEYS[1]) == 1 then return {3} end
+local function fmt(n) return string.format('%.0f', n) end
+
+-- counters first: their values are reported with every answer (quota)
+local used, isFree = {}, not s.notFree
+for i, c in ipairs(s.ctr) do
+  used[i] = tonumber(redis.call('GET', KEYS[c.k]) or '0')
+  if used[i] >= c.l then isFree = false end
+end
+local qUsed, qLimit = -1, -1
+if s.ctr[1] then qUsed, qLimit = used[1], s.ctr[1].l end
+
+-- slots, in order; the first refusal wins (D9). Nothing is written before every check has passed.
+local changes, expired = {}, {}
+for _, sl in ipairs(s.slots) do
+  local key = KEYS[sl.k]
+  local all = redis.call('HGETALL', key)
+  local live, earliest, mine = 0, nil, nil
+  for i = 1, #all, 2 do
+    local f, l = string.match(all[i + 1], '^(%d+):(%d+)$')
+    f, l = tonumber(f), tonumber(l)
+    local frees = (sl.fixed and f or l) + sl.w
+    if frees > now then
+      live = live + 1
+      if earliest == nil or frees < earliest then earliest = frees end
+      if all[i] == sl.m then mine = {f, l, all[i + 1]} end
+    elseif all[i] ~= sl.m then
+      expired[#expired + 1] = {key, all[i]}
+    end
+  end
+  if mine then
+    changes[#changes + 1] = {key, sl.m, mine[3], fmt(mine[1]) .. ':' .. fmt(math.max(now, mine[2])), sl.w}
+  elseif live < sl.cap then
+    changes[#changes + 1] = {key, sl.m, '', fmt(now) .. ':' .. fmt(now), sl.w}
+  else
+    return {0, sl.code, earliest or -1, qUsed, qLimit}
+  end
+end
+
+-- not free: the overflow decides
+local charged, wallet = 0, nil
+if not isFree and not s.ctrOpt then
+  if s.of.t == 'refuse' then return {0, s.of.code, -1, qUsed, qLimit} end
+  if s.of.t == 'bill' then
+    wallet = KEYS[s.of.k]
+    local b = redis.call('HGET', wallet, 'b')
+    if not b then return {2} end
+    if tonumber(b) < s.of.price then return {0, s.of.code, -1, qUsed, qLimit} end
+    charged = s.of.price
+  end
+end
+
+-- admitted: apply everything
+for _, e in ipairs(expired) do redis.call('HDEL', e[1], e[2]) end
+for _, c in ipairs(changes) do
+  redis.call('HSET', c[1], c[2], c[4])
+  redis.call('PEXPIRE', c[1], c[5] + 86400000)
+end
+local counters = {}
+if isFree then
+  for i, c in ipairs(s.ctr) do
+    redis.call('INCR', KEYS[c.k])
+    redis.call('EXPIRE', KEYS[c.k], s.ctrTtl)
+    counters[#counters + 1] = KEYS[c.k]
+  end
+  if s.ctr[1] then qUsed = qUsed + 1 end
+end
+local acc = ''
+if charged > 0 then
+  redis.call('HINCRBY', wallet, 'b', -charged)
+  acc = s.of.acc
+end
+local billed = charged > 0 and 1 or 0
+local ev = ''
+if s.ev > 0 and (isFree or not s.ctrOpt) then
+  ev = KEYS[s.ev]
+  local f = isFree and table.concat(s.f, ' ') or ''
+  redis.call('XADD', ev, '*', 't', 'adm', 'e', 'adm:' .. s.id, 'id', s.id, 'd', s.day, 'n', fmt(now),
+    'u', table.concat(s.u, ' '), 'f', f, 'b', billed, 'a', acc, 'c', charged, 'k', s.key)
+end
+local function undoOf(slotChanges, ctrs, withEvent)
+  local e = withEvent and ev or ''
+  return cjson.encode({s = slotChanges, c = ctrs, w = wallet or '', a = acc, p = charged, ev = e, id = s.id,
+    d = s.day, u = table.concat(s.u, ' '), f = (isFree and e ~= '') and table.concat(s.f, ' ') or '', b = billed,
+    k = s.key})
+end
+if s.mark2 > 0 then
+  -- split marks: the slots (KEYS[1]) and the counter reservation (KEYS[mark2]) can be released separately
+  redis.call('SET', KEYS[1], undoOf(changes, {}, false), 'EX', s.ttl)
+  if isFree then redis.call('SET', KEYS[s.mark2], undoOf({}, counters, true), 'EX', s.ttl) end
+else
+  redis.call('SET', KEYS[1], undoOf(changes, counters, true), 'EX', s.ttl)
+end
+return {1, billed, charged, qUsed, qLimit, isFree and 1 or 0}
+`;
+
+/**
+ * Release one admission step exactly, once (types.ts `Store.release`): KEYS[1] is the step's admission mark; its
+ * undo record is applied and the mark deleted, so a second release is a no-op. An entry the admission added is
+ * removed, and a lastSeen it moved restored, only when nobody used the slot since. ARGV[1] = now (ms, for the event).
+ * Reply: 1 released, 0 nothing to release.
+ */
+export const RELEASE_LUA = `
+local raw = redis.call('GET', KEYS[1])
+if not raw then return 0 end
+redis.call('DEL', KEYS[1])
+local u = cjson.decode(raw)
+for _, c in ipairs(u.s) do
+  if redis.call('HGET', c[1], c[2]) == c[4] then
+    if c[3] ~= '' then redis.call('HSET', c[1], c[2], c[3]) else redis.call('HDEL', c[1], c[2]) end
+  end
+end
+for _, k in ipairs(u.c) do
+  local v = tonumber(redis.call('GET', k) or '0')
+  if v > 0 then redis.call('DECR', k) end
+end
+if u.w ~= '' and u.p > 0 then redis.call('HINCRBY', u.w, 'b', u.p) end
+if u.ev ~= '' then
+  redis.call('XADD', u.ev, '*', 't', 'rel', 'e', 'rel:' .. u.id, 'id', u.id, 'd', u.d, 'n', ARGV[1], 'u', u.u,
+    'f', u.f, 'b', u.b, 'a', u.a, 'c', u.p, 'k', u.k)
+end
+return 1
+`;

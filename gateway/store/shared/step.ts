@@ -1,0 +1,145 @@
+/**
+ * One admission step: part of a plan executed by the admission script in one shard (one EVALSHA). On one Redis
+ * server, or when every key of the plan shares a shard, the whole plan is one step.
+ */
+import type { AdmissionPlan, CounterSpec, SlotSpec } from '../types';
+import type { Layout } from './layout';
+
+/** Where a step's admission mark lives: released by (shard, step). */
+export type MarkRef = [shard: number, step: number];
+
+/** What a step does (built into the script's JSON spec). */
+export interface StepInput {
+  shard: number;
+  step: number;
+  slots: readonly SlotSpec[];
+  counters: readonly CounterSpec[];
+  /** Skip the free check: this step only handles the overflow (cluster mode). */
+  notFree: boolean;
+  overflow: AdmissionPlan['overflow'];
+  /** Whether this step writes the admission's event (usage, charge, counters) to its shard's stream. */
+  event: boolean;
+  /**
+   * Cluster: slots and the first counter group in one step. The slots are admitted even when a counter is full
+   * (then nothing is reserved and there is no event); the reservation gets its own mark (step + 1).
+   */
+  countersOptional?: boolean;
+}
+
+export type StepReply =
+  | {
+      kind: 'refused';
+      code: string;
+      nextSlotFreeAt: number | null;
+      quota: { used: number; limit: number } | null;
+    }
+  | {
+      kind: 'admitted';
+      billed: boolean;
+      charged: number;
+      quota: { used: number; limit: number } | null;
+      /** The step's counters were incremented (the request is free as far as this step goes). */
+      free: boolean;
+    }
+  | { kind: 'needs-wallet' }
+  | { kind: 'duplicate' };
+
+/** Mark TTL: like the embedded store's admissions rows, a release is possible for two days. */
+export const MARK_TTL_S = 2 * 86_400;
+/** Counter TTL: a day's counter is useless after its day; the TTL only cleans up. */
+const COUNTER_TTL_S = 3 * 86_400;
+
+/** The script's KEYS and ARGV for a step of `plan`. */
+export function stepArgs(
+  layout: Layout,
+  plan: AdmissionPlan,
+  s: StepInput,
+): { keys: string[]; spec: string } {
+  const keys = [layout.mark(s.shard, plan.id, s.step)];
+  const add = (k: string) => keys.push(k);
+  const slots = s.slots.map((sl) => {
+    add(layout.slots(sl.scope));
+    return {
+      k: keys.length,
+      m: sl.member,
+      cap: sl.capacity,
+      fixed: sl.mode === 'fixed',
+      w: sl.windowMs,
+      code: sl.refuse,
+    };
+  });
+  const ctr = s.counters.map((c) => {
+    add(layout.counter(c.id, plan.day));
+    return { k: keys.length, l: c.limit };
+  });
+  let of: object = { t: s.overflow.kind };
+  if (s.overflow.kind === 'refuse') of = { t: 'refuse', code: s.overflow.code };
+  if (s.overflow.kind === 'bill') {
+    add(layout.wallet(s.overflow.accountId));
+    of = {
+      t: 'bill',
+      k: keys.length,
+      acc: s.overflow.accountId,
+      price: s.overflow.price,
+      code: s.overflow.refuse,
+    };
+  }
+  let ev = 0;
+  if (s.event) {
+    add(layout.stream(s.shard));
+    ev = keys.length;
+  }
+  let mark2 = 0;
+  if (s.countersOptional) {
+    add(layout.mark(s.shard, plan.id, s.step + 1));
+    mark2 = keys.length;
+  }
+  const spec = {
+    id: plan.id,
+    now: plan.now,
+    day: plan.day,
+    ttl: MARK_TTL_S,
+    ctrTtl: COUNTER_TTL_S,
+    slots,
+    ctr,
+    notFree: s.notFree,
+    of,
+    ev,
+    u: plan.usage,
+    f: plan.free.map((c) => c.id),
+    key: plan.keyId ?? '',
+    ctrOpt: s.countersOptional === true,
+    mark2,
+  };
+  return { keys, spec: JSON.stringify(spec) };
+}
+
+/** Parse the admission script's reply. */
+export function parseStepReply(reply: unknown): StepReply {
+  const r = reply as (number | string)[];
+  const quota = (used: unknown, limit: unknown) =>
+    Number(limit) < 0 ? null : { used: Number(used), limit: Number(limit) };
+  switch (Number(r[0])) {
+    case 0:
+      return {
+        kind: 'refused',
+        code: String(r[1]),
+        nextSlotFreeAt: Number(r[2]) < 0 ? null : Number(r[2]),
+        quota: quota(r[3], r[4]),
+      };
+    case 1:
+      return {
+        kind: 'admitted',
+        billed: Number(r[1]) === 1,
+        charged: Number(r[2]),
+        quota: quota(r[3], r[4]),
+        free: Number(r[5]) === 1,
+      };
+    case 2:
+      return { kind: 'needs-wallet' };
+    case 3:
+      return { kind: 'duplicate' };
+    default:
+      throw new Error(`admission script: unexpected reply ${JSON.stringify(reply)}`);
+  }
+}

@@ -1,0 +1,495 @@
+/**
+ * The shared store (issue 4): PostgreSQL holds accounts, keys, whitelist, plans, the ledger and the usage history;
+ * Redis holds the hot state (daily counters, IP slots, account address sets, balances being spent). Several gateway
+ * instances on one shared store behave as one gateway. See docs/shared-state.md.
+ */
+import { performance } from 'node:perf_hooks';
+import type { Knex } from 'knex';
+import { newId } from '../ids';
+import { runMigrations } from '../migrations';
+import { addressKey } from '../ranges';
+import {
+  StoreConflict,
+  type Account,
+  type AccountStatus,
+  type AdmissionPlan,
+  type AdmissionResult,
+  type ApiKey,
+  type KeyIdentity,
+  type LedgerEntry,
+  type NewAccount,
+  type NewKey,
+  type SlotView,
+  type Store,
+  type Ticket,
+  type UsageRow,
+  type WhitelistEntry,
+} from '../types';
+import { Admitter } from './admission';
+import { InvalidationBus } from './bus';
+import { IdentityCache, type Invalidation, type WhitelistBlock } from './cache';
+import { Drain } from './drain';
+import { pgFault, redisFault, StoreUnavailableError } from './errors';
+import { Layout, shardOf } from './layout';
+import { ensureDrainTable, openPostgres, toAccount, toKey, toLedger, toUsage } from './pg';
+import * as pga from './pg-accounts';
+import { connectRedis, waitReady, type RedisClient } from './redis-client';
+import type { MarkRef } from './step';
+import { Wallets } from './wallet';
+
+/** After a PostgreSQL connection failure, identification reads fail fast (serving the cache) for this long. */
+const PG_BREAKER_MS = 1_000;
+
+/** Unanswered admissions remembered for release once Redis answers again (beyond: they stay counted, safe side). */
+const MAX_PENDING_RELEASES = 100_000;
+
+/** What the shared store needs. */
+export interface SharedStoreOptions {
+  /** PostgreSQL URL. */
+  postgres: string;
+  /** `redis://host:port[/db]` or `redis+cluster://host:port,host:port` (seeds). */
+  redis: string;
+  /** Prefix of every Redis key and channel (default "geogate:"). */
+  keyPrefix?: string;
+  /** Lifetime of identification cache entries (default 5 s; pub/sub invalidates sooner). */
+  cacheTtlMs?: number;
+  /** How often the ledger drain runs (default 250 ms). */
+  drainIntervalMs?: number;
+  logger?: { warn(o: object, msg?: string): void; error(o: object, msg?: string): void };
+}
+
+/** The Store on PostgreSQL + Redis. Open with SharedStore.open, then migrate(). */
+export class SharedStore implements Store {
+  readonly layout: Layout;
+  readonly cluster: boolean;
+  readonly drain: Drain;
+  private readonly cache: IdentityCache;
+  private readonly bus: InvalidationBus;
+  private readonly wallets: Wallets;
+  private readonly admitter: Admitter;
+  private readonly pending = new Map<string, MarkRef[]>();
+  private timer: NodeJS.Timeout | null = null;
+  private pgDownUntil = 0;
+  private drainFailing = false;
+  private closed = false;
+
+  private constructor(
+    readonly redis: RedisClient,
+    readonly knex: Knex,
+    cluster: boolean,
+    private readonly opts: SharedStoreOptions,
+  ) {
+    this.cluster = cluster;
+    this.layout = new Layout(opts.keyPrefix ?? 'geogate:');
+    this.cache = new IdentityCache(opts.cacheTtlMs ?? 5_000);
+    this.wallets = new Wallets(redis, knex, this.layout);
+    this.drain = new Drain(redis, knex, this.layout);
+    this.admitter = new Admitter(
+      redis,
+      this.layout,
+      cluster,
+      async (acc) => void (await this.wallets.init(acc)),
+      (marks, planId) => {
+        if (this.pending.size < MAX_PENDING_RELEASES) this.pending.set(planId, marks);
+        else this.warn(new Error(planId), 'shared store: too many unanswered admissions; one stays counted');
+      },
+    );
+    this.bus = new InvalidationBus(
+      redis,
+      this.layout.channel,
+      (m) => this.cache.invalidate(m),
+      (err) => this.warn(err, 'shared store: invalidation channel'),
+    );
+  }
+
+  /** Connect to both databases (Redis: waits up to 3 s, then keeps reconnecting in the background). */
+  static async open(opts: SharedStoreOptions): Promise<SharedStore> {
+    const { client, cluster } = connectRedis(opts.redis);
+    const knex = openPostgres(opts.postgres);
+    const store = new SharedStore(client, knex, cluster, opts);
+    if (!(await waitReady(client, 3_000)))
+      store.warn(new Error('not ready after 3 s'), 'shared store: redis');
+    await store.bus.start();
+    store.timer = setInterval(() => void store.background(), opts.drainIntervalMs ?? 250);
+    store.timer.unref();
+    return store;
+  }
+
+  private warn(err: unknown, msg: string): void {
+    this.opts.logger?.warn({ err: err instanceof Error ? err.message : String(err) }, msg);
+  }
+
+  /** Drain the event streams and release admissions whose outcome was unknown. */
+  private async background(): Promise<void> {
+    const err = await this.drain.tick();
+    // Log state changes only: a PostgreSQL outage must not log four lines a second.
+    if (err && !this.drainFailing) this.warn(err, 'shared store: ledger drain failing; retrying every tick');
+    if (!err && this.drainFailing) this.warn({ message: 'ok' }, 'shared store: ledger drain recovered');
+    this.drainFailing = err !== null;
+    for (const [planId, marks] of this.pending) {
+      try {
+        await this.admitter.releaseMarks(planId, marks);
+        this.pending.delete(planId);
+      } catch {
+        return;
+      }
+    }
+  }
+
+  async migrate(): Promise<void> {
+    try {
+      await runMigrations(this.knex);
+      await ensureDrainTable(this.knex);
+    } catch (err) {
+      throw pgFault(err);
+    }
+  }
+
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    if (this.timer) clearInterval(this.timer);
+    await this.drain.flush().catch(() => undefined);
+    await this.bus.stop();
+    this.redis.disconnect();
+    await this.knex.destroy();
+  }
+
+  /** Both databases answer (for /readyz). */
+  async readiness(): Promise<Record<string, boolean>> {
+    const within = <T>(p: Promise<T>) =>
+      Promise.race([
+        p.then(() => true),
+        new Promise<boolean>((r) => setTimeout(() => r(false), 1_000).unref()),
+      ]).catch(() => false);
+    const [redis, postgres] = await Promise.all([
+      within(this.redis.ping()),
+      within(this.knex.raw('SELECT 1')),
+    ]);
+    return { redis, postgres };
+  }
+
+  private async pg<T>(fn: () => Promise<T>): Promise<T> {
+    try {
+      return await fn();
+    } catch (err) {
+      const fault = pgFault(err);
+      if (fault instanceof StoreUnavailableError) this.pgDownUntil = performance.now() + PG_BREAKER_MS;
+      throw fault;
+    }
+  }
+
+  /**
+   * An identification read: while PostgreSQL was just found unreachable, fail at once so the cache serves its
+   * stale entry without waiting for a connect timeout on every request.
+   */
+  private async pgLookup<T>(fn: () => Promise<T>): Promise<T> {
+    if (performance.now() < this.pgDownUntil) {
+      throw new StoreUnavailableError('postgres', 'unreachable a moment ago; retrying shortly');
+    }
+    return this.pg(fn);
+  }
+
+  private async changed(msg: Invalidation): Promise<void> {
+    this.cache.invalidate(msg);
+    await this.bus.publish(msg);
+  }
+
+  /* --- identification --- */
+
+  async findKeyByHash(hash: string): Promise<KeyIdentity | null> {
+    return this.cache.key(hash, () =>
+      this.pgLookup(async () => {
+        const row = await this.knex
+          .select(
+            'a.*',
+            ...[
+              'id',
+              'account_id',
+              'prefix',
+              'label',
+              'kind',
+              'package_until',
+              'status',
+              'created_at',
+              'revoked_at',
+            ].map((c) => `k.${c} as k_${c}`),
+          )
+          .from('api_keys as k')
+          .join('accounts as a', 'a.id', 'k.account_id')
+          .where('k.hash', hash)
+          .first();
+        return row ? { key: toKey(row, 'k_'), account: toAccount(row) } : null;
+      }),
+    );
+  }
+
+  async findWhitelistedAccount(address: string): Promise<Account | null> {
+    const k = addressKey(address);
+    if (!k) return null;
+    const blocks = await this.cache.blocks(() =>
+      this.pgLookup(async () => {
+        const rows = await this.knex('whitelist').select('family', 'range_start', 'range_end', 'account_id');
+        return rows.map((r: Record<string, unknown>): WhitelistBlock => ({
+          family: Number(r.family),
+          start: String(r.range_start),
+          end: String(r.range_end),
+          accountId: String(r.account_id),
+        }));
+      }),
+    );
+    let best: WhitelistBlock | null = null;
+    for (const b of blocks) {
+      if (b.family === k.family && b.start <= k.hex && b.end >= k.hex && (!best || b.start > best.start))
+        best = b;
+    }
+    if (!best) return null;
+    const id = best.accountId;
+    return this.cache.account(id, () => this.pgLookup(async () => this.accountRow(id)));
+  }
+
+  private async accountRow(id: string): Promise<Account | null> {
+    const row = await this.knex('accounts').where({ id }).first();
+    return row ? toAccount(row) : null;
+  }
+
+  /* --- admission --- */
+
+  admit(plan: AdmissionPlan): Promise<AdmissionResult> {
+    return this.admitter.admit(plan);
+  }
+
+  release(ticket: Ticket): Promise<void> {
+    return this.admitter.release(ticket);
+  }
+
+  async recordRefusal(subjects: string[], day: string): Promise<void> {
+    const first = subjects[0];
+    if (first === undefined) return;
+    const stream = this.layout.stream(shardOf(first));
+    try {
+      await this.redis.xadd(
+        stream,
+        '*',
+        't',
+        'ref',
+        'e',
+        `ref:${newId('led')}`,
+        'd',
+        day,
+        'u',
+        subjects.join(' '),
+      );
+    } catch (err) {
+      throw redisFault(err);
+    }
+  }
+
+  /* --- management --- */
+
+  /** An account with its spendable balance (the Redis wallet when initialised; else the drained ledger sum). */
+  private async withBalance(account: Account): Promise<Account> {
+    try {
+      const b = await this.wallets.balance(account.id);
+      return b === null ? account : { ...account, balance: b };
+    } catch (err) {
+      if (err instanceof StoreUnavailableError) return account; // Redis down: the drained balance is all we have
+      throw err;
+    }
+  }
+
+  async createAccount(input: NewAccount, now: number): Promise<Account> {
+    return this.pg(() => pga.createAccount(this.knex, input, now));
+  }
+
+  async getAccount(id: string): Promise<Account | null> {
+    const a = await this.pg(() => this.accountRow(id));
+    return a ? this.withBalance(a) : null;
+  }
+
+  async findAccountByEmail(email: string): Promise<Account | null> {
+    const row = await this.pg(() =>
+      this.knex('accounts')
+        .where({ email_norm: pga.normaliseEmail(String(email)) })
+        .first(),
+    );
+    return row ? this.withBalance(toAccount(row)) : null;
+  }
+
+  private async updateAccount(
+    id: string,
+    column: 'status' | 'unlimited_until' | 'password_hash',
+    value: string | number | null,
+  ): Promise<Account> {
+    const a = await this.pg(() => pga.updateAccount(this.knex, id, column, value));
+    await this.changed({ k: 'account', id });
+    return this.withBalance(a);
+  }
+
+  setAccountStatus(id: string, status: AccountStatus): Promise<Account> {
+    return this.updateAccount(id, 'status', status);
+  }
+
+  setUnlimitedUntil(id: string, until: number | null): Promise<Account> {
+    return this.updateAccount(id, 'unlimited_until', until);
+  }
+
+  async setPasswordHash(id: string, hash: string): Promise<void> {
+    await this.updateAccount(id, 'password_hash', hash);
+  }
+
+  async credit(
+    accountId: string,
+    amount: number,
+    idempotencyKey: string | null,
+    now: number,
+  ): Promise<{ entry: LedgerEntry; balance: number; replayed: boolean }> {
+    pga.requireUnits('amount', amount);
+    const account = await this.pg(() => pga.requireAccount(this.knex, accountId));
+    if (idempotencyKey !== null) {
+      const prior = await this.pg(() =>
+        this.knex('ledger').where({ account_id: accountId, ref: idempotencyKey }).first(),
+      );
+      if (prior) {
+        const entry = toLedger(prior);
+        if (entry.kind !== 'topup' || entry.amount !== amount) {
+          throw new StoreConflict(
+            'idempotency_mismatch',
+            'this idempotency key was used with another amount',
+          );
+        }
+        return { entry, balance: (await this.withBalance(account)).balance, replayed: true };
+      }
+    }
+    const result = await this.wallets.credit(accountId, amount, idempotencyKey, now);
+    await this.settleLedger();
+    // Cached identities carry the drained balance: drop them so the top-up shows.
+    await this.changed({ k: 'account', id: accountId });
+    return result;
+  }
+
+  /** Write pending events to the ledger now (best effort: the background drain retries). */
+  private async settleLedger(): Promise<void> {
+    await this.drain.flush().catch((err: unknown) => this.warn(err, 'shared store: ledger drain will retry'));
+  }
+
+  async buyPackage(
+    accountId: string,
+    price: number,
+    input: NewKey,
+    now: number,
+  ): Promise<{ key: ApiKey; balance: number }> {
+    pga.requireUnits('price', price);
+    if (input.accountId !== accountId)
+      throw new StoreConflict('invalid_input', 'the key must belong to the account');
+    const key = await this.pg(() => pga.insertKey(this.knex, input, now));
+    let balance: number | false;
+    try {
+      balance = await this.wallets.debit(accountId, price, key.id, now);
+    } catch (err) {
+      await this.knex('api_keys')
+        .where({ id: key.id })
+        .delete()
+        .catch(() => undefined);
+      throw err;
+    }
+    if (balance === false) {
+      await this.pg(() => this.knex('api_keys').where({ id: key.id }).delete());
+      throw new StoreConflict('insufficient_balance', 'the balance does not cover the package');
+    }
+    await this.settleLedger();
+    await this.changed({ k: 'key', hash: input.hash });
+    await this.changed({ k: 'account', id: accountId });
+    return { key, balance };
+  }
+
+  async createKey(input: NewKey, now: number): Promise<ApiKey> {
+    const key = await this.pg(() => pga.insertKey(this.knex, input, now));
+    await this.changed({ k: 'key', hash: input.hash });
+    return key;
+  }
+
+  async getKey(id: string): Promise<ApiKey | null> {
+    const row = await this.pg(() => this.knex('api_keys').where({ id }).first());
+    return row ? toKey(row) : null;
+  }
+
+  listKeys(accountId: string): Promise<ApiKey[]> {
+    return this.pg(() => pga.listKeys(this.knex, accountId));
+  }
+
+  async revokeKey(id: string, now: number): Promise<ApiKey> {
+    const { key, hash } = await this.pg(() => pga.revokeKey(this.knex, id, now));
+    await this.changed({ k: 'key', hash });
+    return key;
+  }
+
+  async listSlots(
+    scope: string,
+    mode: 'fixed' | 'sliding',
+    windowMs: number,
+    now: number,
+  ): Promise<SlotView[]> {
+    let all: Record<string, string>;
+    try {
+      all = await this.redis.hgetall(this.layout.slots(scope));
+    } catch (err) {
+      throw redisFault(err);
+    }
+    return Object.entries(all)
+      .map(([member, v]) => {
+        const [firstSeen, lastSeen] = v.split(':').map(Number) as [number, number];
+        return { member, firstSeen, lastSeen, freesAt: (mode === 'fixed' ? firstSeen : lastSeen) + windowMs };
+      })
+      .filter((s) => s.freesAt > now)
+      .sort((a, b) => a.firstSeen - b.firstSeen || a.member.localeCompare(b.member));
+  }
+
+  async addWhitelist(accountId: string, cidr: string, now: number): Promise<WhitelistEntry> {
+    const entry = await this.pg(() => pga.addWhitelist(this.knex, accountId, cidr, now));
+    await this.changed({ k: 'whitelist' });
+    return entry;
+  }
+
+  async removeWhitelist(accountId: string, entryId: string): Promise<void> {
+    await this.pg(() => pga.removeWhitelist(this.knex, accountId, entryId));
+    await this.changed({ k: 'whitelist' });
+  }
+
+  listWhitelist(accountId: string): Promise<WhitelistEntry[]> {
+    return this.pg(() => pga.listWhitelist(this.knex, accountId));
+  }
+
+  async usage(subjects: string[], fromDay: string, toDay: string): Promise<UsageRow[]> {
+    if (subjects.length === 0) return [];
+    await this.flushForRead();
+    const rows = await this.pg(() =>
+      this.knex('usage_daily')
+        .whereIn('subject', subjects)
+        .andWhere('day', '>=', fromDay)
+        .andWhere('day', '<=', toDay)
+        .orderBy([{ column: 'day' }, { column: 'subject' }]),
+    );
+    return rows.map(toUsage);
+  }
+
+  async ledger(accountId: string, limit: number): Promise<LedgerEntry[]> {
+    if (!Number.isSafeInteger(limit) || limit < 1)
+      throw new StoreConflict('invalid_input', 'limit must be ≥ 1');
+    await this.pg(() => pga.requireAccount(this.knex, accountId));
+    await this.flushForRead();
+    const rows = await this.pg(() =>
+      this.knex('ledger').where({ account_id: accountId }).orderBy('seq', 'desc').limit(limit),
+    );
+    return rows.map(toLedger);
+  }
+
+  /** Before a history read: drain pending events (Redis down: read what PostgreSQL has). */
+  private async flushForRead(): Promise<void> {
+    try {
+      await this.drain.flush();
+    } catch (err) {
+      if (!(err instanceof StoreUnavailableError && err.backend === 'redis')) throw err;
+    }
+  }
+}

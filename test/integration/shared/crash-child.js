@@ -1,0 +1,67 @@
+/**
+ * Child process of crash.test.ts: one "gateway instance" on the shared store that admits billed requests with 8
+ * parallel loops, printing each plan id only after `admit` resolved (the answer the gateway would send). The parent
+ * kills it with SIGKILL mid-load. Runs the TS sources through TypeScript's transpileModule (no build needed).
+ * Usage: node crash-child.js <postgresUrl> <redisUrl> <keyPrefix> <accountId> <keyId>
+ */
+'use strict';
+const fs = require('node:fs');
+const path = require('node:path');
+const ts = require('typescript');
+
+require.extensions['.ts'] = (module, filename) => {
+  const out = ts.transpileModule(fs.readFileSync(filename, 'utf8'), {
+    fileName: filename,
+    compilerOptions: {
+      target: ts.ScriptTarget.ES2022,
+      module: ts.ModuleKind.CommonJS,
+      esModuleInterop: true,
+    },
+  });
+  module._compile(out.outputText, filename);
+};
+
+const root = path.join(__dirname, '..', '..', '..');
+const { openSharedStore } = require(path.join(root, 'gateway', 'store', 'shared', 'index.ts'));
+
+async function main() {
+  const [postgres, redis, keyPrefix, accountId, keyId] = process.argv.slice(2);
+  const now = Number(process.env.GEOGATE_T0);
+  const day = new Date(now).toISOString().slice(0, 10);
+  const store = await openSharedStore({ postgres, redis, keyPrefix });
+  fs.writeSync(1, 'ready\n');
+  let i = 0;
+  const loop = async () => {
+    for (;;) {
+      const plan = {
+        id: `crash-${process.pid}-${i++}`,
+        now,
+        day,
+        slots: [
+          {
+            scope: `key:${keyId}`,
+            member: '192.0.2.9',
+            capacity: 2,
+            mode: 'fixed',
+            windowMs: 86400000,
+            refuse: 'key_ip_limit',
+          },
+        ],
+        free: [{ id: `key:${keyId}`, limit: 0 }],
+        overflow: { kind: 'bill', accountId, price: 1, refuse: 'no_credits' },
+        usage: [`key:${keyId}`],
+        keyId,
+      };
+      const r = await store.admit(plan);
+      if (!r.admitted) throw new Error(`refused: ${r.code}`);
+      // A pipe write is synchronous on Linux: once written, the parent can read it even after a SIGKILL.
+      fs.writeSync(1, `billed ${plan.id}\n`);
+    }
+  };
+  await Promise.all(Array.from({ length: 8 }, loop));
+}
+
+main().catch((err) => {
+  fs.writeSync(2, `${err.stack}\n`);
+  process.exit(1);
+});

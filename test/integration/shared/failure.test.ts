@@ -1,0 +1,262 @@
+/**
+ * Failure behaviour (issue 4, acceptance 6, store part).
+ * - Redis killed and restarted under billed load (a private redis-server on a free port, AOF fsync always): while it
+ *   is down every admission throws StoreUnavailableError promptly; afterwards admissions work again with no manual
+ *   step, and nothing is double-counted: usage, ledger charges and the balance match the admissions that answered
+ *   "admitted" exactly, and reconcile finds no drift.
+ * - PostgreSQL unreachable (simulated: the store reaches PostgreSQL through a TCP proxy the test cuts; the machine's
+ *   PostgreSQL is never stopped): known keys keep working from the cache, billed admissions keep working on Redis,
+ *   history reads fail with StoreUnavailableError, and the ledger catches up when the proxy is restored.
+ */
+import { performance } from 'node:perf_hooks';
+import { randomBytes } from 'node:crypto';
+import { reconcile, StoreUnavailableError, type SharedStore } from '../../../gateway/store/shared';
+import type { AdmissionPlan, AdmissionResult } from '../../../gateway/store/types';
+import { TcpProxy } from '../../helpers/pg-proxy';
+import { startPrivateRedis, type PrivateRedis } from '../../helpers/redis-server';
+import { describeShared, sharedEnv, type SharedEnv } from './harness';
+
+jest.setTimeout(120_000);
+
+const T0 = Date.UTC(2026, 10, 22, 10);
+const DAY = '2026-11-22';
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+function billedPlan(accountId: string, keyId: string, i: number): AdmissionPlan {
+  return {
+    id: `f-${i}-${randomBytes(4).toString('hex')}`,
+    now: T0,
+    day: DAY,
+    slots: [
+      {
+        scope: `key:${keyId}`,
+        member: '198.51.100.7',
+        capacity: 2,
+        mode: 'fixed',
+        windowMs: 86_400_000,
+        refuse: 'key_ip_limit',
+      },
+    ],
+    free: [{ id: `key:${keyId}`, limit: 0 }],
+    overflow: { kind: 'bill', accountId, price: 1, refuse: 'no_credits' },
+    usage: [`key:${keyId}`],
+    keyId,
+  };
+}
+
+interface Outcomes {
+  admitted: number;
+  refused: number;
+  unavailable: number;
+  other: unknown[];
+  slowestFaultMs: number;
+}
+
+/** Admit continuously with `workers` parallel loops until `stop()` is called. */
+function load(store: SharedStore, mk: (i: number) => AdmissionPlan, workers = 8) {
+  const out: Outcomes = { admitted: 0, refused: 0, unavailable: 0, other: [], slowestFaultMs: 0 };
+  let running = true;
+  let i = 0;
+  const loop = async () => {
+    while (running) {
+      const t = performance.now();
+      try {
+        const r: AdmissionResult = await store.admit(mk(i++));
+        if (r.admitted) out.admitted += 1;
+        else out.refused += 1;
+      } catch (err) {
+        if (err instanceof StoreUnavailableError) {
+          out.unavailable += 1;
+          out.slowestFaultMs = Math.max(out.slowestFaultMs, performance.now() - t);
+          await sleep(5);
+        } else out.other.push(err);
+      }
+    }
+  };
+  const done = Promise.all(Array.from({ length: workers }, loop));
+  return {
+    out,
+    stop: async () => {
+      running = false;
+      await done;
+      return out;
+    },
+  };
+}
+
+describeShared(
+  'shared store: failure behaviour',
+  () => {
+    describe('Redis killed and restarted under billed load', () => {
+      let redis: PrivateRedis;
+      let env: SharedEnv;
+      beforeAll(async () => {
+        redis = await startPrivateRedis();
+        env = await sharedEnv(redis.url, 'fail');
+      });
+      afterAll(async () => {
+        await env?.cleanup();
+        await redis?.destroy();
+      });
+
+      it('faults fast while down, recovers by itself, and counts every admitted request exactly once', async () => {
+        const store = await env.open();
+        const acc = await store.createAccount({ email: 'redis-down@example.org' }, T0);
+        await store.credit(acc.id, 100_000, null, T0);
+        const l = load(store, (i) => billedPlan(acc.id, 'key_fail', i));
+        await sleep(500);
+        const beforeKill = l.out.admitted;
+        await redis.stop();
+        await sleep(700);
+        const duringDown = { admitted: l.out.admitted, unavailable: l.out.unavailable };
+        await redis.start();
+        const deadline = performance.now() + 10_000;
+        while (l.out.admitted < duringDown.admitted + 50 && performance.now() < deadline) await sleep(50);
+        const out = await l.stop();
+        if (process.env.GG_VERBOSE) console.log({ beforeKill, duringDown, out });
+
+        expect(beforeKill).toBeGreaterThan(0);
+        expect(duringDown.unavailable).toBeGreaterThan(0);
+        expect(out.slowestFaultMs).toBeLessThan(2_500); // fails fast (command timeout 2 s at worst)
+        expect(out.admitted).toBeGreaterThanOrEqual(duringDown.admitted + 50); // recovered with no manual step
+        expect(out.other).toEqual([]);
+
+        await sleep(600); // background release of admissions whose answer was lost
+        const report = await reconcile(store);
+        expect(report.drifts).toEqual([]);
+        const ledger = await store.ledger(acc.id, 100_000);
+        const charges = ledger.filter((e) => e.kind === 'charge');
+        expect(charges).toHaveLength(out.admitted);
+        expect((await store.getAccount(acc.id))?.balance).toBe(100_000 - out.admitted);
+        expect(await store.usage(['key:key_fail'], DAY, DAY)).toEqual([
+          { day: DAY, subject: 'key:key_fail', free: 0, billed: out.admitted, refused: 0 },
+        ]);
+      });
+    });
+
+    describe('an admission whose answer is lost (Redis frozen past the command timeout)', () => {
+      let redis: PrivateRedis;
+      let env: SharedEnv;
+      beforeAll(async () => {
+        redis = await startPrivateRedis();
+        env = await sharedEnv(redis.url, 'lost');
+      });
+      afterAll(async () => {
+        redis?.resume();
+        await env?.cleanup();
+        await redis?.destroy();
+      });
+
+      it('answers StoreUnavailableError and releases the admission once Redis runs it: nothing stays counted', async () => {
+        const store = await env.open();
+        const acc = await store.createAccount({ email: 'lost@example.org' }, T0);
+        await store.credit(acc.id, 10, null, T0);
+        const p = billedPlan(acc.id, 'key_lost', 1);
+        redis.pause();
+        const t = performance.now();
+        await expect(store.admit(p)).rejects.toBeInstanceOf(StoreUnavailableError);
+        expect(performance.now() - t).toBeLessThan(3_000); // the 2 s command timeout
+        redis.resume(); // Redis now executes the admission nobody will get an answer for
+        const deadline = performance.now() + 10_000;
+        while (
+          (await store.getAccount(acc.id))?.balance !== 10 ||
+          (await store.ledger(acc.id, 10)).length !== 1
+        ) {
+          if (performance.now() > deadline) throw new Error('the lost admission was not released');
+          await sleep(50);
+        }
+        expect(await store.listSlots('key:key_lost', 'fixed', 86_400_000, T0)).toEqual([]);
+        expect(await store.usage(['key:key_lost'], DAY, DAY)).toEqual([]);
+        expect((await reconcile(store)).drifts).toEqual([]);
+        // The admission really ran in Redis and was then released: both events went through the drain.
+        const drained = await store
+          .knex('shared_drained')
+          .whereIn('event_id', [`${env.prefix}adm:${p.id}`, `${env.prefix}rel:${p.id}`]);
+        expect(drained).toHaveLength(2);
+      });
+    });
+
+    describe('a release while Redis is down (D11)', () => {
+      let redis: PrivateRedis;
+      let env: SharedEnv;
+      beforeAll(async () => {
+        redis = await startPrivateRedis();
+        env = await sharedEnv(redis.url, 'relfail');
+      });
+      afterAll(async () => {
+        await env?.cleanup();
+        await redis?.destroy();
+      });
+
+      it('reports the fault, then releases the admission by itself once Redis is back', async () => {
+        const store = await env.open();
+        const acc = await store.createAccount({ email: 'release-down@example.org' }, T0);
+        await store.credit(acc.id, 10, null, T0);
+        const r = await store.admit(billedPlan(acc.id, 'key_rel', 1));
+        if (!r.admitted) throw new Error('expected an admission');
+        expect((await store.getAccount(acc.id))?.balance).toBe(9);
+        await redis.stop();
+        await expect(store.release(r.ticket)).rejects.toBeInstanceOf(StoreUnavailableError);
+        await redis.start();
+        const deadline = performance.now() + 10_000;
+        while ((await store.getAccount(acc.id))?.balance !== 10) {
+          if (performance.now() > deadline)
+            throw new Error('the release did not happen after Redis returned');
+          await sleep(50);
+        }
+        await store.release(r.ticket); // a second release stays a no-op
+        expect((await store.getAccount(acc.id))?.balance).toBe(10);
+        expect((await store.ledger(acc.id, 10)).map((e) => e.kind)).toEqual(['topup']);
+        expect(await store.listSlots('key:key_rel', 'fixed', 86_400_000, T0)).toEqual([]);
+        expect((await reconcile(store)).drifts).toEqual([]);
+      });
+    });
+
+    describe('PostgreSQL unreachable (through a TCP proxy the test cuts)', () => {
+      let env: SharedEnv;
+      const proxy = new TcpProxy({ host: '127.0.0.1', port: 5432 });
+      beforeAll(async () => {
+        env = await sharedEnv(undefined, 'pgdown');
+        await proxy.listen();
+      });
+      afterAll(async () => {
+        await proxy.cut();
+        await env?.cleanup();
+      });
+
+      it('known keys and billed admissions keep working; the ledger catches up when PostgreSQL returns', async () => {
+        const setup = await env.open();
+        const acc = await setup.createAccount({ email: 'pg-down@example.org' }, T0);
+        await setup.createKey({ accountId: acc.id, hash: 'h-pgdown', prefix: 'gk_abcde', kind: 'payg' }, T0);
+        await setup.credit(acc.id, 50, null, T0);
+        await setup.close(); // only the proxied instance drains from here on
+
+        const store = await env.open({ postgres: proxy.urlFor(env.db.url), cacheTtlMs: 50 });
+        expect((await store.findKeyByHash('h-pgdown'))?.key.status).toBe('active');
+        await proxy.cut();
+        await sleep(100); // the cache entry is past its lifetime: only the stale-if-error path can answer
+
+        const t = performance.now();
+        expect((await store.findKeyByHash('h-pgdown'))?.account.id).toBe(acc.id);
+        expect(performance.now() - t).toBeLessThan(3_500);
+        const fast = performance.now();
+        expect((await store.findKeyByHash('h-pgdown'))?.account.id).toBe(acc.id); // breaker: no connect wait
+        expect(performance.now() - fast).toBeLessThan(100);
+        await expect(store.findKeyByHash('h-unknown')).rejects.toBeInstanceOf(StoreUnavailableError);
+
+        const results = [];
+        for (let i = 0; i < 20; i++) results.push(await store.admit(billedPlan(acc.id, 'key_pg', i)));
+        expect(results.every((r) => r.admitted && r.billed)).toBe(true);
+        await expect(store.ledger(acc.id, 100)).rejects.toBeInstanceOf(StoreUnavailableError);
+
+        await proxy.listen();
+        await sleep(1_200); // breaker window passes; the background drain runs
+        const ledger = await store.ledger(acc.id, 100);
+        expect(ledger.filter((e) => e.kind === 'charge')).toHaveLength(20);
+        expect((await store.getAccount(acc.id))?.balance).toBe(30);
+        expect((await reconcile(store)).drifts).toEqual([]);
+      });
+    });
+  },
+  ['redis-server'],
+);

@@ -1,0 +1,109 @@
+/**
+ * Propagation between instances (D18, D19): a change made through one store instance shows on another instance's
+ * cached identification in under one second, through Redis pub/sub, not by waiting for the cache to expire (the
+ * observing instance's cache lifetime is set to 10 minutes here).
+ */
+import { performance } from 'node:perf_hooks';
+import type { SharedStore } from '../../../gateway/store/shared';
+import { startRedisCluster, type TestCluster } from '../../helpers/redis-cluster';
+import { describeShared, sharedEnv, type SharedEnv } from './harness';
+
+jest.setTimeout(30_000);
+
+const T0 = Date.UTC(2026, 10, 22, 10);
+const LONG_TTL = 600_000;
+
+/** Poll `probe` until it returns true; the elapsed milliseconds (fails after 3 s). */
+async function msUntil(probe: () => Promise<boolean>): Promise<number> {
+  const start = performance.now();
+  while (!(await probe())) {
+    if (performance.now() - start > 3_000) throw new Error('the change did not propagate within 3 s');
+    await new Promise((r) => setTimeout(r, 5));
+  }
+  const ms = performance.now() - start;
+  if (process.env.GG_VERBOSE) console.log(`propagated in ${ms.toFixed(1)} ms`);
+  return ms;
+}
+
+/** The propagation rules against the Redis `redisUrl()` names. */
+function propagationRules(redisUrl: () => Promise<string | undefined>): void {
+  let env: SharedEnv;
+  let a: SharedStore;
+  let b: SharedStore;
+
+  beforeAll(async () => {
+    env = await sharedEnv(await redisUrl(), 'prop');
+    a = await env.open();
+    b = await env.open({ cacheTtlMs: LONG_TTL });
+  });
+  afterAll(async () => env?.cleanup());
+
+  it('a key revoked through one instance is seen revoked by the other within 1 s (D19)', async () => {
+    const acc = await a.createAccount({ email: 'revoke@example.org' }, T0);
+    const key = await a.createKey(
+      { accountId: acc.id, hash: 'h-revoke', prefix: 'gk_abcde', kind: 'payg' },
+      T0,
+    );
+    expect((await b.findKeyByHash('h-revoke'))?.key.status).toBe('active'); // now cached on b
+    await a.revokeKey(key.id, T0);
+    const ms = await msUntil(async () => (await b.findKeyByHash('h-revoke'))?.key.status === 'revoked');
+    expect(ms).toBeLessThan(1_000);
+  });
+
+  it('a suspension through one instance shows on the other within 1 s (D19)', async () => {
+    const acc = await a.createAccount({ email: 'suspend@example.org' }, T0);
+    await a.createKey({ accountId: acc.id, hash: 'h-suspend', prefix: 'gk_abcde', kind: 'payg' }, T0);
+    expect((await b.findKeyByHash('h-suspend'))?.account.status).toBe('active');
+    await a.setAccountStatus(acc.id, 'suspended');
+    const ms = await msUntil(
+      async () => (await b.findKeyByHash('h-suspend'))?.account.status === 'suspended',
+    );
+    expect(ms).toBeLessThan(1_000);
+  });
+
+  it('a plan change (B Unlimited) shows on the other instance within 1 s', async () => {
+    const acc = await a.createAccount({ email: 'plan@example.org' }, T0);
+    await a.createKey({ accountId: acc.id, hash: 'h-plan', prefix: 'gk_abcde', kind: 'payg' }, T0);
+    expect((await b.findKeyByHash('h-plan'))?.account.unlimitedUntil).toBeNull();
+    await a.setUnlimitedUntil(acc.id, T0 + 86_400_000);
+    const ms = await msUntil(
+      async () => (await b.findKeyByHash('h-plan'))?.account.unlimitedUntil === T0 + 86_400_000,
+    );
+    expect(ms).toBeLessThan(1_000);
+  });
+
+  it('whitelist additions and removals show on the other instance within 1 s (D18)', async () => {
+    const acc = await a.createAccount({ email: 'wl@example.org' }, T0);
+    expect(await b.findWhitelistedAccount('203.0.113.50')).toBeNull(); // the (empty) whitelist is cached on b
+    const entry = await a.addWhitelist(acc.id, '203.0.113.50/32', T0);
+    const added = await msUntil(async () => (await b.findWhitelistedAccount('203.0.113.50'))?.id === acc.id);
+    expect(added).toBeLessThan(1_000);
+    await a.removeWhitelist(acc.id, entry.id);
+    const removed = await msUntil(async () => (await b.findWhitelistedAccount('203.0.113.50')) === null);
+    expect(removed).toBeLessThan(1_000);
+  });
+
+  it('a key created on one instance is found on the other even after a miss was cached', async () => {
+    const acc = await a.createAccount({ email: 'create@example.org' }, T0);
+    expect(await b.findKeyByHash('h-new')).toBeNull();
+    await a.createKey({ accountId: acc.id, hash: 'h-new', prefix: 'gk_abcde', kind: 'payg' }, T0);
+    const ms = await msUntil(async () => (await b.findKeyByHash('h-new')) !== null);
+    expect(ms).toBeLessThan(1_000);
+  });
+}
+
+describeShared(
+  'shared store: propagation between instances (D18, D19)',
+  () => {
+    describe('one Redis', () => propagationRules(async () => undefined));
+    describe('three-node Redis Cluster', () => {
+      let cluster: TestCluster | null = null;
+      afterAll(async () => cluster?.stop());
+      propagationRules(async () => {
+        cluster = await startRedisCluster();
+        return cluster.url;
+      });
+    });
+  },
+  ['redis-server', 'redis-cli'],
+);
