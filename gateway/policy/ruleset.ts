@@ -120,7 +120,11 @@ export const RULE_SET_B: RuleSet = {
 };
 
 /** The rule set named by the config, with the config's `limits` overrides applied (D1). */
-export function ruleSetFor(name: 'A' | 'B', overrides: Partial<Limits> = {}, positions?: readonly CredentialPosition[]): RuleSet {
+export function ruleSetFor(
+  name: 'A' | 'B',
+  overrides: Partial<Limits> = {},
+  positions?: readonly CredentialPosition[],
+): RuleSet {
   const base = name === 'A' ? RULE_SET_A : RULE_SET_B;
   return {
     ...base,

@@ -1,0 +1,95 @@
+/** Compiling a validated config once at start: rule set chosen, CIDRs parsed, hosts mapped, adapters looked up. */
+import { ADAPTERS } from '../../adapters';
+import type { Adapter } from '../../adapters/types';
+import { parseCidr, type Cidr } from '../net/address';
+import { ruleSetFor, type Limits, type RuleSet } from '../policy/ruleset';
+import type { RawConfig } from './schema';
+
+/** One host the gateway serves. */
+export interface CompiledHost {
+  /** Display name: the configured name, or "port:<n>" for a port-only host. */
+  label: string;
+  /** Lower-case Host name this entry matches on the main listener (null: matched by port only). */
+  name: string | null;
+  /** Its own listener port (null: served on the main listener only). */
+  port: number | null;
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any
+  adapter: Adapter<any>;
+  /** Whether requests without a credential are served (spec 5.3; A: 401 missing_key when off). */
+  anonymous: boolean;
+}
+
+/** Where the state lives (mirrors the store factory's config). */
+export type CompiledStoreConfig =
+  | { kind: 'embedded'; path: string }
+  | {
+      kind: 'shared';
+      postgres: string;
+      redis: string;
+      keyPrefix?: string;
+      onStoreFailure: 'closed' | 'open';
+    };
+
+export interface CompiledConfig {
+  file: string;
+  rules: RuleSet;
+  listen: { host: string; port: number };
+  admin: { listen: { host: string; port: number }; token: string | null };
+  backend: { url: URL; timeoutMs: number };
+  store: CompiledStoreConfig;
+  onStoreFailure: 'closed' | 'open';
+  trustProxy: Cidr[];
+  keyPepper: string;
+  hosts: CompiledHost[];
+  /** Served on the main listener when the Host header matches no entry: the first entry without a port. */
+  defaultHost: CompiledHost | null;
+  /** Name → host for the main listener. */
+  hostsByName: Map<string, CompiledHost>;
+  logLevel: string;
+}
+
+/** Drop undefined members so `Partial<Limits>` stays exact. */
+function definedLimits(raw: RawConfig['limits']): Partial<Limits> {
+  const out: Partial<Limits> = {};
+  for (const [k, v] of Object.entries(raw)) if (v !== undefined) out[k as keyof Limits] = v;
+  return out;
+}
+
+/** Compile a validated config. */
+export function compileConfig(raw: RawConfig, file: string): CompiledConfig {
+  const rules = ruleSetFor(raw.policy, definedLimits(raw.limits), raw.credentials?.accept);
+  const hosts: CompiledHost[] = raw.hosts.map((h) => ({
+    label: h.name ?? `port:${h.port}`,
+    name: h.name?.toLowerCase() ?? null,
+    port: h.port ?? null,
+    adapter: ADAPTERS[h.adapter] as CompiledHost['adapter'],
+    anonymous: h.anonymous,
+  }));
+  const hostsByName = new Map<string, CompiledHost>();
+  for (const h of hosts) if (h.name !== null && !hostsByName.has(h.name)) hostsByName.set(h.name, h);
+  const store: CompiledStoreConfig =
+    raw.store.kind === 'embedded'
+      ? { kind: 'embedded', path: raw.store.path }
+      : {
+          kind: 'shared',
+          postgres: raw.store.postgres,
+          redis: raw.store.redis,
+          ...(raw.store.keyPrefix !== undefined ? { keyPrefix: raw.store.keyPrefix } : {}),
+          onStoreFailure: raw.onStoreFailure,
+        };
+  return {
+    file,
+    rules,
+    listen: raw.listen,
+    admin: { listen: raw.admin.listen, token: raw.admin.token ?? null },
+    backend: { url: new URL(raw.backend.url), timeoutMs: raw.backend.timeoutMs },
+    store,
+    onStoreFailure: raw.onStoreFailure,
+    trustProxy: raw.trustProxy.map((c) => parseCidr(c) as Cidr),
+    keyPepper: raw.keyPepper,
+    hosts,
+    defaultHost: hosts.find((h) => h.port === null) ?? null,
+    hostsByName,
+    logLevel: raw.log?.level ?? 'info',
+  };
+}

@@ -1,0 +1,88 @@
+/** Reading a YAML config: `${ENV}` substitution in string values, then strict validation naming file and path. */
+import { readFileSync } from 'node:fs';
+import { parse as parseYaml } from 'yaml';
+import type { z } from 'zod';
+import { configSchema, type RawConfig } from './schema';
+
+/** A config that cannot be used; the message names the file and the path. */
+export class ConfigError extends Error {}
+
+/** "hosts[0].adapter" from a zod/issue path. */
+export function formatPath(path: readonly PropertyKey[]): string {
+  let out = '';
+  for (const part of path) {
+    if (typeof part === 'number') out += `[${part}]`;
+    else out += out === '' ? String(part) : `.${String(part)}`;
+  }
+  return out === '' ? '(top level)' : out;
+}
+
+/**
+ * Replace `${NAME}` (and `${NAME:-default}`) in every string value. A missing variable without default is an error
+ * naming it. Substitution happens after YAML parsing, so a secret can never change the document's structure.
+ */
+export function substituteEnv(
+  value: unknown,
+  env: NodeJS.ProcessEnv,
+  file: string,
+  path: PropertyKey[] = [],
+): unknown {
+  if (typeof value === 'string') {
+    return value.replace(
+      /\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}/g,
+      (_m, name: string, fallback?: string) => {
+        const v = env[name];
+        if (v !== undefined && v !== '') return v;
+        if (fallback !== undefined) return fallback;
+        throw new ConfigError(`${file}: ${formatPath(path)}: environment variable ${name} is not set`);
+      },
+    );
+  }
+  if (Array.isArray(value)) return value.map((v, i) => substituteEnv(v, env, file, [...path, i]));
+  if (value !== null && typeof value === 'object') {
+    const out: Record<string, unknown> = {};
+    for (const [k, v] of Object.entries(value)) out[k] = substituteEnv(v, env, file, [...path, k]);
+    return out;
+  }
+  return value;
+}
+
+/** One line per problem: `file: path: message`. */
+function describeIssues(file: string, issues: readonly z.core.$ZodIssue[]): string {
+  return issues
+    .map((i) => {
+      if (i.code === 'unrecognized_keys') {
+        return i.keys.map((k) => `${file}: ${formatPath([...i.path, k])}: unknown key`).join('\n');
+      }
+      return `${file}: ${formatPath(i.path)}: ${i.message}`;
+    })
+    .join('\n');
+}
+
+/** Validate an already-parsed document (used by tests and by `loadConfigFile`). */
+export function validateConfig(doc: unknown, file: string, env: NodeJS.ProcessEnv = process.env): RawConfig {
+  if (doc === null || typeof doc !== 'object' || Array.isArray(doc)) {
+    throw new ConfigError(`${file}: the config must be a YAML mapping`);
+  }
+  const substituted = substituteEnv(doc, env, file);
+  const result = configSchema.safeParse(substituted);
+  if (!result.success) throw new ConfigError(describeIssues(file, result.error.issues));
+  return result.data;
+}
+
+/** Read, substitute and validate a YAML config file. */
+export function loadConfigFile(file: string, env: NodeJS.ProcessEnv = process.env): RawConfig {
+  let text: string;
+  try {
+    text = readFileSync(file, 'utf8');
+  } catch (e) {
+    throw new ConfigError(`${file}: cannot read the config file (${(e as Error).message})`);
+  }
+  let doc: unknown;
+  try {
+    doc = parseYaml(text);
+  } catch (e) {
+    throw new ConfigError(`${file}: not valid YAML: ${(e as Error).message}`);
+  }
+  return validateConfig(doc, file, env);
+}

@@ -1,0 +1,87 @@
+/** The YAML config's strict schema (zod): unknown keys and bad values are refused with their path. */
+import { z } from 'zod';
+import { ADAPTERS } from '../../adapters';
+import { parseCidr } from '../net/address';
+import { ALL_CREDENTIAL_POSITIONS, type CredentialPosition } from '../policy/ruleset';
+
+const port = z.int().min(0).max(65535);
+const listen = z.strictObject({ host: z.string().min(1).default('127.0.0.1'), port });
+
+const cidr = z.string().refine((s) => parseCidr(s) !== null, { message: 'not an IP address or CIDR block' });
+
+const httpUrl = z.string().refine(
+  (s) => {
+    try {
+      const u = new URL(s);
+      return u.protocol === 'http:' || u.protocol === 'https:';
+    } catch {
+      return false;
+    }
+  },
+  { message: 'not an http(s) URL' },
+);
+
+const count = z.int().min(0);
+const limits = z.strictObject({
+  freePerDay: count.optional(),
+  anonymousIpv4Prefix: z.int().min(0).max(32).optional(),
+  anonymousIpv6Prefix: z.int().min(0).max(128).optional(),
+  slotIpv4Prefix: z.int().min(0).max(32).optional(),
+  slotIpv6Prefix: z.int().min(0).max(128).optional(),
+  slotsPayg: z.int().min(1).optional(),
+  slotsUnlimited: z.int().min(1).optional(),
+  unlimitedAccountAddresses: z.int().min(1).optional(),
+  slotWindowMs: z.int().min(1).optional(),
+  pricePerRequest: count.optional(),
+  packagePrice: count.optional(),
+  whitelistMinIpv6Prefix: z.int().min(0).max(128).optional(),
+});
+
+const host = z
+  .strictObject({
+    name: z.string().min(1).optional(),
+    port: port.optional(),
+    adapter: z
+      .string()
+      .refine((a) => a in ADAPTERS, { error: (i) => `unknown adapter ${JSON.stringify(i.input)}` }),
+    anonymous: z.boolean().default(true),
+  })
+  .refine((h) => h.name !== undefined || h.port !== undefined, {
+    message: 'a host needs a name, a port, or both',
+  });
+
+const store = z.discriminatedUnion('kind', [
+  z.strictObject({ kind: z.literal('embedded'), path: z.string().min(1) }),
+  z.strictObject({
+    kind: z.literal('shared'),
+    postgres: z.string().min(1),
+    redis: z.string().min(1),
+    keyPrefix: z.string().min(1).optional(),
+  }),
+]);
+
+const position = z.enum(ALL_CREDENTIAL_POSITIONS as [CredentialPosition, ...CredentialPosition[]]);
+
+/** The config file's schema. `policy` has no default (D1). */
+export const configSchema = z.strictObject({
+  policy: z.enum(['A', 'B'], { error: 'required: "A" or "B" (D1: no default)' }),
+  listen: listen.default({ host: '127.0.0.1', port: 8080 }),
+  admin: z
+    .strictObject({
+      listen: listen.default({ host: '127.0.0.1', port: 8081 }),
+      token: z.string().min(16, 'the admin token needs at least 16 characters').optional(),
+    })
+    .default({ listen: { host: '127.0.0.1', port: 8081 } }),
+  backend: z.strictObject({ url: httpUrl, timeoutMs: z.int().min(1).default(5000) }),
+  store,
+  onStoreFailure: z.enum(['closed', 'open']).default('closed'),
+  trustProxy: z.array(cidr).default([]),
+  keyPepper: z.string().min(16, 'the key pepper needs at least 16 characters'),
+  credentials: z.strictObject({ accept: z.array(position).min(1) }).optional(),
+  hosts: z.array(host).min(1),
+  limits: limits.default({}),
+  log: z.strictObject({ level: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'silent']) }).optional(),
+});
+
+/** A validated config before compilation. */
+export type RawConfig = z.infer<typeof configSchema>;

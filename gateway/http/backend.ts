@@ -1,0 +1,118 @@
+/**
+ * Forwarding to the backend with http-proxy-middleware over a keep-alive agent. The gateway builds the backend path
+ * itself from the adapter's BackendCall and replaces every incoming header, so no credential can reach the backend.
+ * The proxy is used as transport only (selfHandleResponse): the answer comes back as a value for the pipeline.
+ */
+import http from 'node:http';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { createProxyMiddleware } from 'http-proxy-middleware';
+import type { BackendCall } from '../../adapters/types';
+
+/** What the backend answered, or why it did not. */
+export type BackendOutcome =
+  | { kind: 'answer'; status: number; body: Buffer }
+  | { kind: 'unavailable'; reason: string }
+  | { kind: 'timeout' }
+  /** The client closed its connection before the backend answered: nothing was delivered. */
+  | { kind: 'client_gone' };
+
+/** Forwards one request; never rejects. */
+export type Forwarder = ((
+  req: IncomingMessage,
+  res: ServerResponse,
+  call: BackendCall,
+) => Promise<BackendOutcome>) & {
+  close(): void;
+};
+
+interface Pending {
+  path: string;
+  done: (o: BackendOutcome) => void;
+  /** The outgoing request, aborted when the gateway's own timer fires first. */
+  outgoing?: http.ClientRequest;
+}
+
+const MAX_BACKEND_BODY = 1 << 20;
+
+/** A decimal number without exponent notation (the backend parses strictly). */
+function decimal(n: number): string {
+  const s = String(n);
+  return /e/i.test(s) ? n.toFixed(20).replace(/0+$/, '').replace(/\.$/, '') : s;
+}
+
+/** The backend path of a call. `ip` must be filled in by then (the caller's own address for /v1/ipv4). */
+export function backendPath(call: BackendCall): string {
+  if (call.kind === 'reverse') return `/reverse?lat=${decimal(call.lat)}&lon=${decimal(call.lon)}`;
+  return `/ipv4?ip=${encodeURIComponent(call.ip ?? '')}`;
+}
+
+/** Build the forwarder for a backend base URL. */
+export function createForwarder(base: URL, timeoutMs: number): Forwarder {
+  const agent = new http.Agent({ keepAlive: true, maxSockets: 256, keepAliveMsecs: 1000 });
+  const pending = new WeakMap<IncomingMessage, Pending>();
+  const finish = (req: IncomingMessage, o: BackendOutcome): void => pending.get(req)?.done(o);
+
+  const proxy = createProxyMiddleware<IncomingMessage, ServerResponse>({
+    target: base.origin,
+    changeOrigin: true,
+    selfHandleResponse: true,
+    agent,
+    proxyTimeout: timeoutMs,
+    ejectPlugins: true,
+    pathRewrite: (_path, req) => pending.get(req)?.path ?? '/',
+    plugins: [
+      (server) => {
+        server.on('proxyReq', (proxyReq, req) => {
+          const p = pending.get(req);
+          if (p) p.outgoing = proxyReq;
+        });
+        server.on('proxyRes', (proxyRes, req) => collect(proxyRes, (o) => finish(req, o)));
+        server.on('error', (err, req) =>
+          finish(req as IncomingMessage, { kind: 'unavailable', reason: err.message }),
+        );
+        server.on('econnreset', (err, req) => finish(req, { kind: 'unavailable', reason: err.message }));
+      },
+    ],
+  });
+
+  const forward = (req: IncomingMessage, res: ServerResponse, call: BackendCall): Promise<BackendOutcome> =>
+    new Promise<BackendOutcome>((resolve) => {
+      let settled = false;
+      const timer = setTimeout(() => done({ kind: 'timeout' }), timeoutMs);
+      const clientGone = (): void => done({ kind: 'client_gone' });
+      res.once('close', clientGone);
+      function done(o: BackendOutcome): void {
+        if (settled) return;
+        settled = true;
+        clearTimeout(timer);
+        res.off('close', clientGone);
+        if (o.kind === 'timeout' || o.kind === 'client_gone') pending.get(req)?.outgoing?.destroy();
+        pending.delete(req);
+        resolve(o);
+      }
+      pending.set(req, { path: backendPath(call), done });
+      // Every incoming header is dropped (credentials, cookies, forwarding headers): the backend sees only these.
+      req.headers = { accept: 'application/json' };
+      req.method = 'GET';
+      void proxy(req, res, (err?: unknown) => done({ kind: 'unavailable', reason: String(err) }));
+    });
+  return Object.assign(forward, { close: () => agent.destroy() });
+}
+
+/** Read a backend answer fully (bounded). */
+function collect(proxyRes: IncomingMessage, done: (o: BackendOutcome) => void): void {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  proxyRes.on('data', (c: Buffer) => {
+    size += c.length;
+    if (size > MAX_BACKEND_BODY) {
+      proxyRes.destroy();
+      done({ kind: 'unavailable', reason: 'backend answer too large' });
+    } else chunks.push(c);
+  });
+  proxyRes.on('end', () =>
+    done({ kind: 'answer', status: proxyRes.statusCode ?? 502, body: Buffer.concat(chunks) }),
+  );
+  proxyRes.on('error', (err) => done({ kind: 'unavailable', reason: err.message }));
+  proxyRes.on('aborted', () => done({ kind: 'unavailable', reason: 'backend answer aborted' }));
+}

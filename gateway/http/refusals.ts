@@ -1,0 +1,48 @@
+/** Public text and facts of admission refusals (D20: key_ip_limit's detail says when the next slot frees). */
+import type { ErrorFacts, RefusalCode } from '../core/errors';
+import type { AdmissionPlan } from '../store/types';
+import { resetUnix, secondsToReset } from './headers';
+
+/** The detail and facts of a refusal by the store's admission step. */
+export function describeRefusal(
+  code: RefusalCode,
+  plan: AdmissionPlan,
+  nextSlotFreeAt: number | undefined,
+): { detail: string; facts: ErrorFacts } {
+  const now = plan.now;
+  const resetFacts: ErrorFacts = { retryAfter: secondsToReset(now), quotaReset: resetUnix(now) };
+  const slotFacts: ErrorFacts = nextSlotFreeAt === undefined ? {} : { nextSlotFreeAt };
+  const when = nextSlotFreeAt === undefined ? 'later' : `at ${new Date(nextSlotFreeAt).toISOString()}`;
+  switch (code) {
+    case 'quota_exceeded':
+      return {
+        detail:
+          plan.overflow.kind === 'bill'
+            ? 'The daily free allowance is used up and the account has no credits left; it resets at 00:00 UTC.'
+            : 'The daily free allowance is used up; it resets at 00:00 UTC.',
+        facts: resetFacts,
+      };
+    case 'no_credits':
+      return { detail: 'The daily free allowance is used up and the account balance is empty.', facts: {} };
+    case 'key_ip_limit': {
+      const capacity = plan.slots.find((s) => s.refuse === 'key_ip_limit')?.capacity;
+      return {
+        detail: `All ${capacity ?? ''} IP slots of this key are held by other addresses; the next slot frees ${when}.`,
+        facts: slotFacts,
+      };
+    }
+    case 'account_ip_limit': {
+      const capacity = plan.slots.find((s) => s.refuse === 'account_ip_limit')?.capacity;
+      return {
+        detail: `The account's Unlimited plan allows ${capacity ?? ''} addresses per 24 hours and they are in use; the next frees ${when}.`,
+        facts: slotFacts,
+      };
+    }
+    case 'account_suspended':
+      return { detail: 'The account is suspended. Contact support.', facts: {} };
+    case 'missing_key':
+    case 'invalid_key':
+    case 'key_revoked':
+      return { detail: 'The request was refused.', facts: {} };
+  }
+}

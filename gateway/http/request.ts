@@ -1,0 +1,67 @@
+/** Reading an incoming request into the adapter's view: path, query, lower-case headers, and a form body (D2a). */
+import type { IncomingMessage } from 'node:http';
+import type { AdapterRequest } from '../../adapters/types';
+import { parseQuery, withoutParams } from '../core/query';
+
+const MAX_BODY = 16 * 1024;
+
+/** The raw path and query of a request URL. */
+export function splitUrl(url: string): { path: string; query: string } {
+  const q = url.indexOf('?');
+  return q < 0 ? { path: url, query: '' } : { path: url.slice(0, q), query: url.slice(q + 1) };
+}
+
+/** Headers as a lower-case record of single strings (repeated headers joined with ", "). */
+export function flatHeaders(req: IncomingMessage): Record<string, string | undefined> {
+  const out: Record<string, string | undefined> = {};
+  for (const [name, value] of Object.entries(req.headers)) {
+    out[name] = Array.isArray(value) ? value.join(', ') : value;
+  }
+  return out;
+}
+
+/** Read the whole body (bounded); 'too_large' when over the limit. */
+export function readBody(req: IncomingMessage): Promise<Buffer | 'too_large'> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    let over = false;
+    req.on('data', (c: Buffer) => {
+      size += c.length;
+      if (size > MAX_BODY) over = true;
+      else chunks.push(c);
+    });
+    req.on('end', () => resolve(over ? 'too_large' : Buffer.concat(chunks)));
+    req.on('error', reject);
+  });
+}
+
+/** Whether a request carries an application/x-www-form-urlencoded body (D2a). */
+export function isFormBody(req: IncomingMessage): boolean {
+  const type = req.headers['content-type'];
+  return (
+    req.method === 'POST' && typeof type === 'string' && /^application\/x-www-form-urlencoded\b/i.test(type)
+  );
+}
+
+/**
+ * The adapter's view of a request. A form body's fields other than credentials are appended to the query, so a POST
+ * is parsed like the equivalent GET (D2a); the credential fields are read by the credential finder from `form`.
+ */
+export function adapterRequest(
+  method: string,
+  path: string,
+  query: string,
+  headers: Record<string, string | undefined>,
+  formText: string | null,
+  credentialParams: readonly string[],
+): AdapterRequest {
+  const formQuery = formText === null ? '' : withoutParams(formText, ['key', ...credentialParams]);
+  const merged = [query, formQuery].filter((s) => s !== '').join('&');
+  return { method, path, query: merged, headers };
+}
+
+/** The form fields of a body, or null when malformed. */
+export function parseForm(text: string): Map<string, string[]> | null {
+  return parseQuery(text);
+}

@@ -1,0 +1,69 @@
+/** Who a request is counted to (spec 5.1, 5.6): a key, a whitelisted account (B), or the anonymous address. */
+import type { Account, ApiKey, Store } from '../store/types';
+import { hashKey, isKeySyntax } from '../core/keys';
+import type { RefusalCode } from '../core/errors';
+import type { IpAddress } from '../net/address';
+import type { CredentialResult } from './credentials';
+import type { RuleSet } from './ruleset';
+
+export type Identity =
+  | { kind: 'anonymous' }
+  | { kind: 'key'; key: ApiKey; account: Account }
+  | { kind: 'whitelist'; account: Account };
+
+/** A refusal is a value (STYLE.md); the pipeline renders it. */
+export interface Refusal {
+  code: RefusalCode;
+  detail: string;
+}
+
+/** What identification needs. */
+export interface IdentifyInput {
+  rules: RuleSet;
+  store: Store;
+  pepper: string;
+  credential: Exclude<CredentialResult, { kind: 'conflict' }>;
+  address: IpAddress;
+  /** Whether the host serves requests without a credential (spec 5.3). */
+  anonymousAllowed: boolean;
+}
+
+const SUSPENDED: Refusal = {
+  code: 'account_suspended',
+  detail: 'The account is suspended. Contact support.',
+};
+
+/** Identify in D9 order: syntax → key known → not revoked → account not suspended. Key > whitelist > anonymous. */
+export async function identify(input: IdentifyInput): Promise<Identity | Refusal> {
+  const { credential, rules, store } = input;
+  if (credential.kind === 'malformed') {
+    return { code: 'invalid_key', detail: `The credential in ${credential.position} is malformed.` };
+  }
+  if (credential.kind === 'key') {
+    if (!isKeySyntax(credential.value)) return { code: 'invalid_key', detail: 'The API key is not valid.' };
+    const found = await store.findKeyByHash(hashKey(credential.value, input.pepper));
+    if (!found) return { code: 'invalid_key', detail: 'The API key is not valid.' };
+    if (found.key.status === 'revoked') {
+      return {
+        code: rules.revokedCode,
+        detail:
+          rules.revokedCode === 'key_revoked' ? 'The API key was revoked.' : 'The API key is not valid.',
+      };
+    }
+    if (found.account.status === 'suspended') return SUSPENDED;
+    return { kind: 'key', key: found.key, account: found.account };
+  }
+  if (rules.whitelist) {
+    const account = await store.findWhitelistedAccount(input.address.toString());
+    if (account) return account.status === 'suspended' ? SUSPENDED : { kind: 'whitelist', account };
+  }
+  if (!input.anonymousAllowed) {
+    return { code: 'missing_key', detail: 'This host requires an API key.' };
+  }
+  return { kind: 'anonymous' };
+}
+
+/** Whether identification refused. */
+export function isRefusal(x: Identity | Refusal): x is Refusal {
+  return 'code' in x;
+}

@@ -1,0 +1,123 @@
+/** The in-process gateway: main listener, one listener per host with its own port, and the admin listener. */
+import { randomBytes } from 'node:crypto';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { Logger } from 'pino';
+import { createAdminApp } from './admin/app';
+import type { CompiledConfig, CompiledHost } from './config/compile';
+import type { Clock } from './core/clock';
+import { createForwarder } from './http/backend';
+import { createPipeline } from './http/pipeline';
+import type { Store } from './store/types';
+
+export interface GatewayDeps {
+  config: CompiledConfig;
+  store: Store;
+  clock: Clock;
+  logger: Logger;
+  /** Admin bearer token; defaults to the config's, else one is generated (read it back from `adminToken`). */
+  adminToken?: string;
+}
+
+export interface GatewayUrls {
+  mainUrl: string;
+  adminUrl: string;
+  /** Host label → URL of its own listener (hosts with a `port`), or the main URL for name-matched hosts. */
+  hostUrls: Record<string, string>;
+}
+
+export interface Gateway {
+  listen(): Promise<GatewayUrls>;
+  close(): Promise<void>;
+  /** The admin token in use (never logged). */
+  readonly adminToken: string;
+}
+
+/** The Host header's name without port, lower-case. */
+function hostName(header: string | undefined): string {
+  if (!header) return '';
+  const h = header.trim().toLowerCase();
+  if (h.startsWith('[')) return h.slice(0, h.indexOf(']') + 1);
+  const colon = h.lastIndexOf(':');
+  return colon >= 0 ? h.slice(0, colon) : h;
+}
+
+/** Listen on host:port and resolve with the URL. */
+function listenOn(server: http.Server, host: string, port: number): Promise<string> {
+  return new Promise((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, host, () => {
+      server.off('error', reject);
+      const a = server.address() as AddressInfo;
+      const h = a.family === 'IPv6' ? `[${a.address}]` : a.address;
+      resolve(`http://${h}:${a.port}`);
+    });
+  });
+}
+
+/** Close a server, ending idle keep-alive connections. */
+function closeServer(server: http.Server): Promise<void> {
+  return new Promise((resolve) => {
+    if (!server.listening) return resolve();
+    server.close(() => resolve());
+    server.closeIdleConnections();
+    setTimeout(() => server.closeAllConnections(), 2000).unref();
+  });
+}
+
+/** Build a gateway from a compiled config and a store. */
+export function createGateway(deps: GatewayDeps): Gateway {
+  const { config } = deps;
+  const adminToken = deps.adminToken ?? config.admin.token ?? randomBytes(24).toString('base64url');
+  const forward = createForwarder(config.backend.url, config.backend.timeoutMs);
+  const handle = createPipeline({ ...deps, forward });
+
+  const serve = (pick: (req: http.IncomingMessage) => CompiledHost | null) =>
+    http.createServer((req, res) => {
+      const host = pick(req);
+      if (!host) {
+        res.writeHead(404, { 'content-type': 'text/plain' }).end('unknown host\n');
+        return;
+      }
+      handle(host, req, res).catch((err: unknown) => {
+        // Only reached when rendering the error itself failed (a broken adapter): answer bare 500, keep serving.
+        deps.logger.error({ err }, 'request handler failed');
+        if (!res.headersSent) res.writeHead(500, { 'content-type': 'text/plain' });
+        res.end('internal error\n');
+      });
+    });
+
+  const main = serve((req) => config.hostsByName.get(hostName(req.headers.host)) ?? config.defaultHost);
+  const perPort = config.hosts
+    .filter((h) => h.port !== null)
+    .map((h) => ({ host: h, server: serve(() => h) }));
+  const admin = http.createServer(
+    createAdminApp({
+      store: deps.store,
+      rules: config.rules,
+      pepper: config.keyPepper,
+      clock: deps.clock,
+      token: adminToken,
+      logger: deps.logger,
+    }),
+  );
+  const all = [main, admin, ...perPort.map((p) => p.server)];
+  for (const s of all) s.keepAliveTimeout = 65_000;
+
+  return {
+    adminToken,
+    async listen() {
+      const mainUrl = await listenOn(main, config.listen.host, config.listen.port);
+      const adminUrl = await listenOn(admin, config.admin.listen.host, config.admin.listen.port);
+      const hostUrls: Record<string, string> = {};
+      for (const h of config.hosts) if (h.port === null) hostUrls[h.label] = mainUrl;
+      for (const p of perPort)
+        hostUrls[p.host.label] = await listenOn(p.server, config.listen.host, p.host.port ?? 0);
+      return { mainUrl, adminUrl, hostUrls };
+    },
+    async close() {
+      await Promise.all(all.map(closeServer));
+      forward.close();
+    },
+  };
+}

@@ -1,0 +1,108 @@
+/**
+ * `npm start`: the backend and the gateway together on the embedded store with an example config
+ * (`--policy A|B`, default A, or `--config FILE`). Keeps the key pepper and the admin token in the data folder so keys
+ * and the CLI keep working across restarts, and prints the URLs and how to create a first key.
+ */
+import { randomBytes } from 'node:crypto';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import pino from 'pino';
+import { startBackend } from '../backend/server';
+import { compileConfig } from '../gateway/config/compile';
+import { loadConfigFile } from '../gateway/config/load';
+import { systemClock } from '../gateway/core/clock';
+import { createGateway } from '../gateway/server';
+import { createStore } from '../gateway/store';
+
+/** The folder holding package.json (works from dist/scripts and from the sources). */
+function repoRoot(): string {
+  let dir = __dirname;
+  while (!existsSync(path.join(dir, 'package.json'))) {
+    const up = path.dirname(dir);
+    if (up === dir) throw new Error('package.json not found');
+    dir = up;
+  }
+  return dir;
+}
+
+/** A secret kept in a file (created with mode 0600 on first start). */
+function keptSecret(file: string): string {
+  if (existsSync(file)) return readFileSync(file, 'utf8').trim();
+  const secret = randomBytes(32).toString('base64url');
+  writeFileSync(file, secret + '\n', { mode: 0o600 });
+  return secret;
+}
+
+/** `--policy A|B` or `--config FILE`. */
+function configFile(root: string, argv: readonly string[]): string {
+  const i = argv.indexOf('--config');
+  if (i >= 0 && argv[i + 1]) return path.resolve(argv[i + 1] as string);
+  const p = argv.indexOf('--policy');
+  const policy = p >= 0 ? argv[p + 1] : 'A';
+  if (policy !== 'A' && policy !== 'B') throw new Error('--policy must be A or B');
+  return path.join(root, 'config', `example-${policy.toLowerCase()}.yaml`);
+}
+
+async function main(): Promise<void> {
+  const root = repoRoot();
+  const dataDir = process.env['GEOGATE_DATA_DIR'] ?? path.join(root, 'data');
+  mkdirSync(dataDir, { recursive: true });
+  const pepperFile = path.join(dataDir, 'key-pepper');
+  const tokenFile = path.join(dataDir, 'admin-token');
+  const backendPort = Number(process.env['BACKEND_PORT'] ?? 8090);
+
+  const backend = await startBackend({ port: backendPort });
+  const env = {
+    ...process.env,
+    GEOGATE_DATA_DIR: dataDir,
+    GEOGATE_BACKEND_URL: backend.url,
+    GEOGATE_KEY_PEPPER: process.env['GEOGATE_KEY_PEPPER'] || keptSecret(pepperFile),
+  };
+  const file = configFile(root, process.argv.slice(2));
+  const config = compileConfig(loadConfigFile(file, env), file);
+  const adminToken = config.admin.token ?? (process.env['GEOGATE_ADMIN_TOKEN'] || keptSecret(tokenFile));
+  const logger = pino({ level: config.logLevel });
+  const store = await createStore(config.store, { clock: systemClock, logger });
+  const gateway = createGateway({ config, store, clock: systemClock, logger, adminToken });
+  const urls = await gateway.listen();
+
+  const tokenHint = config.admin.token
+    ? `the config (${file})`
+    : process.env['GEOGATE_ADMIN_TOKEN']
+      ? 'GEOGATE_ADMIN_TOKEN'
+      : tokenFile;
+  console.log(
+    [
+      '',
+      `geogate is running (rule set ${config.rules.name}, config ${path.relative(root, file)})`,
+      `  main host:   ${urls.mainUrl}   e.g. curl '${urls.mainUrl}/v1/reverse?lat=48.8584&lon=2.2945'`,
+      `  admin API:   ${urls.adminUrl}   (bearer token in ${tokenHint})`,
+      `  backend:     ${backend.url}`,
+      `  store:       ${config.store.kind === 'embedded' ? config.store.path : 'shared'}`,
+      '',
+      'Create a first account and key with the CLI:',
+      `  export GEOGATE_ADMIN_URL=${urls.adminUrl}`,
+      `  export GEOGATE_ADMIN_TOKEN=$(cat ${tokenFile})`,
+      config.rules.signupNeedsNameAndPassword
+        ? "  echo 'a long password' | node dist/gateway/cli/main.js accounts create --email you@example.com --name You --password-stdin"
+        : '  node dist/gateway/cli/main.js accounts create --email you@example.com',
+      '  node dist/gateway/cli/main.js keys create <account id>',
+      `  curl -H 'X-API-Key: <key>' '${urls.mainUrl}/v1/ipv4?ip=8.8.8.8'`,
+      '',
+    ].join('\n'),
+  );
+
+  const stop = (): void => {
+    void Promise.allSettled([gateway.close(), backend.close()])
+      .then(() => store.close())
+      .finally(() => process.exit(0));
+    setTimeout(() => process.exit(0), 3000).unref();
+  };
+  process.once('SIGINT', stop);
+  process.once('SIGTERM', stop);
+}
+
+main().catch((err: unknown) => {
+  console.error(`start: ${(err as Error).message}`);
+  process.exit(1);
+});

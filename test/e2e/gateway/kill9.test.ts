@@ -1,0 +1,95 @@
+/**
+ * Acceptance 12 (crash): `kill -9` of a gateway process during a burst of billed requests loses no answered request.
+ * Bound: answered ≤ charged ≤ answered + in-flight (the client's concurrency), and balance = start − charged; the
+ * usage history's billed count equals the charges.
+ */
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { systemClock } from '../../../gateway/core/clock';
+import { generateKey, hashKey, keyPrefix } from '../../../gateway/core/keys';
+import { utcDay } from '../../../gateway/core/clock';
+import { createStore } from '../../../gateway/store';
+import { call } from '../../helpers/gateway-harness';
+import { startBackendProc, startGatewayProc, type RunningProcess } from '../../helpers/gateway-processes';
+
+const PEPPER = 'kill9-pepper-0123456789abcdef';
+const CONCURRENCY = 8;
+const START_BALANCE = 100_000;
+
+let backend: RunningProcess;
+beforeAll(async () => {
+  backend = await startBackendProc();
+}, 60_000);
+afterAll(() => backend.stop());
+
+test.each(['A', 'B'] as const)(
+  'rule set %s: kill -9 during billed requests loses no answered request',
+  async (policy) => {
+    const dir = mkdtempSync(join(tmpdir(), 'geogate-kill9-'));
+    const dbPath = join(dir, 'geogate.db');
+    const seed = await createStore({ kind: 'embedded', path: dbPath }, { clock: systemClock });
+    const acc = await seed.createAccount({ email: 'kill9@example.com', name: 'K' }, Date.now());
+    await seed.credit(acc.id, START_BALANCE, 'start', Date.now());
+    const key = generateKey();
+    const k = await seed.createKey(
+      { accountId: acc.id, hash: hashKey(key, PEPPER), prefix: keyPrefix(key), kind: 'payg' },
+      Date.now(),
+    );
+    await seed.close();
+
+    const file = join(dir, 'gateway.yaml');
+    writeFileSync(
+      file,
+      [
+        `policy: ${policy}`,
+        'listen: { host: 127.0.0.1, port: 0 }',
+        'admin: { listen: { host: 127.0.0.1, port: 0 }, token: kill9-admin-token-0123 }',
+        `backend: { url: "${backend.url}" }`,
+        `store: { kind: embedded, path: "${dbPath}" }`,
+        `keyPepper: "${PEPPER}"`,
+        'hosts: [{ name: localhost, adapter: native }]',
+        'limits: { freePerDay: 0 }',
+        'log: { level: silent }',
+      ].join('\n'),
+    );
+    const gw = await startGatewayProc(file, 3);
+    let answered = 0;
+    let stop = false;
+    const worker = async (): Promise<void> => {
+      while (!stop) {
+        try {
+          const r = await call(gw.url, '/v1/reverse?lat=51.5&lon=-0.12', {
+            headers: { 'x-api-key': key, connection: 'close' },
+          });
+          if (r.status === 200) answered++;
+          else if (!stop) throw new Error(`unexpected ${r.status}: ${r.text}`);
+        } catch (e) {
+          if (!stop) throw e;
+        }
+      }
+    };
+    const workers = Array.from({ length: CONCURRENCY }, worker);
+    while (answered < 300) await new Promise((r) => setImmediate(r));
+    stop = true;
+    await gw.kill('SIGKILL');
+    await Promise.allSettled(workers);
+
+    const store = await createStore({ kind: 'embedded', path: dbPath }, { clock: systemClock });
+    try {
+      const charges = (await store.ledger(acc.id, 100_000)).filter((e) => e.kind === 'charge');
+      const balance = (await store.getAccount(acc.id))?.balance;
+      const today = utcDay(Date.now());
+      const usage = await store.usage([`key:${k.id}`], today, today);
+      expect(charges.length).toBeGreaterThanOrEqual(answered);
+      expect(charges.length).toBeLessThanOrEqual(answered + CONCURRENCY);
+      expect(charges.every((c) => c.amount === -1)).toBe(true);
+      expect(balance).toBe(START_BALANCE - charges.length);
+      expect(usage[0]?.billed).toBe(charges.length);
+    } finally {
+      await store.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  },
+  120_000,
+);

@@ -1,0 +1,96 @@
+/** The gateway process (`node dist/gateway/main.js --config FILE`): refuses bad configs clearly, starts, serves. */
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { call } from '../../helpers/gateway-harness';
+import { startBackendProc, startGatewayProc, type RunningProcess } from '../../helpers/gateway-processes';
+
+const MAIN = join(__dirname, '../../../dist/gateway/main.js');
+let dir: string;
+beforeAll(() => {
+  dir = mkdtempSync(join(tmpdir(), 'geogate-main-'));
+});
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+/** Write a config file from lines. */
+const configFile = (name: string, lines: string[]): string => {
+  const file = join(dir, name);
+  writeFileSync(file, lines.join('\n'));
+  return file;
+};
+const base = (backendUrl: string) => [
+  'listen: { host: 127.0.0.1, port: 0 }',
+  'admin: { listen: { host: 127.0.0.1, port: 0 } }',
+  `backend: { url: "${backendUrl}" }`,
+  `store: { kind: embedded, path: "${join(dir, 'g.db')}" }`,
+  'keyPepper: "${PEPPER}"',
+  'hosts: [{ name: localhost, adapter: native }]',
+  'log: { level: silent }',
+];
+const run = (file: string, env: NodeJS.ProcessEnv = {}) =>
+  spawnSync(process.execPath, [MAIN, '--config', file], {
+    encoding: 'utf8',
+    env: { ...process.env, ...env },
+  });
+
+describe('bad configs are refused at start with the file and the path (D1)', () => {
+  test('no policy', () => {
+    const file = configFile('nopolicy.yaml', base('http://127.0.0.1:1'));
+    const r = run(file, { PEPPER: 'p'.repeat(20) });
+    expect(r.status).toBe(2);
+    expect(r.stderr).toContain(`${file}: policy: required: "A" or "B"`);
+  });
+  test('unknown adapter and unknown key', () => {
+    const lines = ['policy: A', ...base('http://127.0.0.1:1'), 'limts: {}'].map((l) =>
+      l.replace('adapter: native', 'adapter: foo'),
+    );
+    const file = configFile('bad.yaml', lines);
+    const r = run(file, { PEPPER: 'p'.repeat(20) });
+    expect(r.status).toBe(2);
+    expect(r.stderr).toContain(`${file}: hosts[0].adapter: unknown adapter "foo"`);
+    expect(r.stderr).toContain(`${file}: limts: unknown key`);
+  });
+  test('a missing environment variable is named', () => {
+    const file = configFile('noenv.yaml', ['policy: B', ...base('http://127.0.0.1:1')]);
+    const r = run(file, { PEPPER: '' });
+    expect(r.status).toBe(2);
+    expect(r.stderr).toContain(`${file}: keyPepper: environment variable PEPPER is not set`);
+  });
+});
+
+describe('a running gateway process', () => {
+  let backend: RunningProcess;
+  let gw: RunningProcess;
+  beforeAll(async () => {
+    backend = await startBackendProc();
+  }, 60_000);
+  afterAll(async () => {
+    await gw?.stop();
+    await backend.stop();
+  });
+
+  test('prints its URLs and a generated admin token once; serves the main host and the admin API', async () => {
+    const file = configFile('ok.yaml', ['policy: A', ...base(backend.url)]);
+    gw = await startGatewayProc(file, 3, { PEPPER: 'p'.repeat(20), GEOGATE_ADMIN_TOKEN: '' });
+    const token = /generated admin token \(shown once\): (\S+)/.exec(gw.output())?.[1];
+    expect(token).toMatch(/^[A-Za-z0-9_-]{32}$/);
+    const adminUrl = gw.urls[2] as string;
+    expect((await call(gw.url, '/v1/ipv4?ip=8.8.8.8')).json.country_code).toBe('US');
+    expect((await call(adminUrl, '/healthz')).status).toBe(200);
+    const created = await call(adminUrl, '/admin/accounts', {
+      method: 'POST',
+      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ email: 'main@example.com', name: 'Main', password: 'a long enough password' }),
+    });
+    expect(created.status).toBe(201);
+    expect(
+      (
+        await call(adminUrl, '/admin/accounts', {
+          method: 'POST',
+          headers: { authorization: 'Bearer wrong' },
+        })
+      ).status,
+    ).toBe(401);
+  });
+});

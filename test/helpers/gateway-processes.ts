@@ -1,0 +1,92 @@
+/** Real processes for gateway tests: the compiled backend and the compiled gateway (`npm run build:ts` first). */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { startBackendProcess } from './backend-process';
+
+const ROOT = join(__dirname, '..', '..');
+
+export interface RunningProcess {
+  url: string;
+  /** Every "listening on URL" / "host NAME on URL" line's URL, in order. */
+  urls: string[];
+  output: () => string;
+  pid: number;
+  stop(): Promise<void>;
+  kill(signal?: NodeJS.Signals): Promise<void>;
+}
+
+/** Spawn `node <script> ...args` and wait until it prints all expected URL lines. */
+function spawnAndWait(
+  script: string,
+  args: string[],
+  env: NodeJS.ProcessEnv,
+  expectLines: number,
+): Promise<RunningProcess> {
+  const file = join(ROOT, script);
+  if (!existsSync(file)) throw new Error(`${script} is missing: run "npm run build:ts" first`);
+  const child: ChildProcess = spawn(process.execPath, [file, ...args], {
+    env: { ...process.env, ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let out = '';
+  const urls: string[] = [];
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  const kill = async (signal: NodeJS.Signals = 'SIGKILL'): Promise<void> => {
+    if (child.exitCode === null && child.signalCode === null) child.kill(signal);
+    await exited;
+  };
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => {
+      void kill();
+      reject(new Error(`${script} did not start in 60 s:\n${out}`));
+    }, 60_000);
+    const onData = (c: Buffer): void => {
+      out += c.toString();
+      for (const m of c.toString().matchAll(/(?:listening on|on) (http:\/\/[^\s]+)/g))
+        urls.push(m[1] as string);
+      if (urls.length >= expectLines) {
+        clearTimeout(timer);
+        resolve({
+          url: urls[0] as string,
+          urls,
+          output: () => out,
+          pid: child.pid as number,
+          stop: () => kill('SIGTERM'),
+          kill,
+        });
+      }
+    };
+    child.stdout?.on('data', onData);
+    child.stderr?.on('data', (c: Buffer) => (out += c.toString()));
+    child.once('exit', (code) => {
+      clearTimeout(timer);
+      reject(new Error(`${script} exited with ${code}:\n${out}`));
+    });
+  });
+}
+
+/** The real backend as a process on an ephemeral port (the backend room's helper, in this file's shape). */
+export async function startBackendProc(): Promise<RunningProcess> {
+  const b = await startBackendProcess();
+  return {
+    url: b.url,
+    urls: [b.url],
+    output: () => '',
+    pid: b.pid,
+    stop: () => b.stop(),
+    kill: async (signal: NodeJS.Signals = 'SIGKILL') => {
+      if (signal === 'SIGTERM') return b.stop();
+      b.kill(signal);
+    },
+  };
+}
+
+/** The real gateway as a process (`node dist/gateway/main.js --config FILE`); waits for main, hosts and admin. */
+export function startGatewayProc(
+  configFile: string,
+  lines: number,
+  env: NodeJS.ProcessEnv = {},
+): Promise<RunningProcess> {
+  return spawnAndWait('dist/gateway/main.js', ['--config', configFile], env, lines);
+}
