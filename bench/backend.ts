@@ -1,0 +1,428 @@
+/**
+ * `npm run bench:backend`: in-process lookups/s (reverse: uniform and near-place points; IPv4: random public
+ * addresses) side by side with geokdbush on the same query sets, start-up time and resident memory of the real
+ * process, and HTTP requests/s of the service (wrk when installed at /usr/bin/wrk, else an in-Node generator).
+ * Loopback only, bounded in time. Targets (one core): ≥150k reverse/s, ≥150k IPv4/s, start-up ≤500 ms, RSS ≤250 MB.
+ */
+import { execFileSync, spawn } from 'node:child_process';
+import fs from 'node:fs';
+import http from 'node:http';
+import os from 'node:os';
+import path from 'node:path';
+import { repoRoot } from '../backend/paths';
+import { defaultDataSource, loadBackendData, type BackendData } from '../backend/service';
+
+/** Seeded PRNG (LCG). */
+export function rng(seed: number): () => number {
+  let s = seed >>> 0;
+  return () => {
+    s = (Math.imul(s, 1664525) + 1013904223) >>> 0;
+    return s / 2 ** 32;
+  };
+}
+
+/** Points as parallel arrays. */
+export interface PointSet {
+  lat: Float64Array;
+  lon: Float64Array;
+}
+
+/** Uniform over lat −60…75 and all longitudes (mostly sea: the worst case for a nearest search). */
+export function uniformPoints(n: number, seed: number): PointSet {
+  const r = rng(seed);
+  const lat = new Float64Array(n);
+  const lon = new Float64Array(n);
+  for (let i = 0; i < n; i++) {
+    lat[i] = -60 + 135 * r();
+    lon[i] = -180 + 360 * r();
+  }
+  return { lat, lon };
+}
+
+/** A random place ± 0.2° (clamped to the valid range). */
+export function nearPoints(n: number, seed: number, placeLat: Int32Array, placeLon: Int32Array): PointSet {
+  const r = rng(seed);
+  const lat = new Float64Array(n);
+  const lon = new Float64Array(n);
+  for (let i = 0; i < n; i++) {
+    const p = Math.floor(r() * placeLat.length);
+    lat[i] = Math.max(-90, Math.min(90, (placeLat[p] as number) / 1e5 + 0.4 * r() - 0.2));
+    let x = (placeLon[p] as number) / 1e5 + 0.4 * r() - 0.2;
+    if (x > 180) x -= 360;
+    if (x < -180) x += 360;
+    lon[i] = x;
+  }
+  return { lat, lon };
+}
+
+/** True for addresses outside the special-purpose ranges (RFC 6890 and multicast/reserved). */
+export function isPublicIPv4(v: number): boolean {
+  const a = v >>> 24;
+  const b = (v >>> 16) & 255;
+  if (a === 0 || a === 10 || a === 127 || a >= 224) return false;
+  if (a === 100 && b >= 64 && b < 128) return false;
+  if (a === 169 && b === 254) return false;
+  if (a === 172 && b >= 16 && b < 32) return false;
+  if (a === 192 && (b === 168 || b === 0)) return false;
+  if (a === 198 && (b === 18 || b === 19)) return false;
+  return true;
+}
+
+/** Random public IPv4 addresses as text and uint32. */
+export function publicAddresses(n: number, seed: number): { text: string[]; value: Uint32Array } {
+  const r = rng(seed);
+  const text: string[] = [];
+  const value = new Uint32Array(n);
+  while (text.length < n) {
+    const v = Math.floor(r() * 2 ** 32);
+    if (!isPublicIPv4(v)) continue;
+    value[text.length] = v;
+    text.push(`${v >>> 24}.${(v >>> 16) & 255}.${(v >>> 8) & 255}.${v & 255}`);
+  }
+  return { text, value };
+}
+
+/** Result of one HTTP load run. */
+export interface HttpResult {
+  tool: string;
+  requestsPerSecond: number;
+  non2xx: number;
+  latencyP50: string;
+  latencyP99: string;
+}
+
+const WRK = '/usr/bin/wrk';
+
+/** A wrk Lua script that asks random points or random public addresses. */
+function wrkScript(kind: 'reverse' | 'ipv4' | 'healthz'): string {
+  if (kind === 'healthz') return 'request = function() return wrk.format("GET", "/healthz") end\n';
+  if (kind === 'reverse') {
+    return [
+      'math.randomseed(42)',
+      'request = function()',
+      '  local lat = string.format("%.5f", -60 + 135 * math.random())',
+      '  local lon = string.format("%.5f", -180 + 360 * math.random())',
+      '  return wrk.format("GET", "/reverse?lat=" .. lat .. "&lon=" .. lon)',
+      'end',
+      '',
+    ].join('\n');
+  }
+  return [
+    'math.randomseed(42)',
+    'request = function()',
+    '  local a = math.random(1, 223)',
+    '  while a == 10 or a == 127 or a == 100 or a == 172 or a == 192 or a == 169 do a = math.random(1, 223) end',
+    '  local ip = a .. "." .. math.random(0, 255) .. "." .. math.random(0, 255) .. "." .. math.random(0, 255)',
+    '  return wrk.format("GET", "/ipv4?ip=" .. ip)',
+    'end',
+    '',
+  ].join('\n');
+}
+
+/** Runs wrk (1 thread, `connections` keep-alive connections) against a loopback URL for `seconds`. */
+function runWrk(
+  url: string,
+  kind: 'reverse' | 'ipv4' | 'healthz',
+  seconds: number,
+  connections: number,
+): HttpResult {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'geogate-bench-'));
+  const script = path.join(dir, `${kind}.lua`);
+  fs.writeFileSync(script, wrkScript(kind));
+  try {
+    const out = execFileSync(
+      WRK,
+      ['-t1', `-c${connections}`, `-d${seconds}s`, '--latency', '-s', script, url],
+      { encoding: 'utf8', timeout: (seconds + 30) * 1000 },
+    );
+    const rps = /Requests\/sec:\s+([\d.]+)/.exec(out);
+    const non2xx = /Non-2xx or 3xx responses:\s+(\d+)/.exec(out);
+    const p50 = /\s50%\s+(\S+)/.exec(out);
+    const p99 = /\s99%\s+(\S+)/.exec(out);
+    return {
+      tool: `wrk -t1 -c${connections} -d${seconds}s`,
+      requestsPerSecond: Math.round(Number(rps?.[1] ?? 0)),
+      non2xx: Number(non2xx?.[1] ?? 0),
+      latencyP50: p50?.[1] ?? '?',
+      latencyP99: p99?.[1] ?? '?',
+    };
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+/** In-Node fallback: `connections` keep-alive loops of sequential GETs for `seconds`. */
+async function runNode(
+  url: string,
+  paths: () => string,
+  seconds: number,
+  connections: number,
+): Promise<HttpResult> {
+  const agent = new http.Agent({ keepAlive: true, maxSockets: connections });
+  const deadline = performance.now() + seconds * 1000;
+  let done = 0;
+  let non2xx = 0;
+  const one = (): Promise<void> =>
+    new Promise((resolve, reject) => {
+      http
+        .get(url + paths(), { agent }, (res) => {
+          if ((res.statusCode ?? 0) >= 300) non2xx++;
+          res.resume();
+          res.on('end', () => resolve());
+        })
+        .on('error', reject);
+    });
+  const started = performance.now();
+  await Promise.all(
+    Array.from({ length: connections }, async () => {
+      while (performance.now() < deadline) {
+        await one();
+        done++;
+      }
+    }),
+  );
+  agent.destroy();
+  return {
+    tool: `in-Node keep-alive, ${connections} connections, ${seconds}s`,
+    requestsPerSecond: Math.round(done / ((performance.now() - started) / 1000)),
+    non2xx,
+    latencyP50: 'n/a',
+    latencyP99: 'n/a',
+  };
+}
+
+/** Loads the service with random reverse or IPv4 requests; wrk when present. */
+export async function httpLoad(
+  url: string,
+  kind: 'reverse' | 'ipv4' | 'healthz',
+  seconds: number,
+  connections: number,
+  nodePaths: () => string,
+): Promise<HttpResult> {
+  if (fs.existsSync(WRK)) return runWrk(url, kind, seconds, connections);
+  return runNode(url, nodePaths, seconds, connections);
+}
+
+/** Lookups/s by wall clock and by process CPU time (the latter is less disturbed by other load on the machine). */
+interface Rate {
+  wall: number;
+  cpu: number;
+}
+
+function cpuSeconds(): number {
+  const u = process.cpuUsage();
+  return (u.user + u.system) / 1e6;
+}
+
+/** Lookups per second of fn over n queries: 20k warm-up, then the median of 3 timed passes. */
+function rate(n: number, fn: (i: number) => number): Rate {
+  let sink = 0;
+  for (let i = 0; i < 20_000; i++) sink += fn(i % n);
+  const wall: number[] = [];
+  const cpu: number[] = [];
+  for (let r = 0; r < 3; r++) {
+    const t = performance.now();
+    const c = cpuSeconds();
+    for (let i = 0; i < n; i++) sink += fn(i);
+    cpu.push(n / (cpuSeconds() - c));
+    wall.push(n / ((performance.now() - t) / 1000));
+  }
+  if (sink === 42.4242) console.log('');
+  const median = (xs: number[]): number => Math.round(xs.sort((a, b) => a - b)[1] as number);
+  return { wall: median(wall), cpu: median(cpu) };
+}
+
+function fmt(r: Rate | null): string {
+  return r ? `${r.wall.toLocaleString('en-US')} | ${r.cpu.toLocaleString('en-US')}` : '— | —';
+}
+
+interface KdbushIndex {
+  add(x: number, y: number): number;
+  finish(): void;
+}
+type Around = (index: KdbushIndex, lng: number, lat: number, max?: number) => number[];
+
+/** geokdbush and kdbush are ESM; Node ≥ 20.19 can require() them. */
+function loadGeokdbush(): { index: KdbushIndex; around: Around } | null {
+  try {
+    // kdbush/geokdbush are ESM-only: Node >= 20.19 loads them with require(esm).
+    // eslint-disable-next-line @typescript-eslint/no-require-imports
+    const KDBush = (require('kdbush') as { default: new (n: number) => KdbushIndex }).default;
+    // eslint-disable-next-line @typescript-eslint/no-require-imports
+    const { around } = require('geokdbush') as { around: Around };
+    return { index: buildKdbush(KDBush), around };
+  } catch (err) {
+    console.log(`geokdbush not loadable here (${(err as Error).message}); skipping the comparison`);
+    return null;
+  }
+}
+
+let places: { lat: Int32Array; lon: Int32Array } | null = null;
+
+function buildKdbush(KDBush: new (n: number) => KdbushIndex): KdbushIndex {
+  const p = places as { lat: Int32Array; lon: Int32Array };
+  const index = new KDBush(p.lat.length);
+  for (let i = 0; i < p.lat.length; i++) index.add((p.lon[i] as number) / 1e5, (p.lat[i] as number) / 1e5);
+  index.finish();
+  return index;
+}
+
+function inProcess(data: BackendData): void {
+  const N = 200_000;
+  const geodata = (data.reverse as unknown as { data: { places: { lat: Int32Array; lon: Int32Array } } })
+    .data;
+  places = geodata.places;
+  const uniform = uniformPoints(N, 1);
+  const near = nearPoints(N, 2, geodata.places.lat, geodata.places.lon);
+  const ips = publicAddresses(N, 3);
+  const rows: [string, Rate, Rate | null][] = [];
+  for (const [name, set] of [
+    ['uniform', uniform],
+    ['near places', near],
+  ] as const) {
+    const full = rate(
+      N,
+      (i) => data.reverse.lookup(set.lat[i] as number, set.lon[i] as number).displayName.length,
+    );
+    rows.push([`reverse, whole record, ${name}`, full, null]);
+  }
+  const geo = loadGeokdbush();
+  for (const [name, set] of [
+    ['uniform', uniform],
+    ['near places', near],
+  ] as const) {
+    const ours = rate(N, (i) => data.reverse.nearest(set.lat[i] as number, set.lon[i] as number, -1));
+    const theirs = geo
+      ? rate(N / 4, (i) => geo.around(geo.index, set.lon[i] as number, set.lat[i] as number, 1)[0] as number)
+      : null;
+    rows.push([`nearest place only (global index), ${name}`, ours, theirs]);
+  }
+  const ip = rate(N, (i) => data.ip.lookup(ips.text[i] as string, ips.value[i] as number).attribution.length);
+  rows.push(['IPv4, whole record, random public', ip, null]);
+  console.log('\n## In-process lookups/s (single thread, median of 3 passes after a 20k warm-up)\n');
+  console.log(
+    '| query set | geogate, wall | geogate, per CPU-second | geokdbush, wall | geokdbush, per CPU-second |',
+  );
+  console.log('|---|---|---|---|---|');
+  for (const [name, ours, theirs] of rows) console.log(`| ${name} | ${fmt(ours)} | ${fmt(theirs)} |`);
+}
+
+/** User + system CPU milliseconds a process has used (Linux /proc, CLK_TCK = 100). */
+function cpuMs(pid: number): number {
+  const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return (Number(fields[11]) + Number(fields[12])) * 10;
+}
+
+/** VmRSS of a process in MB (Linux /proc). */
+function rssMb(pid: number): number {
+  const status = fs.readFileSync(`/proc/${pid}/status`, 'utf8');
+  const kb = Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? 0);
+  return Math.round((kb / 1024) * 10) / 10;
+}
+
+interface Started {
+  url: string;
+  pid: number;
+  readyMs: number;
+  loadMs: number;
+  cpuMs: number;
+  stop(): Promise<void>;
+}
+
+/** Spawns the real backend and times spawn → "listening on" line. */
+function spawnBackend(main: string): Promise<Started> {
+  const t = performance.now();
+  const child = spawn(process.execPath, [main, '--port', '0'], { stdio: ['ignore', 'pipe', 'inherit'] });
+  return new Promise((resolve, reject) => {
+    let out = '';
+    child.once('exit', (code) => reject(new Error(`backend exited early (${code})`)));
+    child.stdout.setEncoding('utf8').on('data', (chunk: string) => {
+      out += chunk;
+      const m = /listening on (http:\/\/\S+) \(data loaded in (\d+) ms\)/.exec(out);
+      if (!m) return;
+      child.removeAllListeners('exit');
+      resolve({
+        url: m[1] as string,
+        pid: child.pid as number,
+        readyMs: Math.round(performance.now() - t),
+        loadMs: Number(m[2]),
+        cpuMs: cpuMs(child.pid as number),
+        stop: () =>
+          new Promise<void>((done) => {
+            child.once('exit', () => done());
+            child.kill('SIGTERM');
+          }),
+      });
+    });
+  });
+}
+
+function nodeBaselineMs(): number {
+  const t = performance.now();
+  execFileSync(process.execPath, ['-e', '0']);
+  return Math.round(performance.now() - t);
+}
+
+async function processFigures(main: string): Promise<void> {
+  const starts: Started[] = [];
+  for (let i = 0; i < 3; i++) {
+    const s = await spawnBackend(main);
+    starts.push(s);
+    if (i < 2) await s.stop();
+  }
+  const ready = starts.map((s) => s.readyMs).sort((a, b) => a - b);
+  const live = starts[2] as Started;
+  console.log('\n## Process start-up and memory\n');
+  console.log(
+    `- spawn → "listening on" line: ${ready.join(', ')} ms (median ${ready[1]} ms); ` +
+      `data load inside: ${starts.map((s) => s.loadMs).join(', ')} ms; ` +
+      `CPU time of the process until ready: ${starts.map((s) => s.cpuMs).join(', ')} ms`,
+  );
+  console.log(`- bare \`node -e 0\` on this machine: ${nodeBaselineMs()} ms`);
+  console.log(`- RSS after start-up (idle): ${rssMb(live.pid)} MB`);
+  const rnd = rng(5);
+  const ips = publicAddresses(10_000, 6);
+  const reversePath = (): string =>
+    `/reverse?lat=${(-60 + 135 * rnd()).toFixed(5)}&lon=${(-180 + 360 * rnd()).toFixed(5)}`;
+  const ipPath = (): string => `/ipv4?ip=${ips.text[Math.floor(rnd() * ips.text.length)] as string}`;
+  console.log('\n## HTTP requests/s of the service (loopback, backend on one core)\n');
+  console.log('| endpoint | tool | requests/s | non-2xx | p50 | p99 |');
+  console.log('|---|---|---|---|---|---|');
+  for (const [kind, paths] of [
+    ['reverse', reversePath],
+    ['ipv4', ipPath],
+    ['healthz', () => '/healthz'],
+  ] as const) {
+    const res = await httpLoad(live.url, kind, 5, 32, paths);
+    console.log(
+      `| /${kind} (random) | ${res.tool} | ${res.requestsPerSecond.toLocaleString('en-US')} | ${res.non2xx} | ${res.latencyP50} | ${res.latencyP99} |`,
+    );
+  }
+  console.log(`\n- RSS after the HTTP load: ${rssMb(live.pid)} MB`);
+  await live.stop();
+}
+
+async function main(): Promise<void> {
+  const root = repoRoot();
+  const mainJs = path.join(root, 'dist', 'backend', 'main.js');
+  if (!fs.existsSync(mainJs)) throw new Error('dist/backend/main.js missing: run `npm run build`');
+  const load = os
+    .loadavg()
+    .map((l) => l.toFixed(2))
+    .join(' ');
+  console.log(
+    `# backend benchmark — ${new Date().toISOString()}, Node ${process.version}, ` +
+      `${os.cpus().length} CPU(s) ${os.cpus()[0]?.model ?? ''}, load average ${load}`,
+  );
+  const t = performance.now();
+  const data = loadBackendData(defaultDataSource());
+  console.log(`\nin-process data load: ${Math.round(performance.now() - t)} ms`);
+  inProcess(data);
+  await processFigures(mainJs);
+}
+
+main().catch((err: unknown) => {
+  console.error(err);
+  process.exit(1);
+});
