@@ -152,7 +152,10 @@ export type AdmissionResult =
       billed: boolean;
       /** Amount charged in units (0 when free). */
       charged: number;
-      /** Used and limit of the first free counter after this request (for quota headers); null when none. */
+      /**
+       * Used (after this request) and limit of the free counter with the fewest remaining, ties → the first (for
+       * quota headers, D21); null when the plan has no free counter. See `Store.admit`.
+       */
       quota: { used: number; limit: number } | null;
       ticket: Ticket;
     }
@@ -161,6 +164,7 @@ export type AdmissionResult =
       code: RefusalCode;
       /** For key_ip_limit / account_ip_limit: when the earliest entry frees (epoch ms). */
       nextSlotFreeAt?: number;
+      /** As on an admission: the free counter with the fewest remaining (nothing was incremented); null when none. */
       quota: { used: number; limit: number } | null;
     };
 
@@ -232,7 +236,10 @@ export interface Store {
    *    nothing incremented or charged.
    * 4. Admitted: slot changes applied; usage_daily of every `plan.usage` subject incremented (billed column when
    *    billed, else free).
-   * `quota` is the first CounterSpec's used (after this request) and limit; null when `free` is empty.
+   * `quota` (admitted and refused alike) is the CounterSpec with the fewest remaining (limit − used, `used` as
+   * after this request: +1 when the request was free, else unchanged), ties → the first in `free`; its used and
+   * limit. So with D5's two counters it shows what the caller really has left (key 10/2,500 and network
+   * 2,000/2,500 → the network's). Null when `free` is empty.
    * A refusal changes nothing: no counter, slot, credit, usage or address-limit entry (D10). A plan id may be
    * admitted once; admitting an already admitted plan id is a fault (throws).
    */

@@ -41,11 +41,12 @@ export function allowanceRules(h: StoreHolder): void {
       // Two anonymous requests from the network use up its allowance.
       admitted(await h.store.admit(plan({ free: [counter(net, 3)] })));
       admitted(await h.store.admit(plan({ free: [counter(net, 3)] })));
-      // The key's own counter is at 1 of 3, but the network's is exhausted: billed, and neither counter moves.
+      // The key's own counter is at 1 of 3, but the network's is exhausted: billed, and neither counter moves;
+      // the quota reported is the exhausted network's (the counter with the fewest remaining).
       expect(await h.store.admit(keyed())).toMatchObject({
         billed: true,
         charged: 1,
-        quota: { used: 1, limit: 3 },
+        quota: { used: 3, limit: 3 },
       });
       expect(await remainingFree(h.store, k, 3)).toBe(2);
       expect(await remainingFree(h.store, net, 3)).toBe(0);

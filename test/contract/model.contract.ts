@@ -1,7 +1,7 @@
 /**
  * Contract property (fast-check): every admission is decided exactly as a model of the rules predicts (D5 free
- * counters shared by a key and its network, billing, D16 balance ≥ 0, D11 release), over random sequences of keyed
- * and anonymous admissions, releases and credits.
+ * counters shared by a key and its network, billing, D16 balance ≥ 0, D11 release, the quota of the counter with
+ * the fewest remaining), over random sequences of keyed and anonymous admissions, releases and credits.
  */
 import fc from 'fast-check';
 import type { Ticket } from '../../gateway/store/types';
@@ -38,8 +38,9 @@ export function modelRules(h: StoreHolder): void {
         fc.asyncProperty(
           fc.array(opArb, { maxLength: 40 }),
           fc.integer({ min: 0, max: 4 }),
+          fc.integer({ min: 0, max: 4 }),
           fc.integer({ min: 1, max: 3 }),
-          async (ops, limit, price) => {
+          async (ops, limit, netLimit, price) => {
             const acc = await account(h.store, 0);
             const [k, net] = [uid('key:'), uid('network:')];
             const m: Model = { key: 0, network: 0, balance: 0 };
@@ -55,11 +56,11 @@ export function modelRules(h: StoreHolder): void {
                 for (const c of gone.counters) m[c] -= 1;
                 m.balance += gone.charged;
               } else if (o.op === 'anonymous') {
-                const r = await h.store.admit(plan({ free: [counter(net, limit)] }));
-                const free = m.network < limit;
+                const r = await h.store.admit(plan({ free: [counter(net, netLimit)] }));
+                const free = m.network < netLimit;
                 expect(r).toMatchObject({
                   admitted: free,
-                  quota: { used: m.network + (free ? 1 : 0), limit },
+                  quota: { used: m.network + (free ? 1 : 0), limit: netLimit },
                 });
                 if (free && r.admitted) {
                   m.network += 1;
@@ -67,14 +68,17 @@ export function modelRules(h: StoreHolder): void {
                 }
               } else {
                 const r = await h.store.admit(
-                  plan({ free: [counter(k, limit), counter(net, limit)], overflow: bill(acc.id, price) }),
+                  plan({ free: [counter(k, limit), counter(net, netLimit)], overflow: bill(acc.id, price) }),
                 );
-                const free = m.key < limit && m.network < limit;
+                const free = m.key < limit && m.network < netLimit;
                 const billed = !free && m.balance >= price;
-                expect(r).toMatchObject({
-                  admitted: free || billed,
-                  quota: { used: m.key + (free ? 1 : 0), limit },
-                });
+                // The quota is the counter with the fewest remaining after this request; a tie → the key (first).
+                const [key, network] = [m.key + (free ? 1 : 0), m.network + (free ? 1 : 0)];
+                const quota =
+                  limit - key <= netLimit - network
+                    ? { used: key, limit }
+                    : { used: network, limit: netLimit };
+                expect(r).toMatchObject({ admitted: free || billed, quota });
                 if (r.admitted) {
                   expect(r).toMatchObject({ billed, charged: billed ? price : 0 });
                   if (free) [m.key, m.network] = [m.key + 1, m.network + 1];

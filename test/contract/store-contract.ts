@@ -9,6 +9,7 @@ import type { StoreFactory, StoreHolder } from './helpers';
 import { keyRules } from './keys.contract';
 import { modelRules } from './model.contract';
 import { propertyRules } from './properties.contract';
+import { quotaRules } from './quota.contract';
 import { refusalRules } from './refusal.contract';
 import { releaseRules } from './release.contract';
 import { slotRules } from './slots.contract';
@@ -34,6 +35,7 @@ export function describeStoreContract(name: string, factory: StoreFactory): void
     });
     slotRules(holder);
     allowanceRules(holder);
+    quotaRules(holder);
     refusalRules(holder);
     releaseRules(holder);
     accountRules(holder);

@@ -3,6 +3,7 @@
  * inside one better-sqlite3 transaction, so the decision and its writes are atomic and committed on return.
  */
 import { newId } from '../ids';
+import { tightestQuota } from '../quota';
 import type { AdmissionPlan, AdmissionResult, CounterSpec } from '../types';
 import type { HotStatements } from './hot-statements';
 import { applySlots, decideSlots, undoSlots, type SlotChange } from './slots';
@@ -19,14 +20,16 @@ export interface EmbeddedUndo {
 
 type Refusal = Extract<AdmissionResult, { admitted: false }>;
 
-/** Quota of the first counter: used (after any increment) and limit; null without counters. */
+/** Quota (types.ts): the tightest counter, its used as after this request (`added`: 1 when free, else 0). */
 function quotaOf(
   free: readonly CounterSpec[],
   used: readonly number[],
   added: number,
 ): AdmissionResult['quota'] {
-  const first = free[0];
-  return first ? { used: (used[0] ?? 0) + added, limit: first.limit } : null;
+  return tightestQuota(
+    free,
+    used.map((u) => u + added),
+  );
 }
 
 /** Execute `plan`; call inside a write transaction. Refusals write nothing (D10). */

@@ -10,6 +10,7 @@
  * shard on when they share one), so keyed requests of either rule set take two steps.
  */
 import type { AdmissionPlan, AdmissionResult, CounterSpec, SlotSpec, Ticket } from '../types';
+import { tightestQuota } from '../quota';
 import { redisFault, StoreUnavailableError } from './errors';
 import { shardOf, type Layout } from './layout';
 import { scriptsOf, type RedisClient } from './redis-client';
@@ -60,14 +61,40 @@ function runsByShard<T>(items: readonly T[], shard: (t: T) => number): { shard: 
   return runs;
 }
 
+/** A shard's counters and their indices in the plan's `free`. */
+interface CounterGroup {
+  shard: number;
+  items: CounterSpec[];
+  at: number[];
+}
+
 /** Counters grouped by shard, groups in order of first appearance (so free[0] is in the first group). */
-function groupsByShard(counters: readonly CounterSpec[]): { shard: number; items: CounterSpec[] }[] {
-  const map = new Map<number, CounterSpec[]>();
-  for (const c of counters) {
+function groupsByShard(counters: readonly CounterSpec[]): CounterGroup[] {
+  const map = new Map<number, CounterGroup>();
+  for (const [i, c] of counters.entries()) {
     const s = shardOf(c.id);
-    map.set(s, [...(map.get(s) ?? []), c]);
+    const g = map.get(s) ?? { shard: s, items: [], at: [] };
+    g.items.push(c);
+    g.at.push(i);
+    map.set(s, g);
   }
-  return [...map.entries()].map(([shard, items]) => ({ shard, items }));
+  return [...map.values()];
+}
+
+/**
+ * The used values of a plan's counters as the cluster path learns them step by step (undefined: not seen yet).
+ * The reported quota is the tightest counter of all (types.ts); unseen counters are read before reporting.
+ */
+type Seen = (number | undefined)[];
+
+/** A step reply's counter values (none unless admitted or refused). */
+function usedOf(r: StepReply): number[] {
+  return r.kind === 'admitted' || r.kind === 'refused' ? r.used : [];
+}
+
+/** Record a step's counter values (reply order = group order). */
+function see(seen: Seen, g: CounterGroup, used: readonly number[]): void {
+  g.at.forEach((at, j) => (seen[at] = used[j]));
 }
 
 /** Check the plan's numbers before anything runs (a bad plan is a bug, not a refusal). */
@@ -182,23 +209,19 @@ export class Admitter {
       event: true,
     };
     const r = await this.runStep(plan, step, []);
-    if (r.kind !== 'admitted') return this.refusal(r);
+    if (r.kind !== 'admitted') return this.refusal(r, tightestQuota(plan.free, usedOf(r)));
     return {
       admitted: true,
       billed: r.billed,
       charged: r.charged,
-      quota: r.quota,
+      quota: tightestQuota(plan.free, r.used),
       ticket: this.ticket(plan, [[shard, 0]]),
     };
   }
 
-  private refusal(r: StepReply, quota?: Refusal['quota']): Refusal {
+  private refusal(r: StepReply, quota: Refusal['quota']): Refusal {
     if (r.kind !== 'refused') throw new Error(`admission: expected a refusal, got ${r.kind}`);
-    const out: Refusal = {
-      admitted: false,
-      code: r.code as Refusal['code'],
-      quota: quota === undefined ? r.quota : quota,
-    };
+    const out: Refusal = { admitted: false, code: r.code as Refusal['code'], quota };
     if (r.nextSlotFreeAt !== null) out.nextSlotFreeAt = r.nextSlotFreeAt;
     return out;
   }
@@ -231,23 +254,24 @@ export class Admitter {
       );
       if (r.kind !== 'admitted') {
         await this.compensate(plan.id, done);
-        return this.refusal(r, await this.readQuota(plan));
+        return this.refusal(r, await this.quotaOf(plan, []));
       }
       done.push([run.shard, done.length]);
     }
     if (tail !== null) return this.tailStep(plan, tail, plan.slots.slice(split), done);
-    const free = await this.reserveCounters(plan, done, merged?.items ?? []);
+    const seen: Seen = plan.free.map(() => undefined);
+    const free = await this.reserveCounters(plan, done, merged?.items ?? [], seen);
     if (free.refusal) return free.refusal;
     if (free.ok) {
       return {
         admitted: true,
         billed: false,
         charged: 0,
-        quota: free.quota,
+        quota: tightestQuota(plan.free, seen as number[]),
         ticket: this.ticket(plan, done),
       };
     }
-    return this.overflowStep(plan, done, free.quota);
+    return this.overflowStep(plan, done, seen);
   }
 
   /** The rest of a plan in one shard, with the plan's full rules (one atomic step). */
@@ -269,14 +293,14 @@ export class Admitter {
     const r = await this.runStep(plan, step, done);
     if (r.kind !== 'admitted') {
       await this.compensate(plan.id, done);
-      return this.refusal(r);
+      return this.refusal(r, tightestQuota(plan.free, usedOf(r)));
     }
     done.push([shard, done.length]);
     return {
       admitted: true,
       billed: r.billed,
       charged: r.charged,
-      quota: r.quota,
+      quota: tightestQuota(plan.free, r.used),
       ticket: this.ticket(plan, done),
     };
   }
@@ -284,12 +308,14 @@ export class Admitter {
   /**
    * Reserve the free counters shard by shard (each reserve increments only when all its counters are below their
    * limits). The last group writes the event. When a group is full, the groups reserved before are released.
+   * Every group's values go to `seen` (as after this request: without a released reservation).
    */
   private async reserveCounters(
     plan: AdmissionPlan,
     done: MarkRef[],
     slots: SlotSpec[],
-  ): Promise<{ ok: boolean; quota: Refusal['quota']; refusal?: Refusal }> {
+    seen: Seen,
+  ): Promise<{ ok: boolean; refusal?: Refusal }> {
     const groups = groupsByShard(plan.free);
     if (groups.length === 0) {
       // Vacuously free: one step records the usage event.
@@ -297,10 +323,9 @@ export class Admitter {
       const r = await this.runStep(plan, this.eventStep(shard, done.length, false), done);
       if (r.kind !== 'admitted') throw new Error('admission: a record step was refused');
       done.push([shard, done.length]);
-      return { ok: true, quota: null };
+      return { ok: true };
     }
     let reservedFrom = done.length;
-    let quota: Refusal['quota'] = null;
     for (const [i, g] of groups.entries()) {
       const withSlots = i === 0 && slots.length > 0;
       const step: StepInput = {
@@ -314,28 +339,28 @@ export class Admitter {
         countersOptional: withSlots,
       };
       const r = await this.runStep(plan, step, done);
-      if (i === 0) quota = r.kind === 'admitted' || r.kind === 'refused' ? r.quota : null;
+      see(seen, g, usedOf(r));
       if (withSlots) {
         if (r.kind !== 'admitted') {
           await this.compensate(plan.id, done); // a slot refused: nothing of this step was applied
-          return { ok: false, quota, refusal: this.refusal(r) };
+          return { ok: false, refusal: this.refusal(r, await this.quotaOf(plan, seen)) };
         }
         done.push([g.shard, step.step]);
         reservedFrom = done.length;
-        if (!r.free) return { ok: false, quota };
+        if (!r.free) return { ok: false };
         done.push([g.shard, step.step + 1]);
         continue;
       }
       if (r.kind !== 'admitted') {
         const reserved = done.splice(reservedFrom);
         await this.compensate(plan.id, reserved);
-        // free[0]'s reservation (if any) was just released: report its value without this request.
-        if (i > 0 && quota) quota = { used: quota.used - 1, limit: quota.limit };
-        return { ok: false, quota };
+        // The groups before this one were reserved and just released: report their values without this request.
+        for (const before of groups.slice(0, i)) for (const at of before.at) seen[at] = (seen[at] ?? 1) - 1;
+        return { ok: false };
       }
       done.push([g.shard, done.length]);
     }
-    return { ok: true, quota };
+    return { ok: true };
   }
 
   private eventStep(shard: number, step: number, notFree: boolean): StepInput {
@@ -343,35 +368,51 @@ export class Admitter {
   }
 
   /** Not free on a cluster: refuse, serve free (Unlimited), or bill in the account's shard. */
-  private async overflowStep(
-    plan: AdmissionPlan,
-    done: MarkRef[],
-    quota: Refusal['quota'],
-  ): Promise<AdmissionResult> {
+  private async overflowStep(plan: AdmissionPlan, done: MarkRef[], seen: Seen): Promise<AdmissionResult> {
     const o = plan.overflow;
     if (o.kind === 'refuse') {
       await this.compensate(plan.id, done);
-      return { admitted: false, code: o.code, quota };
+      return { admitted: false, code: o.code, quota: await this.quotaOf(plan, seen) };
     }
     const shard =
       o.kind === 'bill' ? shardOf(`account:${o.accountId}`) : shardOf(plan.slots[0]?.scope ?? plan.id);
     const step = { ...this.eventStep(shard, done.length, true), overflow: o };
+    // The counters not seen yet (after the full group) are read alongside the overflow step: one round trip.
+    const read = this.quotaOf(plan, seen).then(
+      (q) => ({ q }),
+      (fault: unknown) => ({ fault }),
+    );
     const r = await this.runStep(plan, step, done);
+    const quota = await read;
+    if (r.kind === 'admitted') done.push([shard, done.length]);
+    if ('fault' in quota) {
+      await this.compensate(plan.id, done); // a fault changes nothing either: give the whole admission back
+      throw quota.fault;
+    }
     if (r.kind !== 'admitted') {
       await this.compensate(plan.id, done);
-      return this.refusal(r, quota);
+      return this.refusal(r, quota.q);
     }
-    done.push([shard, done.length]);
-    return { admitted: true, billed: r.billed, charged: r.charged, quota, ticket: this.ticket(plan, done) };
+    return {
+      admitted: true,
+      billed: r.billed,
+      charged: r.charged,
+      quota: quota.q,
+      ticket: this.ticket(plan, done),
+    };
   }
 
-  /** The first counter's value (for a refusal's quota) when the counter step did not run. */
-  private async readQuota(plan: AdmissionPlan): Promise<Refusal['quota']> {
-    const first = plan.free[0];
-    if (!first) return null;
+  /** The tightest counter's quota (types.ts), reading the counters no step has reported (`seen`) from Redis. */
+  private async quotaOf(plan: AdmissionPlan, seen: Seen): Promise<Refusal['quota']> {
     try {
-      const v = await this.redis.get(this.layout.counter(first.id, plan.day));
-      return { used: Number(v ?? 0), limit: first.limit };
+      const used = await Promise.all(
+        plan.free.map(async (c, i) => {
+          const known = seen[i];
+          if (known !== undefined) return known;
+          return Number((await this.redis.get(this.layout.counter(c.id, plan.day))) ?? 0);
+        }),
+      );
+      return tightestQuota(plan.free, used);
     } catch (err) {
       throw redisFault(err);
     }

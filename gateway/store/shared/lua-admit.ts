@@ -10,10 +10,11 @@
  *     ev: 0 | index of the event stream, u: [usage subjects], f: [counter ids of the plan], key: keyId | '',
  *     ctrOpt: counters optional (admit the slots anyway; reserve the counters only if all are below their limits),
  *     mark2: 0 | index of a second mark holding the counter reservation's undo (released on its own) }
- * Replies: {0, code, nextSlotFreeAt|-1, quotaUsed|-1, quotaLimit|-1}   refused
- *          {1, billed, charged, quotaUsed|-1, quotaLimit|-1, free}      admitted (free: counters incremented)
- *          {2}                                                          the account's balance is not in Redis yet
- *          {3}                                                          this plan id (step) was admitted already
+ * Replies: {0, code, nextSlotFreeAt|-1, used}      refused
+ *          {1, billed, charged, used, free}        admitted (free: counters incremented)
+ *          {2}                                     the account's balance is not in Redis yet
+ *          {3}                                     this plan id (step) was admitted already
+ * where `used` lists the step's counters (`ctr` order) as after this step, for the caller's quota (types.ts).
  */
 export const ADMIT_LUA = `
 local s = cjson.decode(ARGV[1])
@@ -27,8 +28,6 @@ for i, c in ipairs(s.ctr) do
   used[i] = tonumber(redis.call('GET', KEYS[c.k]) or '0')
   if used[i] >= c.l then isFree = false end
 end
-local qUsed, qLimit = -1, -1
-if s.ctr[1] then qUsed, qLimit = used[1], s.ctr[1].l end
 
 -- slots, in order; the first refusal wins (D9). Nothing is written before every check has passed.
 local changes, expired = {}, {}
@@ -53,19 +52,19 @@ for _, sl in ipairs(s.slots) do
   elseif live < sl.cap then
     changes[#changes + 1] = {key, sl.m, '', fmt(now) .. ':' .. fmt(now), sl.w}
   else
-    return {0, sl.code, earliest or -1, qUsed, qLimit}
+    return {0, sl.code, earliest or -1, used}
   end
 end
 
 -- not free: the overflow decides
 local charged, wallet = 0, nil
 if not isFree and not s.ctrOpt then
-  if s.of.t == 'refuse' then return {0, s.of.code, -1, qUsed, qLimit} end
+  if s.of.t == 'refuse' then return {0, s.of.code, -1, used} end
   if s.of.t == 'bill' then
     wallet = KEYS[s.of.k]
     local b = redis.call('HGET', wallet, 'b')
     if not b then return {2} end
-    if tonumber(b) < s.of.price then return {0, s.of.code, -1, qUsed, qLimit} end
+    if tonumber(b) < s.of.price then return {0, s.of.code, -1, used} end
     charged = s.of.price
   end
 end
@@ -82,8 +81,8 @@ if isFree then
     redis.call('INCR', KEYS[c.k])
     redis.call('EXPIRE', KEYS[c.k], s.ctrTtl)
     counters[#counters + 1] = KEYS[c.k]
+    used[i] = used[i] + 1
   end
-  if s.ctr[1] then qUsed = qUsed + 1 end
 end
 local acc = ''
 if charged > 0 then
@@ -111,7 +110,7 @@ if s.mark2 > 0 then
 else
   redis.call('SET', KEYS[1], undoOf(changes, counters, true), 'EX', s.ttl)
 end
-return {1, billed, charged, qUsed, qLimit, isFree and 1 or 0}
+return {1, billed, charged, used, isFree and 1 or 0}
 `;
 
 /**

@@ -31,13 +31,15 @@ export type StepReply =
       kind: 'refused';
       code: string;
       nextSlotFreeAt: number | null;
-      quota: { used: number; limit: number } | null;
+      /** The step's counters' used values (its `counters` order), unchanged by a refusal. */
+      used: number[];
     }
   | {
       kind: 'admitted';
       billed: boolean;
       charged: number;
-      quota: { used: number; limit: number } | null;
+      /** The step's counters' used values (its `counters` order) after this step. */
+      used: number[];
       /** The step's counters were incremented (the request is free as far as this step goes). */
       free: boolean;
     }
@@ -117,23 +119,22 @@ export function stepArgs(
 /** Parse the admission script's reply. */
 export function parseStepReply(reply: unknown): StepReply {
   const r = reply as (number | string)[];
-  const quota = (used: unknown, limit: unknown) =>
-    Number(limit) < 0 ? null : { used: Number(used), limit: Number(limit) };
+  const used = (v: unknown) => (Array.isArray(v) ? v.map(Number) : []);
   switch (Number(r[0])) {
     case 0:
       return {
         kind: 'refused',
         code: String(r[1]),
         nextSlotFreeAt: Number(r[2]) < 0 ? null : Number(r[2]),
-        quota: quota(r[3], r[4]),
+        used: used(r[3]),
       };
     case 1:
       return {
         kind: 'admitted',
         billed: Number(r[1]) === 1,
         charged: Number(r[2]),
-        quota: quota(r[3], r[4]),
-        free: Number(r[5]) === 1,
+        used: used(r[3]),
+        free: Number(r[4]) === 1,
       };
     case 2:
       return { kind: 'needs-wallet' };
