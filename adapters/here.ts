@@ -75,19 +75,16 @@ function parse(req: AdapterRequest): ParseResult<HereState> {
   const refusal = methodRefusal(req);
   if (refusal) return refusal;
   const legacy = req.path === LEGACY;
+  const state: HereState = { api: legacy ? 'legacy' : 'v7' };
   const q = parseQuery(req.query);
   const name = legacy ? (q.has('prox') && !q.has('pos') ? 'prox' : 'pos') : 'at';
   const read = once(q, name);
-  if ('refusal' in read) return read.refusal;
+  // Refusals keep the API so a legacy 6.2 client gets the legacy error shape.
+  const keep = (r: ParseResult<never>): ParseResult<HereState> => (r && !r.ok ? { ...r, state } : r);
+  if ('refusal' in read) return keep(read.refusal);
   const point = readPosition(read.value, name, legacy);
-  if (!point.ok) return refuse('invalid_parameter', point.parameter, point.detail);
-  return {
-    ok: true,
-    request: {
-      call: { kind: 'reverse', lat: point.lat, lon: point.lon },
-      state: { api: legacy ? 'legacy' : 'v7' },
-    },
-  };
+  if (!point.ok) return keep(refuse('invalid_parameter', point.parameter, point.detail));
+  return { ok: true, request: { call: { kind: 'reverse', lat: point.lat, lon: point.lon }, state } };
 }
 
 function v7Item(r: ReverseRecord): Record<string, unknown> {

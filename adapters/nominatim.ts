@@ -11,7 +11,7 @@ import type { NominatimView } from './common/nominatim-format';
 import { readNominatimRequest } from './common/nominatim-request';
 import type { ErrorTable } from './common/parse';
 import { methodRefusal } from './common/parse';
-import { parseQuery } from './common/query';
+import { parseQuery, type Query } from './common/query';
 import { json } from './common/respond';
 import type { Adapter, AdapterRequest, AdapterResponse, ParseResult } from './types';
 
@@ -53,12 +53,28 @@ export const NOMINATIM_ERRORS: ErrorTable<NominatimError> = {
 const PATHS = new Set(['/reverse', '/reverse.php']);
 const ALL_FORMATS = ['xml', 'json', 'jsonv2', 'geojson', 'geocodejson'] as const;
 
+/**
+ * The view a refusal is rendered with: the requested format (xml when absent) so an XML client gets an XML error;
+ * null when the format itself is unknown or repeated (rendered as JSON).
+ */
+function refusalView(q: Query): NominatimView | null {
+  const formats = q.get('format') ?? ['xml'];
+  const format = formats.length === 1 ? formats[0] : undefined;
+  const known = ALL_FORMATS.find((f) => f === format);
+  return known ? { format: known, zoom: 18, addressdetails: true, echo: '' } : null;
+}
+
 function parse(req: AdapterRequest): ParseResult<NominatimView> {
   if (!PATHS.has(req.path)) return null;
   const refusal = methodRefusal(req);
   if (refusal) return refusal;
-  const read = readNominatimRequest(parseQuery(req.query), ALL_FORMATS, 'xml');
-  if (read === null || 'ok' in read) return read;
+  const q = parseQuery(req.query);
+  const read = readNominatimRequest(q, ALL_FORMATS, 'xml');
+  if (read === null) return read;
+  if ('ok' in read) {
+    const view = refusalView(q);
+    return !read.ok && view ? { ...read, state: view } : read;
+  }
   return { ok: true, request: { call: { kind: 'reverse', lat: read.lat, lon: read.lon }, state: read.view } };
 }
 

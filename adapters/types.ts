@@ -24,9 +24,7 @@ export interface FoundCredential {
 }
 
 /** What the backend must be asked. `ip: null` means "the caller's own address" (the gateway fills it in). */
-export type BackendCall =
-  | { kind: 'reverse'; lat: number; lon: number }
-  | { kind: 'ipv4'; ip: string | null };
+export type BackendCall = { kind: 'reverse'; lat: number; lon: number } | { kind: 'ipv4'; ip: string | null };
 
 /** An HTTP answer produced by an adapter. */
 export interface AdapterResponse {
@@ -43,8 +41,11 @@ export interface ParsedRequest<S = unknown> {
 
 export type ParseResult<S> =
   | { ok: true; request: ParsedRequest<S> }
-  /** The request is for this adapter but malformed: a gateway error (usually invalid_parameter) to render. */
-  | { ok: false; code: GatewayCode; detail: string; facts?: ErrorFacts }
+  /**
+   * The request is for this adapter but malformed: a gateway error (usually invalid_parameter) to render. `state`,
+   * when the adapter could read enough of the request (e.g. the output format), is passed to `renderError`.
+   */
+  | { ok: false; code: GatewayCode; detail: string; facts?: ErrorFacts; state?: S }
   /** No route of this adapter matches: the gateway answers not_found in the adapter's shape. */
   | null;
 

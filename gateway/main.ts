@@ -38,6 +38,7 @@ async function main(): Promise<void> {
   console.log(`gateway: rule set ${config.rules.name}, listening on ${urls.mainUrl}`);
   for (const [name, url] of Object.entries(urls.hostUrls)) console.log(`gateway: host ${name} on ${url}`);
   console.log(`gateway: admin API on ${urls.adminUrl}`);
+  if (urls.dashboardUrl) console.log(`gateway: dashboard on ${urls.dashboardUrl}`);
   let closing = false;
   const stop = (): void => {
     if (closing) return;

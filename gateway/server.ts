@@ -1,13 +1,18 @@
-/** The in-process gateway: main listener, one listener per host with its own port, and the admin listener. */
+/**
+ * The in-process gateway: main listener, one listener per host with its own port, the admin listener, and the
+ * dashboard's listener when the config has a `dashboard:` section (issue 6).
+ */
 import { randomBytes } from 'node:crypto';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Logger } from 'pino';
+import { createDashboardApp } from '../dashboard/app';
 import { createAdminApp } from './admin/app';
 import type { CompiledConfig, CompiledHost } from './config/compile';
 import type { Clock } from './core/clock';
 import { createForwarder } from './http/backend';
 import { createPipeline } from './http/pipeline';
+import { gatewayReadiness } from './http/readiness';
 import type { Store } from './store/types';
 
 export interface GatewayDeps {
@@ -24,6 +29,8 @@ export interface GatewayUrls {
   adminUrl: string;
   /** Host label → URL of its own listener (hosts with a `port`), or the main URL for name-matched hosts. */
   hostUrls: Record<string, string>;
+  /** The dashboard's listener URL, or null when the config has no `dashboard:` section. */
+  dashboardUrl: string | null;
 }
 
 export interface Gateway {
@@ -99,9 +106,24 @@ export function createGateway(deps: GatewayDeps): Gateway {
       clock: deps.clock,
       token: adminToken,
       logger: deps.logger,
+      readiness: gatewayReadiness(deps.store, config.backend.url),
     }),
   );
-  const all = [main, admin, ...perPort.map((p) => p.server)];
+  const dashboardConfig = config.dashboard;
+  const dashboard = dashboardConfig
+    ? http.createServer(
+        createDashboardApp({
+          store: deps.store,
+          rules: config.rules,
+          pepper: config.keyPepper,
+          clock: deps.clock,
+          logger: deps.logger,
+          config: dashboardConfig,
+          trustProxy: config.trustProxy,
+        }),
+      )
+    : null;
+  const all = [main, admin, ...perPort.map((p) => p.server), ...(dashboard ? [dashboard] : [])];
   for (const s of all) s.keepAliveTimeout = 65_000;
 
   return {
@@ -113,7 +135,11 @@ export function createGateway(deps: GatewayDeps): Gateway {
       for (const h of config.hosts) if (h.port === null) hostUrls[h.label] = mainUrl;
       for (const p of perPort)
         hostUrls[p.host.label] = await listenOn(p.server, config.listen.host, p.host.port ?? 0);
-      return { mainUrl, adminUrl, hostUrls };
+      const dashboardUrl =
+        dashboard && dashboardConfig
+          ? await listenOn(dashboard, dashboardConfig.listen.host, dashboardConfig.listen.port)
+          : null;
+      return { mainUrl, adminUrl, hostUrls, dashboardUrl };
     },
     async close() {
       await Promise.all(all.map(closeServer));

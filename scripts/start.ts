@@ -1,7 +1,8 @@
 /**
  * `npm start`: the backend and the gateway together on the embedded store with an example config
- * (`--policy A|B`, default A, or `--config FILE`). Keeps the key pepper and the admin token in the data folder so keys
- * and the CLI keep working across restarts, and prints the URLs and how to create a first key.
+ * (`--policy A|B`, default A, or `--config FILE`). Keeps the key pepper, the admin token and the dashboard's session
+ * secret in the data folder so keys, the CLI and dashboard sessions keep working across restarts, and prints the URLs
+ * and how to create a first key.
  */
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
@@ -49,6 +50,7 @@ async function main(): Promise<void> {
   mkdirSync(dataDir, { recursive: true });
   const pepperFile = path.join(dataDir, 'key-pepper');
   const tokenFile = path.join(dataDir, 'admin-token');
+  const sessionFile = path.join(dataDir, 'dashboard-secret');
   const backendPort = Number(process.env['BACKEND_PORT'] ?? 8090);
 
   const backend = await startBackend({ port: backendPort });
@@ -57,6 +59,7 @@ async function main(): Promise<void> {
     GEOGATE_DATA_DIR: dataDir,
     GEOGATE_BACKEND_URL: backend.url,
     GEOGATE_KEY_PEPPER: process.env['GEOGATE_KEY_PEPPER'] || keptSecret(pepperFile),
+    GEOGATE_DASHBOARD_SECRET: process.env['GEOGATE_DASHBOARD_SECRET'] || keptSecret(sessionFile),
   };
   const file = configFile(root, process.argv.slice(2));
   const config = compileConfig(loadConfigFile(file, env), file);
@@ -77,6 +80,7 @@ async function main(): Promise<void> {
       `geogate is running (rule set ${config.rules.name}, config ${path.relative(root, file)})`,
       `  main host:   ${urls.mainUrl}   e.g. curl '${urls.mainUrl}/v1/reverse?lat=48.8584&lon=2.2945'`,
       `  admin API:   ${urls.adminUrl}   (bearer token in ${tokenHint})`,
+      ...(urls.dashboardUrl ? [`  dashboard:   ${urls.dashboardUrl}`] : []),
       `  backend:     ${backend.url}`,
       `  store:       ${config.store.kind === 'embedded' ? config.store.path : 'shared'}`,
       '',

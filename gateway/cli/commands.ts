@@ -4,6 +4,13 @@
  */
 import type { ApiClient } from './client';
 import * as render from './render';
+import {
+  ConfigUnusable,
+  migrateStore,
+  reconcileStore,
+  storeSection,
+  type StoreCommandResult,
+} from './store-commands';
 
 /** Options of one command, as node:util parseArgs declares them. */
 export type OptionSpec = Record<
@@ -17,6 +24,8 @@ export interface CommandInput {
   opts: Record<string, string | boolean | undefined>;
   /** All of standard input (for --password-stdin). */
   readStdin(): Promise<string>;
+  /** The environment (for `${ENV}` substitution in a config file). */
+  env: Record<string, string | undefined>;
 }
 
 export interface Command {
@@ -29,13 +38,49 @@ export interface Command {
   run(input: CommandInput): Promise<unknown>;
   /** Human-readable form of the answer. */
   text(result: unknown): string;
+  /** The exit code of a completed command (default 0), e.g. 1 when reconcile finds drift. */
+  exitCode?(result: unknown): number;
 }
 
 /** A usage error (exit code 2). */
 export class UsageError extends Error {}
 
+/** A command that talks to the store itself failed, e.g. PostgreSQL unreachable (exit code 1). */
+export class CommandFailed extends Error {}
+
 const id = encodeURIComponent;
 const str = (v: string | boolean | undefined): string | undefined => (typeof v === 'string' ? v : undefined);
+
+const CONFIG_OPTION: OptionSpec = {
+  config: {
+    type: 'string',
+    help: 'the gateway config file (its store section)',
+    value: 'FILE',
+    required: true,
+  },
+};
+
+/** Run a store command on the config's store; a bad config is a usage error, a store failure exit code 1. */
+async function onStore(
+  job: (store: ReturnType<typeof storeSection>) => Promise<StoreCommandResult>,
+  { opts, env }: CommandInput,
+): Promise<StoreCommandResult> {
+  let store;
+  try {
+    store = storeSection(str(opts.config) ?? '', env);
+  } catch (err) {
+    if (err instanceof ConfigUnusable) throw new UsageError(err.message);
+    throw err;
+  }
+  try {
+    return await job(store);
+  } catch (err) {
+    throw new CommandFailed(`the store failed: ${(err as Error).message}`);
+  }
+}
+
+const storeText = (r: unknown): string => (r as StoreCommandResult).text;
+const storeExit = (r: unknown): number => (r as StoreCommandResult).exitCode;
 
 /** Every command. */
 export const COMMANDS: Command[] = [
@@ -222,5 +267,24 @@ export const COMMANDS: Command[] = [
       return api.call('GET', `/admin/accounts/${id(args.ACCOUNT ?? '')}/usage${qs ? `?${qs}` : ''}`);
     },
     text: render.usageText,
+  },
+  {
+    name: 'migrate',
+    args: [],
+    options: CONFIG_OPTION,
+    summary: 'bring the store schema up to date (embedded or shared store; no admin token needed)',
+    run: (input) => onStore(migrateStore, input),
+    text: storeText,
+    exitCode: storeExit,
+  },
+  {
+    name: 'reconcile',
+    args: [],
+    options: CONFIG_OPTION,
+    summary:
+      'shared store: compare Redis with the PostgreSQL ledger (exit 1 on drift); embedded: nothing to do',
+    run: (input) => onStore(reconcileStore, input),
+    text: storeText,
+    exitCode: storeExit,
   },
 ];

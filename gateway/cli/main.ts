@@ -17,6 +17,8 @@ runCli(process.argv.slice(2), {
 }).then(
   (code) => {
     process.exitCode = code;
+    // The command is done: do not wait for connections a failed store could not close (unref: a clean exit is sooner).
+    setTimeout(() => process.exit(code), 1_000).unref();
   },
   (err: unknown) => {
     process.stderr.write(`geogate: unexpected error: ${err instanceof Error ? err.message : String(err)}\n`);

@@ -1,7 +1,7 @@
 /** The `geogate` CLI: pick a command from the table, parse its arguments strictly, call the admin API, print. */
 import { parseArgs } from 'node:util';
 import { apiClient, ApiRefusal, ApiUnreachable, type ApiClient } from './client';
-import { COMMANDS, UsageError, type Command, type OptionSpec } from './commands';
+import { CommandFailed, COMMANDS, UsageError, type Command, type OptionSpec } from './commands';
 
 export const DEFAULT_ADMIN_URL = 'http://127.0.0.1:8081';
 
@@ -45,8 +45,8 @@ export function helpText(): string {
     'Options for every command:',
     ...globals,
     '',
-    'Environment: GEOGATE_ADMIN_TOKEN (required), GEOGATE_ADMIN_URL.',
-    'Exit codes: 0 ok, 1 refused by the API (or API unreachable), 2 usage error.',
+    'Environment: GEOGATE_ADMIN_TOKEN (required except by migrate and reconcile), GEOGATE_ADMIN_URL.',
+    'Exit codes: 0 ok, 1 refused by the API (or API unreachable), drift found or store failed, 2 usage error.',
   ].join('\n');
 }
 
@@ -134,6 +134,7 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
     const input = {
       args,
       opts,
+      env: io.env,
       readStdin: io.readStdin,
       get api(): ApiClient {
         api ??= clientFrom(io.env, typeof opts.url === 'string' ? opts.url : undefined);
@@ -142,7 +143,7 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
     };
     const result = await command.run(input);
     io.stdout(json ? JSON.stringify(result, null, 2) : command.text(result));
-    return EXIT.ok;
+    return command.exitCode ? command.exitCode(result) : EXIT.ok;
   } catch (err) {
     if (err instanceof UsageError) {
       io.stderr(`geogate: ${err.message}\nusage: ${usageLine(command)}`);
@@ -150,6 +151,10 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
     }
     if (err instanceof ApiRefusal) {
       printRefusal(io, err, json);
+      return EXIT.refused;
+    }
+    if (err instanceof CommandFailed) {
+      io.stderr(`geogate: ${command.name}: ${err.message}`);
       return EXIT.refused;
     }
     if (err instanceof ApiUnreachable) {

@@ -1,6 +1,7 @@
 /** The YAML config's strict schema (zod): unknown keys and bad values are refused with their path. */
 import { z } from 'zod';
 import { ADAPTERS } from '../../adapters';
+import { dashboardConfigSchema } from '../../dashboard/config';
 import { parseCidr } from '../net/address';
 import { ALL_CREDENTIAL_POSITIONS, type CredentialPosition } from '../policy/ruleset';
 
@@ -80,6 +81,8 @@ export const configSchema = z.strictObject({
   credentials: z.strictObject({ accept: z.array(position).min(1) }).optional(),
   hosts: z.array(host).min(1),
   limits: limits.default({}),
+  /** Issue 6: the customer dashboard on its own listener (absent: no dashboard). */
+  dashboard: dashboardConfigSchema.optional(),
   log: z.strictObject({ level: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'silent']) }).optional(),
 });
 

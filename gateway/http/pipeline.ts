@@ -17,6 +17,7 @@ import type { AdmissionResult, Store, Ticket } from '../store/types';
 import type { BackendOutcome, Forwarder } from './backend';
 import { CORS_HEADERS, PREFLIGHT_HEADERS, quotaHeaders } from './headers';
 import { describeRefusal } from './refusals';
+import { isStoreUnavailable } from './store-faults';
 import { adapterRequest, flatHeaders, isFormBody, parseForm, readBody, splitUrl } from './request';
 
 export interface PipelineDeps {
@@ -37,15 +38,16 @@ interface LogLine {
   keyId: string | null;
 }
 
-/** A store call that failed: answered 503 store_unavailable (or served uncounted when onStoreFailure is open). */
+/** The store is unreachable: answered 503 store_unavailable (or served uncounted when onStoreFailure is open). */
 class StoreFault extends Error {}
 
-/** Run a store call, turning its failure into a StoreFault. */
+/** Run a store call; an unreachable store becomes a StoreFault, any other error (a bug) propagates as a 500. */
 async function storeCall<T>(fn: () => Promise<T>): Promise<T> {
   try {
     return await fn();
   } catch (err) {
-    throw new StoreFault((err as Error).message);
+    if (isStoreUnavailable(err)) throw new StoreFault((err as Error).message);
+    throw err;
   }
 }
 
@@ -144,7 +146,10 @@ export function createPipeline(deps: PipelineDeps): HostHandler {
       const areq = adapterRequest(method, path, query, headers, formText, host.adapter.credentialParams);
       const parsed = host.adapter.parse(areq);
       if (parsed === null) return fail('not_found', 'There is no endpoint at this path.');
-      if (!parsed.ok) return fail(parsed.code, parsed.detail, parsed.facts ?? {});
+      if (!parsed.ok) {
+        state = parsed.state ?? null;
+        return fail(parsed.code, parsed.detail, parsed.facts ?? {});
+      }
       state = parsed.request.state;
 
       const address = clientAddress(req.socket.remoteAddress, req.headers, config.trustProxy);

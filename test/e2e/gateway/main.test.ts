@@ -93,4 +93,43 @@ describe('a running gateway process', () => {
       ).status,
     ).toBe(401);
   });
+
+  test('with a dashboard section: prints the dashboard URL and serves /signin there; /readyz sees store and backend', async () => {
+    await gw?.stop();
+    const dashboard = [
+      'dashboard:',
+      '  listen: { host: 127.0.0.1, port: 0 }',
+      "  publicUrl: 'http://127.0.0.1:8082'",
+      "  sessionSecret: '${GEOGATE_DASHBOARD_SECRET}'",
+      '  payments: { provider: test }',
+    ];
+    const file = configFile('dash.yaml', ['policy: B', ...base(backend.url), ...dashboard]);
+    gw = await startGatewayProc(file, 4, {
+      PEPPER: 'p'.repeat(20),
+      GEOGATE_ADMIN_TOKEN: 'admin-token-0123456789',
+      GEOGATE_DASHBOARD_SECRET: 'd'.repeat(40),
+    });
+    const dashboardUrl = /gateway: dashboard on (http:\/\/\S+)/.exec(gw.output())?.[1] as string;
+    expect(dashboardUrl).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
+    const page = await call(dashboardUrl, '/signin');
+    expect(page.status).toBe(200);
+    expect(page.headers['content-type']).toMatch(/^text\/html/);
+    const ready = await call(gw.urls[2] as string, '/readyz');
+    expect(ready.status).toBe(200);
+    expect(ready.json.checks).toEqual({ sqlite: true, backend: true });
+  });
+});
+
+test('a dashboard section without its session secret variable is refused naming the path', () => {
+  const lines = [
+    'policy: A',
+    ...base('http://127.0.0.1:1'),
+    'dashboard: { listen: { port: 0 }, publicUrl: "http://x.test", sessionSecret: "${GEOGATE_DASHBOARD_SECRET}", payments: { provider: test } }',
+  ];
+  const file = configFile('dash-nosecret.yaml', lines);
+  const r = run(file, { PEPPER: 'p'.repeat(20), GEOGATE_DASHBOARD_SECRET: '' });
+  expect(r.status).toBe(2);
+  expect(r.stderr).toContain(
+    `${file}: dashboard.sessionSecret: environment variable GEOGATE_DASHBOARD_SECRET is not set`,
+  );
 });

@@ -1,6 +1,6 @@
 /** `npm start` (dist/scripts/start.js): backend + gateway on the embedded store; the pepper and admin token persist. */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { call } from '../../helpers/gateway-harness';
@@ -13,13 +13,22 @@ beforeAll(() => {
   const example = readFileSync(join(ROOT, 'config/example-a.yaml'), 'utf8');
   writeFileSync(
     join(dir, 'a.yaml'),
-    example.replace(/port: 8080/, 'port: 0').replace(/port: 8081/, 'port: 0'),
+    example
+      .replace(/port: 8080/, 'port: 0')
+      .replace(/port: 8081/, 'port: 0')
+      .replace(/port: 8082/, 'port: 0'),
   );
 });
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 /** Run the launcher until it prints its banner; resolve with the URLs and the child. */
-function launch(): Promise<{ child: ChildProcess; main: string; admin: string; out: () => string }> {
+function launch(): Promise<{
+  child: ChildProcess;
+  main: string;
+  admin: string;
+  dashboard: string;
+  out: () => string;
+}> {
   const child = spawn(
     process.execPath,
     [join(ROOT, 'dist/scripts/start.js'), '--config', join(dir, 'a.yaml')],
@@ -30,6 +39,7 @@ function launch(): Promise<{ child: ChildProcess; main: string; admin: string; o
         BACKEND_PORT: '0',
         GEOGATE_ADMIN_TOKEN: '',
         GEOGATE_KEY_PEPPER: '',
+        GEOGATE_DASHBOARD_SECRET: '',
       },
       stdio: ['ignore', 'pipe', 'pipe'],
     },
@@ -40,7 +50,9 @@ function launch(): Promise<{ child: ChildProcess; main: string; admin: string; o
       out += c.toString();
       const main = /main host:\s+(http:\/\/\S+)/.exec(out)?.[1];
       const admin = /admin API:\s+(http:\/\/\S+)/.exec(out)?.[1];
-      if (main && admin && out.includes('keys create')) resolve({ child, main, admin, out: () => out });
+      const dashboard = /dashboard:\s+(http:\/\/\S+)/.exec(out)?.[1];
+      if (main && admin && dashboard && out.includes('keys create'))
+        resolve({ child, main, admin, dashboard, out: () => out });
     });
     child.stderr?.on('data', (c: Buffer) => (out += c.toString()));
     child.once('exit', (code) => reject(new Error(`start.js exited ${code}: ${out}`)));
@@ -81,8 +93,13 @@ test('prints URLs, token location and CLI steps; a key created through the admin
   } finally {
     await stop(first.child);
   }
+  const secret = readFileSync(join(dir, 'dashboard-secret'), 'utf8');
   const second = await launch();
   try {
+    // Issue 6: the dashboard's session secret is kept in the data folder (mode 0600) and reused.
+    expect(readFileSync(join(dir, 'dashboard-secret'), 'utf8')).toBe(secret);
+    expect(statSync(join(dir, 'dashboard-secret')).mode & 0o777).toBe(0o600);
+    expect((await call(second.dashboard, '/signin')).status).toBe(200);
     const r = await call(second.main, '/v1/ipv4?ip=8.8.8.8', { headers: { 'x-api-key': key } });
     expect(r.status).toBe(200); // same pepper from the data folder: the stored hash still matches
   } finally {

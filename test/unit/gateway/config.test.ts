@@ -63,6 +63,47 @@ describe('config validation', () => {
   });
 });
 
+describe('dashboard section (issue 6)', () => {
+  const dashboard = () => ({
+    listen: { host: '127.0.0.1', port: 0 },
+    publicUrl: 'http://127.0.0.1:8082',
+    sessionSecret: '${GEOGATE_DASHBOARD_SECRET}',
+    payments: { provider: 'test' },
+  });
+  const SECRET = { GEOGATE_DASHBOARD_SECRET: 's'.repeat(40) };
+
+  test('is optional: absent compiles to null', () => {
+    expect(compileConfig(validateConfig(base(), F, {}), F).dashboard).toBeNull();
+  });
+  test('compiles with the session secret read from ${GEOGATE_DASHBOARD_SECRET}', () => {
+    const c = compileConfig(validateConfig({ ...base(), dashboard: dashboard() }, F, SECRET), F);
+    expect(c.dashboard?.sessionSecret).toBe('s'.repeat(40));
+    expect(c.dashboard?.listen).toEqual({ host: '127.0.0.1', port: 0 });
+    expect(c.dashboard?.payments.provider).toBe('test');
+  });
+  test('a missing session secret variable is named', () => {
+    expect(refused({ ...base(), dashboard: dashboard() })).toBe(
+      'config/x.yaml: dashboard.sessionSecret: environment variable GEOGATE_DASHBOARD_SECRET is not set',
+    );
+  });
+  test('bad dashboard fields are refused naming their path', () => {
+    const bad = (patch: Record<string, unknown>) =>
+      refused({ ...base(), dashboard: { ...dashboard(), ...patch } }, SECRET);
+    expect(bad({ sessionSecret: 'short' })).toBe(
+      'config/x.yaml: dashboard.sessionSecret: the session secret needs at least 32 characters',
+    );
+    expect(bad({ publicUrl: 'ftp://x' })).toBe('config/x.yaml: dashboard.publicUrl: not an http(s) URL');
+    expect(bad({ listen: { port: 70000 } })).toMatch(/^config\/x\.yaml: dashboard\.listen\.port: /);
+    expect(bad({ payments: { provider: 'paypal' } })).toMatch(
+      /^config\/x\.yaml: dashboard\.payments\.provider: /,
+    );
+    expect(bad({ payments: { provider: 'stripe' } })).toMatch(
+      /^config\/x\.yaml: dashboard\.payments\.stripe: provider "stripe" needs/,
+    );
+    expect(bad({ colour: 'blue' })).toBe('config/x.yaml: dashboard.colour: unknown key');
+  });
+});
+
 describe('config compilation', () => {
   test('limits override the rule set, CIDRs are parsed, hosts mapped, default host is the first without port', () => {
     const c = compileConfig(
@@ -97,7 +138,11 @@ describe('config compilation', () => {
 describe('shipped example configs', () => {
   test.each(['example-a.yaml', 'example-b.yaml'])('%s validates', (name) => {
     const file = join(__dirname, '../../../config', name);
-    const c = compileConfig(loadConfigFile(file, { GEOGATE_KEY_PEPPER: 'x'.repeat(32) }), file);
+    const env = { GEOGATE_KEY_PEPPER: 'x'.repeat(32), GEOGATE_DASHBOARD_SECRET: 'd'.repeat(43) };
+    const c = compileConfig(loadConfigFile(file, env), file);
     expect(c.hosts.length).toBeGreaterThan(0);
+    // Issue 6: the examples serve the dashboard on 127.0.0.1:8082 (npm start keeps the session secret).
+    expect(c.dashboard?.listen).toEqual({ host: '127.0.0.1', port: 8082 });
+    expect(c.dashboard?.sessionSecret).toBe('d'.repeat(43));
   });
 });
