@@ -1,6 +1,8 @@
 /** Jest projects: unit (pure, fast), integration (real PostgreSQL/Redis/processes), e2e (real processes and clients). */
 // ts-jest in isolatedModules mode transpiles without type-checking (fast); `npm run lint` type-checks.
-const transform = { '^.+\\.tsx?$': ['ts-jest', { tsconfig: '<rootDir>/tsconfig.jest.json', diagnostics: false }] };
+const transform = {
+  '^.+\\.tsx?$': ['ts-jest', { tsconfig: '<rootDir>/tsconfig.jest.json', diagnostics: false }],
+};
 const common = { transform, testEnvironment: 'node', moduleFileExtensions: ['ts', 'js', 'json'] };
 module.exports = {
   projects: [
