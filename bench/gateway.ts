@@ -1,20 +1,33 @@
 /**
  * `npm run bench:gateway`: requests/s and p50/p99 latency through the gateway (anonymous, and keyed billed) next to
- * the backend alone, measured in one run on loopback. Backend and gateway run as their own processes (compiled
- * `dist/`), on a fresh embedded store. Load: /usr/bin/wrk when present, else an in-Node keep-alive generator.
- * Env: BENCH_SECONDS (default 10), BENCH_CONNECTIONS (default 32).
+ * the backend alone, measured in one run on loopback, on the embedded store and on the shared store (issue 4,
+ * acceptance 7). Backend and gateways run as their own processes (compiled `dist/`). The shared store runs on a
+ * private redis-server on a free loopback port and a throw-away PostgreSQL database on 127.0.0.1:5432, both started
+ * and removed by the bench; for those runs it also reports Redis commands per admitted request from Redis's own
+ * INFO commandstats, reset (CONFIG RESETSTAT) after the warm-up, right before each measured window.
+ * Load: /usr/bin/wrk when present, else an in-Node keep-alive generator.
+ * Env: BENCH_SECONDS (default 10), BENCH_WARMUP_SECONDS (default 2), BENCH_CONNECTIONS (default 32).
  */
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import http from 'node:http';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import path from 'node:path';
 import { systemClock } from '../gateway/core/clock';
 import { generateKey, hashKey, keyPrefix } from '../gateway/core/keys';
-import { createStore } from '../gateway/store';
+import { createStore, type StoreConfig } from '../gateway/store';
+import { cleanupAll, createDatabase, onCleanup, startRedis, track, type BenchRedis } from './bench-services';
+import { CONNECTIONS, HAVE_WRK, load, type Result } from './load';
+import {
+  insideScripts,
+  perAdmitted,
+  readWindow,
+  resetStats,
+  scriptCommandNames,
+  type RedisWindow,
+} from './redis-stats';
 
 const SECONDS = Number(process.env['BENCH_SECONDS'] ?? 10);
-const CONNECTIONS = Number(process.env['BENCH_CONNECTIONS'] ?? 32);
+const WARMUP = Number(process.env['BENCH_WARMUP_SECONDS'] ?? 2);
 const PEPPER = 'bench-pepper-0123456789abcdef';
 const PATH = '/v1/reverse?lat=48.8584&lon=2.2945';
 
@@ -35,6 +48,7 @@ function start(script: string, args: string[]): Promise<Proc> {
   const child = spawn(process.execPath, [path.join(repoRoot(), script), ...args], {
     stdio: ['ignore', 'pipe', 'pipe'],
   });
+  track(child);
   return new Promise((resolve, reject) => {
     let out = '';
     child.stdout?.on('data', (c: Buffer) => {
@@ -47,110 +61,53 @@ function start(script: string, args: string[]): Promise<Proc> {
   });
 }
 
-/** Stop a child and wait. */
+/** Stop a child (SIGTERM, SIGKILL after 10 s) and wait. */
 function stop(p: Proc): Promise<void> {
   return new Promise((resolve) => {
-    if (p.child.exitCode !== null) return resolve();
-    p.child.once('exit', () => resolve());
+    if (p.child.exitCode !== null || p.child.signalCode !== null) return resolve();
+    const timer = setTimeout(() => p.child.kill('SIGKILL'), 10_000);
+    p.child.once('exit', () => {
+      clearTimeout(timer);
+      resolve();
+    });
     p.child.kill('SIGTERM');
   });
 }
 
-interface Result {
-  rps: number;
-  p50: number;
-  p99: number;
-  non2xx: number;
-  /** Requests answered during the run. */
-  requests: number;
-  /** CPU ms used by each measured process during the run (Linux /proc; NaN elsewhere). */
-  cpuMs: number[];
+/** One line of the report. */
+interface Row {
+  name: string;
+  result: Result;
+  names: string[];
+  redis?: RedisWindow;
 }
 
-/** CPU time (user + system) of a process in ms from /proc/<pid>/stat; NaN when unavailable. */
-function cpuMs(pid: number | undefined): number {
-  try {
-    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]?.split(' ') ?? [];
-    return ((Number(fields[11]) + Number(fields[12])) * 1000) / 100;
-  } catch {
-    return NaN;
-  }
+/** Warm up, then measure one URL; with `redisPort`, Redis's command statistics of exactly the measured window. */
+async function measure(
+  name: string,
+  url: string,
+  procs: { name: string; pid: number | undefined }[],
+  headers: Record<string, string> = {},
+  redisPort?: number,
+): Promise<Row> {
+  const pids = procs.map((p) => p.pid);
+  if (WARMUP > 0) await load(url, [], headers, WARMUP);
+  if (redisPort !== undefined) await resetStats(redisPort);
+  const result = await load(url, pids, headers, SECONDS);
+  const row: Row = { name, result, names: procs.map((p) => p.name) };
+  if (redisPort !== undefined) row.redis = await readWindow(redisPort, scriptCommandNames(repoRoot()));
+  return row;
 }
 
-/** wrk's latency figure ("1.23ms", "850.00us", "1.02s") in ms. */
-function ms(text: string): number {
-  const m = /([\d.]+)(us|ms|s)/.exec(text);
-  if (!m) return NaN;
-  const n = Number(m[1]);
-  return m[2] === 'us' ? n / 1000 : m[2] === 's' ? n * 1000 : n;
+/** The store section of a gateway config file. */
+function storeYaml(cfg: StoreConfig): string {
+  if (cfg.kind === 'embedded') return `store: { kind: embedded, path: "${cfg.path}" }`;
+  const prefix = cfg.keyPrefix !== undefined ? `, keyPrefix: "${cfg.keyPrefix}"` : '';
+  return `store: { kind: shared, postgres: "${cfg.postgres}", redis: "${cfg.redis}"${prefix} }`;
 }
 
-/** Load with wrk. */
-function wrk(url: string, headers: Record<string, string>): Result {
-  const hs = Object.entries(headers).flatMap(([k, v]) => ['-H', `${k}: ${v}`]);
-  const r = spawnSync('/usr/bin/wrk', ['-t2', `-c${CONNECTIONS}`, `-d${SECONDS}s`, '--latency', ...hs, url], {
-    encoding: 'utf8',
-  });
-  const out = r.stdout;
-  const non2xx = Number(/Non-2xx or 3xx responses: (\d+)/.exec(out)?.[1] ?? 0);
-  return {
-    requests: Number(/(\d+) requests in/.exec(out)?.[1]),
-    cpuMs: [],
-    rps: Number(/Requests\/sec:\s+([\d.]+)/.exec(out)?.[1]),
-    p50: ms(/ 50%\s+(\S+)/.exec(out)?.[1] ?? ''),
-    p99: ms(/ 99%\s+(\S+)/.exec(out)?.[1] ?? ''),
-    non2xx,
-  };
-}
-
-/** Load with an in-Node keep-alive generator (when wrk is absent). */
-async function nodeLoad(url: string, headers: Record<string, string>): Promise<Result> {
-  const agent = new http.Agent({ keepAlive: true, maxSockets: CONNECTIONS });
-  const lat: number[] = [];
-  let non2xx = 0;
-  const end = Date.now() + SECONDS * 1000;
-  const one = (): Promise<void> =>
-    new Promise((resolve, reject) => {
-      const t = process.hrtime.bigint();
-      http
-        .get(url, { agent, headers }, (res) => {
-          res.resume();
-          res.on('end', () => {
-            lat.push(Number(process.hrtime.bigint() - t) / 1e6);
-            if ((res.statusCode ?? 0) >= 300) non2xx++;
-            resolve();
-          });
-        })
-        .on('error', reject);
-    });
-  const started = Date.now();
-  await Promise.all(
-    Array.from({ length: CONNECTIONS }, async () => {
-      while (Date.now() < end) await one();
-    }),
-  );
-  agent.destroy();
-  lat.sort((a, b) => a - b);
-  const q = (p: number) => lat[Math.min(lat.length - 1, Math.floor(p * lat.length))] ?? NaN;
-  const rps = lat.length / ((Date.now() - started) / 1000);
-  return { rps, p50: q(0.5), p99: q(0.99), non2xx, requests: lat.length, cpuMs: [] };
-}
-
-/** Measure one URL, and the CPU the given processes spend meanwhile. */
-async function measure(url: string, procs: Proc[], headers: Record<string, string> = {}): Promise<Result> {
-  const before = procs.map((p) => cpuMs(p.child.pid));
-  const r = existsSync('/usr/bin/wrk') ? wrk(url, headers) : await nodeLoad(url, headers);
-  r.cpuMs = procs.map((p, i) => cpuMs(p.child.pid) - (before[i] ?? NaN));
-  return r;
-}
-
-/** CPU µs per request of each process, e.g. "gateway 310 + backend 80". */
-function cpuPerRequest(r: Result, names: string[]): string {
-  return r.cpuMs.map((ms, i) => `${names[i]} ${((ms * 1000) / r.requests).toFixed(0)}`).join(' + ');
-}
-
-/** A gateway process with its own config and store. */
-async function gateway(dir: string, name: string, backendUrl: string, freePerDay: number): Promise<Proc> {
+/** A gateway process with its own config on the given store. */
+async function gateway(dir: string, name: string, backendUrl: string, freePerDay: number, cfg: StoreConfig) {
   const file = path.join(dir, `${name}.yaml`);
   writeFileSync(
     file,
@@ -159,7 +116,7 @@ async function gateway(dir: string, name: string, backendUrl: string, freePerDay
       'listen: { host: 127.0.0.1, port: 0 }',
       'admin: { listen: { host: 127.0.0.1, port: 0 }, token: bench-admin-token-0123456 }',
       `backend: { url: "${backendUrl}" }`,
-      `store: { kind: embedded, path: "${path.join(dir, 'geogate.db')}" }`,
+      storeYaml(cfg),
       `keyPepper: "${PEPPER}"`,
       'hosts: [{ name: localhost, adapter: native }]',
       `limits: { freePerDay: ${freePerDay} }`,
@@ -169,50 +126,69 @@ async function gateway(dir: string, name: string, backendUrl: string, freePerDay
   return start('dist/gateway/main.js', ['--config', file]);
 }
 
-async function main(): Promise<void> {
-  const dir = mkdtempSync(path.join(tmpdir(), 'geogate-bench-'));
-  const store = await createStore(
-    { kind: 'embedded', path: path.join(dir, 'geogate.db') },
-    { clock: systemClock },
-  );
-  const acc = await store.createAccount({ email: 'bench@example.com', name: 'Bench' }, Date.now());
-  await store.credit(acc.id, 1_000_000_000, 'bench', Date.now());
-  const key = generateKey();
-  await store.createKey(
-    { accountId: acc.id, hash: hashKey(key, PEPPER), prefix: keyPrefix(key), kind: 'payg' },
-    Date.now(),
-  );
-  await store.close();
-
-  const loadStart = loadavg()[0]?.toFixed(1) ?? '?';
-  const backend = await start('dist/backend/main.js', ['--port', '0']);
-  const rows: [string, Result, string[]][] = [];
+/** An account with plenty of credit and a pay-as-you-go key in the store; its id and the key. */
+async function seed(cfg: StoreConfig): Promise<{ accountId: string; key: string }> {
+  const store = await createStore(cfg, { clock: systemClock });
   try {
-    const alone = await measure(backend.url + PATH.replace('/v1', ''), [backend]);
-    rows.push(['backend alone', alone, ['backend']]);
-    const anon = await gateway(dir, 'anon', backend.url, 1_000_000_000);
-    rows.push([
-      'gateway, anonymous',
-      await measure(anon.url + PATH, [anon, backend]),
-      ['gateway', 'backend'],
-    ]);
-    await stop(anon);
-    const billed = await gateway(dir, 'billed', backend.url, 0);
-    const keyed = await measure(billed.url + PATH, [billed, backend], { 'X-API-Key': key });
-    rows.push(['gateway, key, billed', keyed, ['gateway', 'backend']]);
-    await stop(billed);
+    const acc = await store.createAccount({ email: 'bench@example.com', name: 'Bench' }, Date.now());
+    await store.credit(acc.id, 1_000_000_000, 'bench', Date.now());
+    const key = generateKey();
+    await store.createKey(
+      { accountId: acc.id, hash: hashKey(key, PEPPER), prefix: keyPrefix(key), kind: 'payg' },
+      Date.now(),
+    );
+    return { accountId: acc.id, key };
   } finally {
-    await stop(backend);
+    await store.close();
   }
-  const tool = existsSync('/usr/bin/wrk')
-    ? `wrk -t2 -c${CONNECTIONS}`
-    : `in-Node generator, ${CONNECTIONS} connections`;
-  console.log(`\ngeogate gateway benchmark: GET ${PATH}, ${SECONDS} s each, ${tool}, loopback`);
-  const load = loadavg()[0]?.toFixed(1) ?? '?';
-  console.log(`machine: ${cpus().length} CPUs, load average ${loadStart} at start, ${load} at end\n`);
+}
+
+/** Ledger rows of the account (the billed run must have charged). */
+async function ledgerRows(cfg: StoreConfig, accountId: string): Promise<number> {
+  const store = await createStore(cfg, { clock: systemClock });
+  try {
+    return (await store.ledger(accountId, 1)).length;
+  } finally {
+    await store.close();
+  }
+}
+
+/** Anonymous and keyed-billed runs through gateways on one store. */
+async function storeRuns(label: string, cfg: StoreConfig, backend: Proc, dir: string, redis?: BenchRedis) {
+  const { accountId, key } = await seed(cfg);
+  const rows: Row[] = [];
+  const extra = redis ? [{ name: 'redis', pid: redis.child.pid }] : [];
+  const runs = [
+    { name: `gateway ${label}, anonymous`, free: 1_000_000_000, headers: {} },
+    { name: `gateway ${label}, key, billed`, free: 0, headers: { 'X-API-Key': key } },
+  ];
+  for (const run of runs) {
+    const gw = await gateway(dir, `${label}-${run.free}`, backend.url, run.free, cfg);
+    try {
+      const procs = [
+        { name: 'gateway', pid: gw.child.pid },
+        { name: 'backend', pid: backend.child.pid },
+        ...extra,
+      ];
+      rows.push(await measure(run.name, gw.url + PATH, procs, run.headers, redis?.port));
+    } finally {
+      await stop(gw);
+    }
+  }
+  if ((await ledgerRows(cfg, accountId)) === 0)
+    console.log(`warning: the billed run on ${label} charged nothing`);
+  return rows;
+}
+
+/** CPU µs per request of each process, e.g. "gateway 310 + backend 80". */
+function cpuPerRequest(r: Result, names: string[]): string {
+  return r.cpuMs.map((ms, i) => `${names[i]} ${((ms * 1000) / r.requests).toFixed(0)}`).join(' + ');
+}
+
+function printRows(rows: Row[]): void {
   console.log('| scenario | requests/s | p50 ms | p99 ms | non-2xx | CPU µs per request |');
   console.log('|---|---:|---:|---:|---:|---|');
-  for (const [name, r, names] of rows) {
+  for (const { name, result: r, names } of rows) {
     const cells = [
       r.rps.toFixed(0),
       r.p50.toFixed(2),
@@ -222,17 +198,89 @@ async function main(): Promise<void> {
     ];
     console.log(`| ${name} | ${cells.join(' | ')} |`);
   }
-  const store2 = await createStore(
-    { kind: 'embedded', path: path.join(dir, 'geogate.db') },
-    { clock: systemClock },
-  );
-  const charged = (await store2.ledger(acc.id, 1)).length;
-  await store2.close();
-  if (charged === 0) console.log('warning: the billed run charged nothing');
-  rmSync(dir, { recursive: true, force: true });
 }
 
-main().catch((err: unknown) => {
-  console.error(err);
-  process.exit(1);
-});
+/** Redis round trips per admitted request (admitted = 2xx counted by the load generator in the window). */
+function printRedis(rows: Row[]): void {
+  const shared = rows.filter((r) => r.redis);
+  if (shared.length === 0) return;
+  console.log('\nRedis INFO commandstats over each measured window (CONFIG RESETSTAT after the warm-up):\n');
+  const head = [
+    'scenario',
+    'admitted (2xx, wrk)',
+    'EVALSHA',
+    'EVAL',
+    'EVALSHA+EVAL − admitted',
+    '**EVALSHA+EVAL per admitted**',
+    'all commands',
+    'all per admitted',
+    'inside scripts* per admitted',
+    'other client commands per admitted',
+  ];
+  console.log(`| ${head.join(' | ')} |`);
+  console.log(`|---${'|---:'.repeat(head.length - 1)}|`);
+  for (const { name, result, redis } of shared) {
+    const w = redis as RedisWindow;
+    const admitted = result.requests - result.non2xx;
+    const per = (n: number) => (n / admitted).toFixed(3);
+    const inside = insideScripts(w);
+    const other = w.total - w.evalsha - w.eval - inside;
+    const calls = w.evalsha + w.eval;
+    const cells = [admitted, w.evalsha, w.eval, calls - admitted, `**${per(calls)}**`, w.total, per(w.total)];
+    console.log(`| ${name} | ${[...cells, per(inside), per(other)].join(' | ')} |`);
+  }
+  console.log("\nper command, calls per admitted request (* = a command the store's Lua scripts call):");
+  for (const { name, result, redis } of shared) {
+    console.log(`- ${name}: ${perAdmitted(redis as RedisWindow, result.requests - result.non2xx)}`);
+  }
+}
+
+async function run(): Promise<void> {
+  const dir = mkdtempSync(path.join(tmpdir(), 'geogate-bench-'));
+  onCleanup(() => rmSync(dir, { recursive: true, force: true }));
+  const loadStart = loadavg()[0]?.toFixed(1) ?? '?';
+  const startedAt = new Date().toISOString().slice(0, 16).replace('T', ' ');
+  const backend = await start('dist/backend/main.js', ['--port', '0']);
+  onCleanup(() => stop(backend));
+  const rows: Row[] = [];
+  const alone = await measure('backend alone', backend.url + PATH.replace('/v1', ''), [
+    { name: 'backend', pid: backend.child.pid },
+  ]);
+  rows.push(alone);
+  rows.push(
+    ...(await storeRuns('embedded', { kind: 'embedded', path: path.join(dir, 'geogate.db') }, backend, dir)),
+  );
+  let sharedError: unknown = null;
+  try {
+    const redis = await startRedis();
+    const postgres = await createDatabase();
+    const shared: StoreConfig = { kind: 'shared', postgres, redis: redis.url, keyPrefix: 'bench:' };
+    rows.push(...(await storeRuns('shared', shared, backend, dir, redis)));
+  } catch (err) {
+    sharedError = err; // Why: the figures measured so far are still printed; the run then fails (exit 1).
+  }
+
+  const tool = HAVE_WRK ? `wrk -t2 -c${CONNECTIONS}` : `in-Node generator, ${CONNECTIONS} connections`;
+  console.log(
+    `\ngeogate gateway benchmark (${startedAt} UTC): GET ${PATH}, ${WARMUP} s warm-up + ${SECONDS} s measured each, ${tool}, loopback`,
+  );
+  const load = loadavg()[0]?.toFixed(1) ?? '?';
+  const model = cpus()[0]?.model.trim() ?? '?';
+  console.log(
+    `machine: ${cpus().length} CPUs (${model}), load average ${loadStart} at start, ${load} at end`,
+  );
+  console.log(
+    'shared store: private redis-server (no persistence) + throw-away PostgreSQL database, loopback\n',
+  );
+  printRows(rows);
+  printRedis(rows);
+  if (sharedError !== null) throw sharedError;
+}
+
+run()
+  .then(() => cleanupAll())
+  .catch(async (err: unknown) => {
+    console.error(err);
+    await cleanupAll();
+    process.exit(1);
+  });

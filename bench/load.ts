@@ -1,0 +1,103 @@
+/**
+ * Load generation for the gateway benchmark: /usr/bin/wrk when present, else an in-Node keep-alive generator;
+ * plus the CPU time of measured processes from /proc.
+ */
+import { spawnSync } from 'node:child_process';
+import { existsSync, readFileSync } from 'node:fs';
+import http from 'node:http';
+
+export const CONNECTIONS = Number(process.env['BENCH_CONNECTIONS'] ?? 32);
+export const HAVE_WRK = existsSync('/usr/bin/wrk');
+
+/** One load run's figures. */
+export interface Result {
+  rps: number;
+  p50: number;
+  p99: number;
+  non2xx: number;
+  /** Requests answered during the run (wrk's count). */
+  requests: number;
+  /** CPU ms used by each measured process during the run (Linux /proc; NaN elsewhere). */
+  cpuMs: number[];
+}
+
+/** CPU time (user + system) of a process in ms from /proc/<pid>/stat; NaN when unavailable. */
+export function cpuMs(pid: number | undefined): number {
+  try {
+    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]?.split(' ') ?? [];
+    return ((Number(fields[11]) + Number(fields[12])) * 1000) / 100;
+  } catch {
+    return NaN;
+  }
+}
+
+/** wrk's latency figure ("1.23ms", "850.00us", "1.02s") in ms. */
+function ms(text: string): number {
+  const m = /([\d.]+)(us|ms|s)/.exec(text);
+  if (!m) return NaN;
+  const n = Number(m[1]);
+  return m[2] === 'us' ? n / 1000 : m[2] === 's' ? n * 1000 : n;
+}
+
+/** Load with wrk for `seconds`. */
+function wrk(url: string, headers: Record<string, string>, seconds: number): Result {
+  const hs = Object.entries(headers).flatMap(([k, v]) => ['-H', `${k}: ${v}`]);
+  const args = ['-t2', `-c${CONNECTIONS}`, `-d${seconds}s`, '--latency', ...hs, url];
+  const r = spawnSync('/usr/bin/wrk', args, { encoding: 'utf8', timeout: (seconds + 30) * 1000 });
+  const out = r.stdout ?? '';
+  if (!/requests in/.test(out)) throw new Error(`wrk failed: ${r.stderr ?? ''}${out}`);
+  return {
+    requests: Number(/(\d+) requests in/.exec(out)?.[1]),
+    cpuMs: [],
+    rps: Number(/Requests\/sec:\s+([\d.]+)/.exec(out)?.[1]),
+    p50: ms(/ 50%\s+(\S+)/.exec(out)?.[1] ?? ''),
+    p99: ms(/ 99%\s+(\S+)/.exec(out)?.[1] ?? ''),
+    non2xx: Number(/Non-2xx or 3xx responses: (\d+)/.exec(out)?.[1] ?? 0),
+  };
+}
+
+/** Load with an in-Node keep-alive generator (when wrk is absent). */
+async function nodeLoad(url: string, headers: Record<string, string>, seconds: number): Promise<Result> {
+  const agent = new http.Agent({ keepAlive: true, maxSockets: CONNECTIONS });
+  const lat: number[] = [];
+  let non2xx = 0;
+  const end = Date.now() + seconds * 1000;
+  const one = (): Promise<void> =>
+    new Promise((resolve, reject) => {
+      const t = process.hrtime.bigint();
+      http
+        .get(url, { agent, headers }, (res) => {
+          res.resume();
+          res.on('end', () => {
+            lat.push(Number(process.hrtime.bigint() - t) / 1e6);
+            if ((res.statusCode ?? 0) >= 300) non2xx++;
+            resolve();
+          });
+        })
+        .on('error', reject);
+    });
+  const started = Date.now();
+  await Promise.all(
+    Array.from({ length: CONNECTIONS }, async () => {
+      while (Date.now() < end) await one();
+    }),
+  );
+  agent.destroy();
+  lat.sort((a, b) => a - b);
+  const q = (p: number) => lat[Math.min(lat.length - 1, Math.floor(p * lat.length))] ?? NaN;
+  const rps = lat.length / ((Date.now() - started) / 1000);
+  return { rps, p50: q(0.5), p99: q(0.99), non2xx, requests: lat.length, cpuMs: [] };
+}
+
+/** Load `url` for `seconds`, recording the CPU the given processes spend meanwhile. */
+export async function load(
+  url: string,
+  pids: (number | undefined)[],
+  headers: Record<string, string>,
+  seconds: number,
+): Promise<Result> {
+  const before = pids.map(cpuMs);
+  const r = HAVE_WRK ? wrk(url, headers, seconds) : await nodeLoad(url, headers, seconds);
+  r.cpuMs = pids.map((pid, i) => cpuMs(pid) - (before[i] ?? NaN));
+  return r;
+}
