@@ -42,6 +42,9 @@ COPY --from=build /app/dist ./dist
 COPY --from=build /app/build/geodata ./build/geodata
 COPY package.json README.md THIRD_PARTY_NOTICES ./
 COPY config ./config
+# The dashboard serves these from the source tree at run time (dashboard/app.ts: static/ and openapi.yaml).
+COPY dashboard/static ./dashboard/static
+COPY dashboard/openapi.yaml ./dashboard/openapi.yaml
 # The image's built-in unprivileged user (uid 1000); the app files stay root-owned and read-only to it.
 USER node
 
@@ -53,12 +56,21 @@ HEALTHCHECK --interval=30s --timeout=3s --start-period=10s \
   CMD ["node", "-e", "fetch('http://127.0.0.1:'+process.env.BACKEND_PORT+'/healthz').then(r=>process.exit(r.ok?0:1),()=>process.exit(1))"]
 CMD ["node", "dist/backend/main.js"]
 
-# ---- gateway: `--config FILE` is required; mount your own config over /app/config or pass another path ----
+# ---- gateway: config/docker.yaml by default (rule set A, embedded store in /app/data) ----
+# Required environment (see config/docker.yaml): GEOGATE_KEY_PEPPER (>= 16 chars), GEOGATE_DASHBOARD_SECRET
+# (>= 32 chars), GEOGATE_STRIPE_SECRET_KEY, GEOGATE_STRIPE_WEBHOOK_SECRET. Optional: GEOGATE_POLICY (A|B),
+# GEOGATE_BACKEND_URL (default http://backend:8090), GEOGATE_DASHBOARD_URL, GEOGATE_ADMIN_TOKEN, GEOGATE_ADMIN_HOST.
+# Main API 8080 and dashboard 8082 listen on 0.0.0.0; the admin API (8081) stays on the container's loopback
+# (use `docker exec CONTAINER node dist/gateway/cli/main.js …`). To expose it deliberately:
+#   -e GEOGATE_ADMIN_HOST=0.0.0.0 -p 127.0.0.1:8081:8081   (publish to the host's loopback only)
+# Another set-up: mount your own file and run with `--config /path/to/file.yaml`.
 FROM runtime AS gateway
 ENV GEOGATE_DATA_DIR=/app/data
 USER root
 RUN mkdir -p /app/data && chown node:node /app/data
 USER node
 VOLUME /app/data
-EXPOSE 8080
-CMD ["node", "dist/gateway/main.js", "--config", "config/example-a.yaml"]
+EXPOSE 8080 8082
+HEALTHCHECK --interval=30s --timeout=3s --start-period=10s \
+  CMD ["node", "-e", "fetch('http://127.0.0.1:8081/healthz').then(r=>process.exit(r.ok?0:1),()=>process.exit(1))"]
+CMD ["node", "dist/gateway/main.js", "--config", "config/docker.yaml"]

@@ -10,7 +10,7 @@ import type { NominatimView } from './common/nominatim-format';
 import { readNominatimRequest } from './common/nominatim-request';
 import type { ErrorTable } from './common/parse';
 import { methodRefusal } from './common/parse';
-import { parseQuery } from './common/query';
+import { parseQuery, type Query } from './common/query';
 import { json, xml, xmlEscape } from './common/respond';
 import type { Adapter, AdapterRequest, AdapterResponse, ParseResult } from './types';
 
@@ -45,13 +45,26 @@ export const LOCATIONIQ_ERRORS: ErrorTable<LocationiqError> = {
 };
 
 const PATHS = new Set(['/v1/reverse', '/v1/reverse.php']);
+const FORMATS = ['json', 'xml'] as const;
+
+/**
+ * The view a refusal is rendered with (D24: the error in the shape the client asked for): `format=xml` gets the XML
+ * error, anything else (json, the default, an unknown or repeated format) the JSON one.
+ */
+function refusalView(q: Query): NominatimView {
+  const formats = q.get('format') ?? [];
+  const format = formats.length === 1 && formats[0] === 'xml' ? 'xml' : 'json';
+  return { format, zoom: 18, addressdetails: true, echo: '' };
+}
 
 function parse(req: AdapterRequest): ParseResult<NominatimView> {
   if (!PATHS.has(req.path)) return null;
   const refusal = methodRefusal(req);
   if (refusal) return refusal;
-  const read = readNominatimRequest(parseQuery(req.query), ['json', 'xml'], 'json');
-  if (read === null || 'ok' in read) return read;
+  const q = parseQuery(req.query);
+  const read = readNominatimRequest(q, FORMATS, 'json');
+  if (read === null) return read;
+  if ('ok' in read) return read.ok ? read : { ...read, state: refusalView(q) };
   return { ok: true, request: { call: { kind: 'reverse', lat: read.lat, lon: read.lon }, state: read.view } };
 }
 

@@ -4,7 +4,6 @@
  * NOSCRIPT). Commands fail fast while disconnected and are never re-sent after a lost reply, so a script runs at most
  * once per call (a re-sent admission could count twice).
  */
-import { once } from 'node:events';
 import { Cluster, Redis, type RedisOptions } from 'ioredis';
 import { ADMIT_LUA, RELEASE_LUA } from './lua-admit';
 import { CREDIT_LUA, DEBIT_LUA, WALLET_INIT_LUA } from './lua-wallet';
@@ -30,13 +29,18 @@ const SCRIPTS: Record<keyof Scripts, string> = {
   ggDebit: DEBIT_LUA,
 };
 
-/** Options shared by single-server and cluster node connections. */
+/**
+ * Options shared by single-server and cluster node connections. `disconnectTimeout` (read by ioredis, missing from
+ * its types) bounds a timer that disconnect() arms per socket and clears only on a later 'close': a socket that
+ * never connected has already closed, so the timer would hold the process for its full length (2 s by default).
+ */
 const NODE_OPTIONS: RedisOptions = {
   maxRetriesPerRequest: 0,
   autoResendUnfulfilledCommands: false,
   commandTimeout: 2_000,
   connectTimeout: 2_000,
   enableReadyCheck: true,
+  ...({ disconnectTimeout: 200 } as RedisOptions),
 };
 
 /** Parse `redis+cluster://[user:pass@]h1:p1,h2:p2` into seeds, or null for a single-server URL. */
@@ -81,10 +85,32 @@ export function scriptsOf(client: RedisClient): Scripts {
   return client as unknown as Scripts;
 }
 
-/** Wait until the client is ready, at most `ms`; false when it is not (it keeps reconnecting). */
-export async function waitReady(client: RedisClient, ms: number): Promise<boolean> {
-  if (client.status === 'ready') return true;
-  const timer = new Promise<'timeout'>((resolve) => setTimeout(() => resolve('timeout'), ms).unref());
-  const ready = once(client, 'ready').then(() => 'ready' as const);
-  return (await Promise.race([ready, timer])) === 'ready';
+/**
+ * Wait until the client is ready, at most `ms` (connection errors meanwhile are remembered, not thrown: ioredis keeps
+ * retrying); `lastError` is the latest one when it did not become ready.
+ */
+export async function waitReady(
+  client: RedisClient,
+  ms: number,
+): Promise<{ ready: boolean; lastError: unknown }> {
+  if (client.status === 'ready') return { ready: true, lastError: null };
+  let lastError: unknown = null;
+  const onError = (err: unknown) => {
+    lastError = err;
+  };
+  let timer: NodeJS.Timeout | undefined;
+  let onReady: (() => void) | undefined;
+  client.on('error', onError);
+  try {
+    const ready = await new Promise<boolean>((resolve) => {
+      onReady = () => resolve(true);
+      client.once('ready', onReady);
+      timer = setTimeout(() => resolve(false), ms);
+    });
+    return { ready, lastError: ready ? null : lastError };
+  } finally {
+    clearTimeout(timer);
+    client.off('error', onError);
+    if (onReady) client.off('ready', onReady);
+  }
 }

@@ -33,7 +33,8 @@ import { pgFault, redisFault, StoreUnavailableError } from './errors';
 import { Layout, shardOf } from './layout';
 import { ensureDrainTable, openPostgres, toAccount, toKey, toLedger, toUsage } from './pg';
 import * as pga from './pg-accounts';
-import { connectRedis, waitReady, type RedisClient } from './redis-client';
+import { requireReachable } from './probe';
+import { connectRedis, type RedisClient } from './redis-client';
 import type { MarkRef } from './step';
 import { Wallets } from './wallet';
 
@@ -102,14 +103,21 @@ export class SharedStore implements Store {
     );
   }
 
-  /** Connect to both databases (Redis: waits up to 3 s, then keeps reconnecting in the background). */
+  /**
+   * Connect to both databases. Each must answer within 3 s, else opening fails with a StoreUnavailableError naming
+   * the unreachable one(s), after releasing every connection, timer and pool (a process can then exit by itself).
+   */
   static async open(opts: SharedStoreOptions): Promise<SharedStore> {
     const { client, cluster } = connectRedis(opts.redis);
     const knex = openPostgres(opts.postgres);
     const store = new SharedStore(client, knex, cluster, opts);
-    if (!(await waitReady(client, 3_000)))
-      store.warn(new Error('not ready after 3 s'), 'shared store: redis');
-    await store.bus.start();
+    try {
+      await requireReachable(client, knex, opts);
+      await store.bus.start();
+    } catch (err) {
+      await store.close();
+      throw err;
+    }
     store.timer = setInterval(() => void store.background(), opts.drainIntervalMs ?? 250);
     store.timer.unref();
     return store;
@@ -149,7 +157,8 @@ export class SharedStore implements Store {
     if (this.closed) return;
     this.closed = true;
     if (this.timer) clearInterval(this.timer);
-    await this.drain.flush().catch(() => undefined);
+    // Unreachable Redis: nothing can be drained, and waiting would only delay the release of the handles below.
+    if (this.redis.status === 'ready') await this.drain.flush().catch(() => undefined);
     await this.bus.stop();
     this.redis.disconnect();
     await this.knex.destroy();

@@ -132,7 +132,8 @@ test('an unreachable shared store: exit 1 with the reason on stderr, promptly', 
   for (const command of ['migrate', 'reconcile']) {
     const r = await geogate([command, '--config', file], { PEPPER });
     expect(r.code).toBe(1);
-    expect(r.stderr).toContain(`geogate: ${command}: the store failed: connect ECONNREFUSED`);
+    expect(r.stderr).toContain(`geogate: ${command}: the store failed:`);
+    expect(r.stderr).toContain(`Redis at 127.0.0.1:${port} is unreachable: connect ECONNREFUSED`);
   }
 });
 

@@ -78,3 +78,42 @@ describe('locationiq adapter: every gateway code (D24)', () => {
     expect([none.status, body(none)]).toEqual([404, { error: 'Unable to geocode' }]);
   });
 });
+
+describe('locationiq adapter: a parse refusal keeps the requested format (D24)', () => {
+  /** Parse, then render the refusal with the state parse returned (what the gateway's pipeline does). */
+  const renderRefusal = (path: string, query: string) => {
+    const result = locationiq.parse(req(path, query));
+    if (result === null || result.ok) throw new Error(`expected a refusal for ${query}`);
+    return locationiq.renderError(result.state ?? null, result.code, result.detail, result.facts ?? {});
+  };
+
+  it.each([
+    ['/v1/reverse', 'format=xml&lat=abc&lon=2.29'],
+    ['/v1/reverse', 'format=xml&lat=48.85&lon=999'],
+    ['/v1/reverse', 'format=xml&lat=48.85'],
+    ['/v1/reverse.php', 'format=xml&lat=48.85&lon=2.29&zoom=40'],
+    ['/v1/reverse', 'key=K&format=xml&lat=1&lat=2&lon=2.29'],
+  ])('%s?%s → 400 XML <error>Invalid Request</error>', (path, query) => {
+    const r = renderRefusal(path, query);
+    expect(r.status).toBe(400);
+    expect(r.headers['content-type']).toMatch(/xml/);
+    expect(r.body).toMatch(/^<\?xml[^>]*\?>\n<error>Invalid Request<\/error>$/);
+  });
+
+  it.each([
+    ['format=json&lat=abc&lon=2.29'],
+    ['lat=abc&lon=2.29'], // json is LocationIQ's default
+    ['format=geojson&lat=48.85&lon=2.29'], // unsupported format: JSON
+    ['format=xml&format=json&lat=48.85&lon=2.29'], // repeated format: JSON
+  ])('%s → 400 JSON {"error":"Invalid Request"}', (query) => {
+    const r = renderRefusal('/v1/reverse', query);
+    expect(r.status).toBe(400);
+    expect(r.headers['content-type']).toMatch(/json/);
+    expect(body(r)).toEqual({ error: 'Invalid Request' });
+  });
+
+  it('a refused xml request never echoes the key', () => {
+    const r = renderRefusal('/v1/reverse', `key=${SECRET}&format=xml&lat=abc&lon=1`);
+    expect(r.body).not.toContain(SECRET);
+  });
+});
