@@ -9,7 +9,7 @@
  * Env: BENCH_SECONDS (default 10), BENCH_WARMUP_SECONDS (default 2), BENCH_CONNECTIONS (default 32).
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import path from 'node:path';
 import { systemClock } from '../gateway/core/clock';
@@ -25,18 +25,12 @@ import {
   scriptCommandNames,
   type RedisWindow,
 } from './redis-stats';
+import { repoRoot } from '../gateway/core/paths';
 
 const SECONDS = Number(process.env['BENCH_SECONDS'] ?? 10);
 const WARMUP = Number(process.env['BENCH_WARMUP_SECONDS'] ?? 2);
 const PEPPER = 'bench-pepper-0123456789abcdef';
 const PATH = '/v1/reverse?lat=48.8584&lon=2.2945';
-
-/** The folder holding package.json. */
-function repoRoot(): string {
-  let dir = __dirname;
-  while (!existsSync(path.join(dir, 'package.json'))) dir = path.dirname(dir);
-  return dir;
-}
 
 interface Proc {
   url: string;

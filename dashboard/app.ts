@@ -2,7 +2,6 @@
  * The customer dashboard (spec 4.4, issue 6): sign-up and sign-in, keys, IP slots, whitelist (B), credit, packages
  * (A) and usage, as server-rendered pages and an account-scoped JSON API, on its own listener.
  */
-import fs from 'node:fs';
 import path from 'node:path';
 import express, { type ErrorRequestHandler } from 'express';
 import { createContext, type AppContext } from './context';
@@ -14,20 +13,10 @@ import { apiRoutes } from './routes/api';
 import { authRoutes } from './routes/auth';
 import { pageRoutes } from './routes/pages';
 import { errorPage } from './views/error';
+import { repoRoot } from '../gateway/core/paths';
 
 export type { DashboardDeps } from './deps';
 export { dashboardConfigSchema, type DashboardConfig } from './config';
-
-/** The repository root (works from ts sources and from dist/). */
-export function repoRoot(): string {
-  let dir = __dirname;
-  while (!fs.existsSync(path.join(dir, 'package.json'))) {
-    const parent = path.dirname(dir);
-    if (parent === dir) throw new Error('dashboard: no package.json above ' + __dirname);
-    dir = parent;
-  }
-  return dir;
-}
 
 /** problem+json for the API, an HTML page otherwise; never a stack trace. */
 function errorHandler(ctx: AppContext): ErrorRequestHandler {

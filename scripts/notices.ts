@@ -6,7 +6,7 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import { repoRoot } from '../backend/paths';
+import { repoRoot } from '../gateway/core/paths';
 
 /** The line that starts the generated part; everything from it to the end of the file is rewritten. */
 export const MARKER = 'PART 4 — RUNTIME LIBRARIES OF THE GATEWAY, THE DASHBOARD AND THE BACKEND (generated)';

@@ -14,17 +14,7 @@ import { loadConfigFile } from '../gateway/config/load';
 import { systemClock } from '../gateway/core/clock';
 import { createGateway } from '../gateway/server';
 import { createStore } from '../gateway/store';
-
-/** The folder holding package.json (works from dist/scripts and from the sources). */
-function repoRoot(): string {
-  let dir = __dirname;
-  while (!existsSync(path.join(dir, 'package.json'))) {
-    const up = path.dirname(dir);
-    if (up === dir) throw new Error('package.json not found');
-    dir = up;
-  }
-  return dir;
-}
+import { repoRoot } from '../gateway/core/paths';
 
 /** A secret kept in a file (created with mode 0600 on first start). */
 function keptSecret(file: string): string {

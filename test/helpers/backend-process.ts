@@ -5,6 +5,7 @@
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
+import { repoRoot } from '../../gateway/core/paths';
 
 /** A running backend process. */
 export interface BackendProcess {
@@ -18,16 +19,6 @@ export interface BackendProcess {
 
 const READY = /listening on (http:\/\/\S+)/;
 const START_TIMEOUT_MS = 20_000;
-
-function repoRoot(): string {
-  let dir = __dirname;
-  while (!fs.existsSync(path.join(dir, 'package.json'))) {
-    const parent = path.dirname(dir);
-    if (parent === dir) throw new Error('backend-process: no package.json above ' + __dirname);
-    dir = parent;
-  }
-  return dir;
-}
 
 /** Starts the backend on an ephemeral loopback port; extra env (e.g. BACKEND_HOST) is passed through. */
 export function startBackendProcess(env: NodeJS.ProcessEnv = {}): Promise<BackendProcess> {

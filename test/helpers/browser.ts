@@ -5,6 +5,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { chromium, type Browser, type Page } from 'playwright-core';
+import { repoRoot } from '../../gateway/core/paths';
 
 export const CHROMIUM = '/usr/bin/chromium';
 const ARGS = [
@@ -63,13 +64,6 @@ export function watchErrors(page: Page): ErrorWatch {
       expected.push({ path, status });
     },
   };
-}
-
-/** The repository root (walks up to package.json). */
-function repoRoot(): string {
-  let dir = __dirname;
-  while (!fs.existsSync(path.join(dir, 'package.json'))) dir = path.dirname(dir);
-  return dir;
 }
 
 /** Save a full-page screenshot under test-artifacts/<folder>/<name>.png. */

@@ -7,24 +7,14 @@ import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
+import { join } from 'node:path';
 import pino from 'pino';
 import { createAdminApp } from '../../../gateway/admin/app';
 import { ManualClock } from '../../../gateway/core/clock';
 import { RULE_SET_A, RULE_SET_B, type RuleSet } from '../../../gateway/policy/ruleset';
 import { createStore } from '../../../gateway/store/index';
 import type { Store } from '../../../gateway/store/types';
-
-/** The repository root: the nearest folder above this file holding package.json. */
-function repoRoot(): string {
-  let dir = __dirname;
-  while (!existsSync(join(dir, 'package.json'))) {
-    const up = dirname(dir);
-    if (up === dir) throw new Error('package.json not found above ' + __dirname);
-    dir = up;
-  }
-  return dir;
-}
+import { repoRoot } from '../../../gateway/core/paths';
 
 const CLI = join(repoRoot(), 'dist', 'gateway', 'cli', 'main.js');
 const TOKEN = 'cli-e2e-admin-token-0123456789';
