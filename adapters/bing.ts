@@ -1,7 +1,7 @@
 /**
  * Drop-in host for Bing Maps REST clients: `GET /REST/v1/Locations/{lat},{lon}?key=` (query parameter names are not
- * case-sensitive at Bing). Success and errors share Bing's envelope; errors carry `errorDetails` and an empty
- * `resourceSets` (providers.md 1.2). The data attribution goes in Bing's own `copyright` field.
+ * case-sensitive at Bing). Success and errors share Bing's envelope; errors carry `errorDetails` and one empty
+ * resource set (providers.md 1.2; see renderError). The data attribution goes in Bing's own `copyright` field.
  */
 import { STATUS_CODES } from 'node:http';
 import type { IpRecord, ReverseRecord } from '../backend/records';
@@ -141,8 +141,11 @@ function renderReverse(state: BingState, r: ReverseRecord): AdapterResponse {
 }
 
 /**
- * Renders a refusal in Bing's envelope with `resourceSets: []`. `not_found` with a parsed request is the backend's
- * "no result": Bing's 200 with an empty resource set.
+ * Renders a refusal in Bing's envelope. Bing's errors carry `resourceSets: []`; ours carry one empty resource set
+ * (`estimatedTotal: 0`), because node-geocoder's `virtualearth` reverse reads `resourceSets[0].resources` on every
+ * body without checking the status and otherwise throws inside bluebird (uncaught exception, a promise that never
+ * settles); with it the client resolves `[]`. `not_found` with a parsed request is the backend's "no result": Bing's
+ * 200 with an empty resource set.
  */
 function renderError(
   state: BingState | null,
@@ -156,7 +159,7 @@ function renderError(
   const row = BING_ERRORS[code];
   return envelope(row.status, row.auth, '', {
     errorDetails: [detail || (STATUS_CODES[row.status] ?? 'Error')],
-    resourceSets: [],
+    resourceSets: [{ estimatedTotal: 0, resources: [] }],
   });
 }
 

@@ -83,7 +83,12 @@ function renderReverse(_s: GeocodioState, r: ReverseRecord): AdapterResponse {
   return json(200, { results: [result] });
 }
 
-/** Renders a refusal; `not_found` with a parsed request is the backend's "no result": 200 with no results. */
+/**
+ * Renders a refusal as Geocodio's `{"error"}` with its status, plus `results: []`: node-geocoder's `geocodio` reverse
+ * reads `result.results.length` on every body without checking the status and otherwise throws inside bluebird
+ * (uncaught exception, a promise that never settles); with it the client resolves `[]`. `not_found` with a parsed
+ * request is the backend's "no result": 200 with no results.
+ */
 function renderError(
   state: GeocodioState | null,
   code: GatewayCode,
@@ -92,7 +97,7 @@ function renderError(
 ): AdapterResponse {
   if (code === 'not_found' && state !== null) return json(200, { results: [] });
   const row = GEOCODIO_ERRORS[code];
-  return json(row.status, { error: detail || row.error });
+  return json(row.status, { error: detail || row.error, results: [] });
 }
 
 /** The Geocodio adapter. */

@@ -152,6 +152,25 @@ function renderReverse(state: HereState, r: ReverseRecord): AdapterResponse {
   return json(200, { Response: { MetaInfo: {}, View: found ? [view] : [] }, attribution: r.attribution });
 }
 
+/**
+ * A refusal on the legacy 6.2 path: HERE's error fields and status, plus an empty `Response.View`. node-geocoder's
+ * `here` reverse reads `result.Response.View[0]` on every JSON body without checking the status; without the member
+ * it throws inside bluebird (uncaught exception, the promise never settles). With it, the client resolves `[]`.
+ */
+function legacyError(row: HereError, text: string): AdapterResponse {
+  const empty = { Response: { View: [] } };
+  if (row.kind === 'auth') return json(row.status, { error: row.title, error_description: text, ...empty });
+  const subtype = row.status === 400 ? 'InvalidInputData' : row.title.replace(/ /g, '');
+  return json(row.status, {
+    _type: 'ns2:Error',
+    type: 'ApplicationError',
+    subtype,
+    Details: text,
+    AdditionalData: [],
+    ...empty,
+  });
+}
+
 /** Renders a refusal; `not_found` with a parsed request is the backend's "no result": an empty answer. */
 function renderError(
   state: HereState | null,
@@ -164,17 +183,8 @@ function renderError(
   }
   const row = HERE_ERRORS[code];
   const text = detail || row.title;
+  if (state?.api === 'legacy') return legacyError(row, text);
   if (row.kind === 'auth') return json(row.status, { error: row.title, error_description: text });
-  if (state?.api === 'legacy') {
-    const subtype = row.status === 400 ? 'InvalidInputData' : row.title.replace(/ /g, '');
-    return json(row.status, {
-      _type: 'ns2:Error',
-      type: 'ApplicationError',
-      subtype,
-      Details: text,
-      AdditionalData: [],
-    });
-  }
   return json(row.status, {
     status: row.status,
     title: row.title,

@@ -4,17 +4,10 @@
  * REQUEST_DENIED to 403 and OVER_QUERY_LIMIT to 429 itself and rejects with an AxiosError (it retries 429 once).
  */
 import { Client, type ReverseGeocodeResponse } from '@googlemaps/google-maps-services-js';
-import {
-  outcome,
-  PARIS,
-  settlesWithin,
-  startDropIns,
-  watchUnhandledRejections,
-  type DropIns,
-} from './harness';
+import { outcome, PARIS, settlesWithin, startDropIns, watchProcessFaults, type DropIns } from './harness';
 
 let env: DropIns;
-const rejections = watchUnhandledRejections();
+const faults = watchProcessFaults();
 const client = new Client({});
 
 beforeAll(async () => {
@@ -22,12 +15,12 @@ beforeAll(async () => {
 }, 60_000);
 
 afterAll(async () => {
-  rejections.stop();
+  faults.stop();
   await env?.close();
 });
 
 afterEach(() => {
-  expect(rejections.fired).toEqual([]);
+  expect(faults.fired.splice(0)).toEqual([]); // emptied, so one fault fails only its own test
 });
 
 function reverse(key: string): Promise<ReverseGeocodeResponse> {

@@ -2,8 +2,9 @@
  * Shared e2e setup for the drop-in hosts: the real backend process, the in-process gateway (embedded store on a temp
  * file, rule set B, a free allowance of ONE request per account per day so "exhausted" is one request away), and one
  * listener per drop-in host on its own ephemeral port. Also a guard that fails a test when a client never settles
- * or leaves an unhandled rejection behind.
+ * or leaves an uncaught exception or unhandled rejection behind.
  */
+import { runInThisContext } from 'node:vm';
 import { generateKey } from '../../../gateway/core/keys';
 import { startBackendProcess, type BackendProcess } from '../../helpers/backend-process';
 import { startGatewayHarness, type Harness } from '../../helpers/gateway-harness';
@@ -91,12 +92,41 @@ export async function outcome<T>(
   }
 }
 
-/** Records unhandled rejections while installed; `fired` must stay empty. */
-export function watchUnhandledRejections(): { fired: unknown[]; stop(): void } {
-  const fired: unknown[] = [];
-  const listener = (reason: unknown): void => {
-    fired.push(reason);
+/** A process-level fault seen while a watch was installed. */
+export interface ProcessFault {
+  event: 'uncaughtException' | 'unhandledRejection';
+  reason: unknown;
+}
+
+/**
+ * The Node process itself. Inside a Jest test `process` is a sandbox copy whose listeners never hear the real
+ * `uncaughtException` / `unhandledRejection` events (checked: a listener on it recorded neither), so the watch
+ * attaches to the process object of the outer context, which `vm.runInThisContext` evaluates in.
+ */
+function realProcess(): NodeJS.Process {
+  return runInThisContext('process') as NodeJS.Process;
+}
+
+/**
+ * Records uncaught exceptions and unhandled rejections of the real process while installed; `fired` must stay
+ * empty. `stop()` removes both listeners.
+ */
+export function watchProcessFaults(): { fired: ProcessFault[]; stop(): void } {
+  const proc = realProcess();
+  const fired: ProcessFault[] = [];
+  const onException = (reason: unknown): void => {
+    fired.push({ event: 'uncaughtException', reason });
   };
-  process.on('unhandledRejection', listener);
-  return { fired, stop: () => process.off('unhandledRejection', listener) };
+  const onRejection = (reason: unknown): void => {
+    fired.push({ event: 'unhandledRejection', reason });
+  };
+  proc.on('uncaughtException', onException);
+  proc.on('unhandledRejection', onRejection);
+  return {
+    fired,
+    stop: () => {
+      proc.off('uncaughtException', onException);
+      proc.off('unhandledRejection', onRejection);
+    },
+  };
 }

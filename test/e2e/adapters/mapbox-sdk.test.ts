@@ -3,14 +3,7 @@
  * `origin` option (providers.md 2.3), geocoding v5 and v6. The SDK only sends Mapbox-shaped tokens, so the geogate key
  * travels as the token's third part (`pk.<payload>.<key>`, unwrapped by the adapter).
  */
-import {
-  outcome,
-  PARIS,
-  settlesWithin,
-  startDropIns,
-  watchUnhandledRejections,
-  type DropIns,
-} from './harness';
+import { outcome, PARIS, settlesWithin, startDropIns, watchProcessFaults, type DropIns } from './harness';
 
 interface MapiResponse {
   statusCode: number;
@@ -45,19 +38,19 @@ const mbxGeocodingV6 = require('@mapbox/mapbox-sdk/services/geocoding-v6') as (c
 /* eslint-enable @typescript-eslint/no-require-imports */
 
 let env: DropIns;
-const rejections = watchUnhandledRejections();
+const faults = watchProcessFaults();
 
 beforeAll(async () => {
   env = await startDropIns(['mapbox']);
 }, 60_000);
 
 afterAll(async () => {
-  rejections.stop();
+  faults.stop();
   await env?.close();
 });
 
 afterEach(() => {
-  expect(rejections.fired).toEqual([]);
+  expect(faults.fired.splice(0)).toEqual([]); // emptied, so one fault fails only its own test
 });
 
 /** A Mapbox-shaped token carrying a geogate key: payload {"u":"geogate"}. */

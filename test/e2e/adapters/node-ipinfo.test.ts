@@ -4,22 +4,22 @@
  * caches per instance and never sends bogon IPs, so each lookup uses a fresh wrapper and public addresses.
  */
 import { ApiLimitError, IPinfoLiteWrapper, IPinfoWrapper } from 'node-ipinfo';
-import { outcome, settlesWithin, startDropIns, watchUnhandledRejections, type DropIns } from './harness';
+import { outcome, settlesWithin, startDropIns, watchProcessFaults, type DropIns } from './harness';
 
 let env: DropIns;
-const rejections = watchUnhandledRejections();
+const faults = watchProcessFaults();
 
 beforeAll(async () => {
   env = await startDropIns(['ipinfo']);
 }, 60_000);
 
 afterAll(async () => {
-  rejections.stop();
+  faults.stop();
   await env?.close();
 });
 
 afterEach(() => {
-  expect(rejections.fired).toEqual([]);
+  expect(faults.fired.splice(0)).toEqual([]); // emptied, so one fault fails only its own test
 });
 
 const standard = (key: string, ip: string) =>

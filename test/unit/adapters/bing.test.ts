@@ -64,20 +64,34 @@ describe('bing adapter: success rendering', () => {
 
 describe('bing adapter: every gateway code (D24)', () => {
   it.each(ALL_GATEWAY_CODES.map((c) => [c]))(
-    'renders %s in the envelope with errorDetails and no resource sets',
+    'renders %s in the envelope with errorDetails and one empty resource set',
     (code) => {
       const row = BING_ERRORS[code];
-      const res = bing.renderError(null, code, 'the detail', {});
-      expect(res.status).toBe(row.status);
-      expect(body(res)).toMatchObject({
-        authenticationResultCode: row.auth,
-        statusCode: row.status,
-        errorDetails: ['the detail'],
-        resourceSets: [],
-      });
-      expect(typeof body(res).statusDescription).toBe('string');
+      const states = code === 'not_found' ? [null] : [null, { level: 'locality' as const }];
+      for (const state of states) {
+        const res = bing.renderError(state, code, 'the detail', {});
+        expect(res.status).toBe(row.status);
+        // resourceSets[0] is present (empty) so node-geocoder virtualearth resolves [] instead of throwing.
+        expect(body(res)).toEqual({
+          authenticationResultCode: row.auth,
+          copyright: '',
+          statusCode: row.status,
+          statusDescription: expect.any(String),
+          errorDetails: ['the detail'],
+          resourceSets: [{ estimatedTotal: 0, resources: [] }],
+        });
+      }
     },
   );
+
+  it("renders the backend's no-result as 200 with an empty resource set", () => {
+    const res = bing.renderError({ level: 'locality' }, 'not_found', 'No result.', {});
+    expect([res.status, body(res).resourceSets, body(res).errorDetails]).toEqual([
+      200,
+      [{ estimatedTotal: 0, resources: [] }],
+      undefined,
+    ]);
+  });
 
   it('uses the documented authentication results', () => {
     expect(BING_ERRORS.invalid_key).toEqual({ status: 401, auth: 'InvalidCredentials' });

@@ -52,12 +52,21 @@ describe('geocodio adapter: success rendering', () => {
 });
 
 describe('geocodio adapter: every gateway code (D24)', () => {
-  it.each(ALL_GATEWAY_CODES.map((c) => [c]))('renders %s as {"error"}', (code) => {
+  it.each(ALL_GATEWAY_CODES.map((c) => [c]))('renders %s as {"error"} with empty results', (code) => {
     const row = GEOCODIO_ERRORS[code];
-    const res = geocodio.renderError(null, code, 'the detail', {});
-    expect(res.status).toBe(row.status);
-    expect(body(res)).toEqual({ error: 'the detail' });
-    expect(body(geocodio.renderError(null, code, '', {}))).toEqual({ error: row.error });
+    const states = code === 'not_found' ? [null] : [null, {}];
+    for (const state of states) {
+      const res = geocodio.renderError(state, code, 'the detail', {});
+      expect(res.status).toBe(row.status);
+      // `results: []` so node-geocoder geocodio resolves [] instead of throwing on `results.length`.
+      expect(body(res)).toEqual({ error: 'the detail', results: [] });
+      expect(body(geocodio.renderError(state, code, '', {}))).toEqual({ error: row.error, results: [] });
+    }
+  });
+
+  it("renders the backend's no-result as 200 with no results and no error", () => {
+    const res = geocodio.renderError({}, 'not_found', 'No result.', {});
+    expect([res.status, body(res)]).toEqual([200, { results: [] }]);
   });
 
   it('uses 403 for keys and the daily maximum, 422 for bad input', () => {

@@ -92,18 +92,37 @@ describe('here adapter: success rendering', () => {
 describe('here adapter: every gateway code (D24)', () => {
   it.each(ALL_GATEWAY_CODES.map((c) => [c]))('renders %s for v7 and legacy', (code) => {
     const row = HERE_ERRORS[code];
-    const v7 = here.renderError(null, code, 'the detail', {});
-    expect(v7.status).toBe(row.status);
-    if (row.kind === 'auth') {
-      expect(body(v7)).toEqual({ error: row.title, error_description: 'the detail' });
-    } else {
-      expect(body(v7)).toMatchObject({ status: row.status, title: row.title, cause: 'the detail' });
+    for (const state of [null, { api: 'v7' as const }]) {
+      const v7 = here.renderError(state, code, 'the detail', {});
+      if (state && code === 'not_found') continue; // the backend's no-result (tested below)
+      expect(v7.status).toBe(row.status);
+      if (row.kind === 'auth') {
+        expect(body(v7)).toEqual({ error: row.title, error_description: 'the detail' });
+      } else {
+        expect(body(v7)).toEqual({
+          status: row.status,
+          title: row.title,
+          cause: 'the detail',
+          action: '',
+          correlationId: '',
+        });
+      }
     }
     const legacy = here.renderError({ api: 'legacy' }, code, 'd', {});
     if (code === 'not_found') return; // with a parsed request this is the backend's no-result (tested below)
     expect(legacy.status).toBe(row.status);
-    expect(body(legacy)).toMatchObject(
-      row.kind === 'auth' ? { error: row.title } : { type: 'ApplicationError', Details: 'd' },
+    // The legacy error keeps HERE's fields and adds the empty Response.View node-geocoder reads.
+    expect(body(legacy)).toEqual(
+      row.kind === 'auth'
+        ? { error: row.title, error_description: 'd', Response: { View: [] } }
+        : {
+            _type: 'ns2:Error',
+            type: 'ApplicationError',
+            subtype: row.status === 400 ? 'InvalidInputData' : row.title.replace(/ /g, ''),
+            Details: 'd',
+            AdditionalData: [],
+            Response: { View: [] },
+          },
     );
   });
 
@@ -125,5 +144,21 @@ describe('here adapter: every gateway code (D24)', () => {
   it("renders the backend's no-result as empty items", () => {
     const res = here.renderError({ api: 'v7' }, 'not_found', 'No result.', {});
     expect([res.status, body(res)]).toEqual([200, { items: [] }]);
+    const legacy = here.renderError({ api: 'legacy' }, 'not_found', 'No result.', {});
+    expect([legacy.status, body(legacy)]).toEqual([200, { Response: { MetaInfo: {}, View: [] } }]);
+  });
+
+  it('answers a legacy invalid key and exhausted allowance with 401/429 and an empty Response.View', () => {
+    const invalid = here.renderError({ api: 'legacy' }, 'invalid_key', 'apiKey invalid.', {});
+    expect([invalid.status, body(invalid)]).toEqual([
+      401,
+      { error: 'Unauthorized', error_description: 'apiKey invalid.', Response: { View: [] } },
+    ]);
+    const exhausted = here.renderError({ api: 'legacy' }, 'quota_exceeded', 'Daily quota used.', {});
+    expect([exhausted.status, body(exhausted).error, body(exhausted).Response]).toEqual([
+      429,
+      'Too Many Requests',
+      { View: [] },
+    ]);
   });
 });
