@@ -2,9 +2,12 @@
  * Forwarding to the backend with http-proxy-middleware over a keep-alive agent. The gateway builds the backend path
  * itself from the adapter's BackendCall and replaces every incoming header, so no credential can reach the backend.
  * The proxy is used as transport only (selfHandleResponse): the answer comes back as a value for the pipeline.
+ * Hot path: the target is parsed once, the backend path is set on the request (no pathRewrite hook, no url.parse
+ * per request), and the gateway's own timer is the only timeout (docs/benchmarks-gateway.md, hot path).
  */
 import http from 'node:http';
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { Url } from 'node:url';
 import { createProxyMiddleware } from 'http-proxy-middleware';
 import type { BackendCall } from '../../adapters/types';
 
@@ -26,7 +29,6 @@ export type Forwarder = ((
 };
 
 interface Pending {
-  path: string;
   done: (o: BackendOutcome) => void;
   /** The outgoing request, aborted when the gateway's own timer fires first. */
   outgoing?: http.ClientRequest;
@@ -46,20 +48,35 @@ export function backendPath(call: BackendCall): string {
   return `/ipv4?ip=${encodeURIComponent(call.ip ?? '')}`;
 }
 
+/** The backend origin as the pre-parsed target http-proxy would otherwise build with url.parse per request. */
+export function proxyTarget(base: URL): Partial<Url> {
+  const port = base.port || (base.protocol === 'https:' ? '443' : '80');
+  const hostname = base.hostname.replace(/^\[(.*)\]$/, '$1');
+  return { protocol: base.protocol, hostname, port, host: base.host, path: '' };
+}
+
 /** Build the forwarder for a backend base URL. */
 export function createForwarder(base: URL, timeoutMs: number): Forwarder {
-  const agent = new http.Agent({ keepAlive: true, maxSockets: 256, keepAliveMsecs: 1000 });
+  // LIFO (Node's default, stated for the reader) reuses the most recently used connection: warm, and the ones left
+  // idle are the ones the backend's keep-alive timeout may close.
+  const agent = new http.Agent({
+    keepAlive: true,
+    keepAliveMsecs: 1000,
+    maxSockets: 256,
+    scheduling: 'lifo',
+  });
   const pending = new WeakMap<IncomingMessage, Pending>();
   const finish = (req: IncomingMessage, o: BackendOutcome): void => pending.get(req)?.done(o);
 
   const proxy = createProxyMiddleware<IncomingMessage, ServerResponse>({
-    target: base.origin,
+    target: proxyTarget(base),
     changeOrigin: true,
     selfHandleResponse: true,
     agent,
-    proxyTimeout: timeoutMs,
+    // http-proxy's toProxy sends req.url as the path without re-parsing it; req.url is the backend path we built.
+    toProxy: true,
+    prependPath: false,
     ejectPlugins: true,
-    pathRewrite: (_path, req) => pending.get(req)?.path ?? '/',
     plugins: [
       (server) => {
         server.on('proxyReq', (proxyReq, req) => {
@@ -90,10 +107,12 @@ export function createForwarder(base: URL, timeoutMs: number): Forwarder {
         pending.delete(req);
         resolve(o);
       }
-      pending.set(req, { path: backendPath(call), done });
-      // Every incoming header is dropped (credentials, cookies, forwarding headers): the backend sees only these.
+      pending.set(req, { done });
+      // Every incoming header is dropped (credentials, cookies, forwarding headers): the backend sees only these,
+      // and the path is the one the gateway built (never the client's query string).
       req.headers = { accept: 'application/json' };
       req.method = 'GET';
+      req.url = backendPath(call);
       void proxy(req, res, (err?: unknown) => done({ kind: 'unavailable', reason: String(err) }));
     });
   return Object.assign(forward, { close: () => agent.destroy() });

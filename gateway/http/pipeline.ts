@@ -36,6 +36,7 @@ interface LogLine {
   status: number;
   identity: Identity['kind'] | 'none';
   keyId: string | null;
+  ms: number;
 }
 
 /** The store is unreachable: answered 503 store_unavailable (or served uncounted when onStoreFailure is open). */
@@ -71,6 +72,7 @@ export function createPipeline(deps: PipelineDeps): HostHandler {
       status: 0,
       identity: 'none',
       keyId: null,
+      ms: 0,
     };
     // eslint-disable-next-line @typescript-eslint/no-explicit-any
     let state: any = null;
@@ -78,15 +80,15 @@ export function createPipeline(deps: PipelineDeps): HostHandler {
     /** Write an adapter response with CORS and extra headers. */
     const send = (r: AdapterResponse, extra: Record<string, string> = {}): void => {
       if (res.headersSent) return;
-      const body = Buffer.from(r.body, 'utf8');
       res.writeHead(r.status, {
         ...CORS_HEADERS,
         'cache-control': 'no-store',
         ...r.headers,
         ...extra,
-        'content-length': String(body.length),
+        'content-length': String(Buffer.byteLength(r.body, 'utf8')),
       });
-      res.end(body);
+      // The body stays a string: Node appends it to the header block, so no Buffer copy of it is made.
+      res.end(r.body, 'utf8');
     };
     /** Render a gateway error through the host's adapter (D20, D24). */
     const fail = (
@@ -108,7 +110,8 @@ export function createPipeline(deps: PipelineDeps): HostHandler {
       }
     } finally {
       line.status = res.statusCode;
-      logger.info({ ...line, ms: Math.round((performance.now() - started) * 100) / 100 }, 'request');
+      line.ms = Math.round((performance.now() - started) * 100) / 100;
+      logger.info(line, 'request');
     }
 
     async function run(): Promise<void> {

@@ -20,8 +20,20 @@ export function flatHeaders(req: IncomingMessage): Record<string, string | undef
   return out;
 }
 
-/** Read the whole body (bounded); 'too_large' when over the limit. */
+const EMPTY = Buffer.alloc(0);
+
+/** Whether the request announces a body (RFC 9112 6.3: Content-Length other than 0, or Transfer-Encoding). */
+export function announcesBody(req: IncomingMessage): boolean {
+  const length = req.headers['content-length'];
+  return req.headers['transfer-encoding'] !== undefined || (length !== undefined && length !== '0');
+}
+
+/**
+ * Read the whole body (bounded); 'too_large' when over the limit. A request without a body resolves at once: its
+ * stream is left unread (the proxy pipes it, or the server discards it when the answer is sent).
+ */
 export function readBody(req: IncomingMessage): Promise<Buffer | 'too_large'> {
+  if (!announcesBody(req)) return Promise.resolve(EMPTY);
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     let size = 0;

@@ -61,6 +61,8 @@ function fromPosition(
       return typeof key === 'string' ? [{ position: 'header:authorization', value: key }] : [key];
     }
     case 'query-key':
+      // Most queries carry no key: skip decoding them unless "key" appears, plainly or percent-encoded.
+      if (!req.query.includes('key') && !req.query.includes('%')) return [];
       return valuesOf(parseQuery(req.query), 'key').map((value) => ({ position: 'query:key', value }));
     case 'form-key':
       return valuesOf(form, 'key').map((value) => ({ position: 'form:key', value }));

@@ -2,7 +2,7 @@
  * The admission planner: from the rule set, the identity, the client address and now, the plan the store executes
  * all-or-nothing (D5, D6, D9, D10). Stages ask the rule set's data; nothing here tests the policy name.
  */
-import { utcDay } from '../core/clock';
+import { DAY_MS, utcDay } from '../core/clock';
 import { addressUnit, type IpAddress } from '../net/address';
 import type { Account, AdmissionPlan, ApiKey, CounterSpec, Overflow, SlotSpec } from '../store/types';
 import type { Identity } from './identity';
@@ -149,7 +149,17 @@ function partsFor(input: PlanInput): PlanParts {
   }
 }
 
+/** The UTC day last formatted and the epoch ms it starts at (every request asks for the day in progress). */
+let lastDay = { start: Number.NaN, day: '' };
+
+/** `utcDay(now)`, formatted once per UTC day. */
+function dayOf(now: number): string {
+  const start = Math.floor(now / DAY_MS) * DAY_MS;
+  if (start !== lastDay.start) lastDay = { start, day: utcDay(now) };
+  return lastDay.day;
+}
+
 /** Build the admission plan for one request. */
 export function planAdmission(input: PlanInput): AdmissionPlan {
-  return { id: input.id, now: input.now, day: utcDay(input.now), ...partsFor(input) };
+  return { id: input.id, now: input.now, day: dayOf(input.now), ...partsFor(input) };
 }
