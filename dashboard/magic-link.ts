@@ -15,7 +15,7 @@ export interface LinkClaim {
   expiresAt: number;
 }
 
-/** Issues and redeems links. Used ids live in memory until their expiry (decisions-dashboard.md). */
+/** Issues and redeems links. Used ids live in memory until their expiry (docs/decisions.md). */
 export class MagicLinks {
   private readonly used = new Map<string, number>();
   constructor(

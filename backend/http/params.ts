@@ -7,7 +7,7 @@ export type Parsed<T> = { ok: true; value: T } | { ok: false; problem: Problem }
 
 /**
  * Plain decimal: optional minus, 1-3 integer digits, optional fraction of 1-20 digits. Rejects signs other
- * than "-", exponents, hex, Infinity/NaN, spaces, commas, ".5" and "5." (see docs/decisions-backend.md).
+ * than "-", exponents, hex, Infinity/NaN, spaces, commas, ".5" and "5." (see docs/decisions.md).
  */
 const DECIMAL = /^-?\d{1,3}(?:\.\d{1,20})?$/;
 

@@ -9,7 +9,7 @@ const R = 8;
 const P = 1;
 const SALT_BYTES = 16;
 const HASH_BYTES = 32;
-/** Fewest characters a password may have (decisions-admin.md). */
+/** Fewest characters a password may have (docs/decisions.md). */
 export const PASSWORD_MIN_LENGTH = 12;
 /** Most characters: bounds the hashing work an attacker can ask for. */
 export const PASSWORD_MAX_LENGTH = 1024;

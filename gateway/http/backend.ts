@@ -3,7 +3,7 @@
  * itself from the adapter's BackendCall and replaces every incoming header, so no credential can reach the backend.
  * The proxy is used as transport only (selfHandleResponse): the answer comes back as a value for the pipeline.
  * Hot path: the target is parsed once, the backend path is set on the request (no pathRewrite hook, no url.parse
- * per request), and the gateway's own timer is the only timeout (docs/benchmarks-gateway.md, hot path).
+ * per request), and the gateway's own timer is the only timeout (docs/benchmarks.md, hot path).
  */
 import http from 'node:http';
 import type { IncomingMessage, ServerResponse } from 'node:http';

@@ -1,6 +1,6 @@
 /**
  * Which store errors mean "the store is unreachable" (503 store_unavailable, or uncounted service with
- * onStoreFailure: open) and which are bugs (500 internal). See docs/decisions-integration.md.
+ * onStoreFailure: open) and which are bugs (500 internal). See docs/decisions.md.
  */
 import { StoreUnavailableError } from '../store/shared/errors';
 
