@@ -1,6 +1,8 @@
 /** Accounts, credit and packages of the embedded store: each write is one synchronous transaction. */
 import type Database from 'better-sqlite3';
+import { requireKeyOfAccount, requireSameTopup, requireUnits } from '../checks';
 import { newId } from '../ids';
+import { newAccountRow, toAccount, toLedger } from '../rows';
 import {
   StoreConflict,
   type Account,
@@ -10,52 +12,38 @@ import {
   type NewAccount,
   type NewKey,
 } from '../types';
-import { toAccount, toLedger, type AccountRow, type LedgerRow } from './rows';
 import { insertKey } from './keys';
 
-/** Trimmed and lower-cased: e-mail addresses are unique case-insensitively. */
-export function normaliseEmail(email: string): string {
-  return email.trim().toLowerCase();
+/** A ledger row as this store inserts it. */
+export interface LedgerRow {
+  id: string;
+  account_id: string;
+  amount: number;
+  kind: LedgerEntry['kind'];
+  key_id: string | null;
+  ref: string | null;
+  created_at: number;
 }
 
-/** Throw invalid_input unless `amount` is a positive safe integer (D16). */
-export function requireUnits(what: string, amount: number): void {
-  if (!Number.isSafeInteger(amount) || amount <= 0) {
-    throw new StoreConflict('invalid_input', `${what} must be a positive whole number of units`);
-  }
-}
-
-/** The account row, or StoreConflict('not_found'). */
-export function requireAccount(db: Database.Database, id: string): AccountRow {
-  const row = db.prepare('SELECT * FROM accounts WHERE id = ?').get(id) as AccountRow | undefined;
+/** The account, or StoreConflict('not_found'). */
+export function requireAccount(db: Database.Database, id: string): Account {
+  const row = db.prepare('SELECT * FROM accounts WHERE id = ?').get(id) as object | undefined;
   if (!row) throw new StoreConflict('not_found', `account ${id} not found`);
-  return row;
+  return toAccount(row);
 }
 
 /** Create an account (active, balance 0); a taken e-mail → StoreConflict('email_taken'). */
 export function createAccount(db: Database.Database, input: NewAccount, now: number): Account {
-  const email = typeof input.email === 'string' ? input.email.trim() : '';
-  if (email === '' || email.length > 320) throw new StoreConflict('invalid_input', 'email is required');
-  const norm = normaliseEmail(email);
+  const row = newAccountRow(input, now);
   return db
     .transaction(() => {
-      if (db.prepare('SELECT 1 FROM accounts WHERE email_norm = ?').get(norm)) {
+      if (db.prepare('SELECT 1 FROM accounts WHERE email_norm = ?').get(row.email_norm)) {
         throw new StoreConflict('email_taken', 'an account with this email exists');
       }
-      const row: AccountRow = {
-        id: newId('acc'),
-        email,
-        name: input.name ?? null,
-        password_hash: input.passwordHash ?? null,
-        status: 'active',
-        balance: 0,
-        unlimited_until: null,
-        created_at: now,
-      };
       db.prepare(
         `INSERT INTO accounts (id, email, email_norm, name, password_hash, status, balance, unlimited_until, created_at)
-       VALUES (@id, @email, @norm, @name, @password_hash, @status, @balance, @unlimited_until, @created_at)`,
-      ).run({ ...row, norm });
+       VALUES (@id, @email, @email_norm, @name, @password_hash, @status, @balance, @unlimited_until, @created_at)`,
+      ).run(row);
       return toAccount(row);
     })
     .immediate();
@@ -72,7 +60,7 @@ export function updateAccount(
     .transaction(() => {
       requireAccount(db, id);
       db.prepare(`UPDATE accounts SET ${column} = ? WHERE id = ?`).run(value, id);
-      return toAccount(requireAccount(db, id));
+      return requireAccount(db, id);
     })
     .immediate();
 }
@@ -92,15 +80,11 @@ export function credit(
       if (idempotencyKey !== null) {
         const prior = db
           .prepare('SELECT * FROM ledger WHERE account_id = ? AND ref = ?')
-          .get(accountId, idempotencyKey) as LedgerRow | undefined;
+          .get(accountId, idempotencyKey) as object | undefined;
         if (prior) {
-          if (prior.kind !== 'topup' || prior.amount !== amount) {
-            throw new StoreConflict(
-              'idempotency_mismatch',
-              'this idempotency key was used with another amount',
-            );
-          }
-          return { entry: toLedger(prior), balance: account.balance, replayed: true };
+          const entry = toLedger(prior);
+          requireSameTopup(entry, amount);
+          return { entry, balance: account.balance, replayed: true };
         }
       }
       if (!Number.isSafeInteger(account.balance + amount))
@@ -138,8 +122,7 @@ export function buyPackage(
   now: number,
 ): { key: ApiKey; balance: number } {
   requireUnits('price', price);
-  if (input.accountId !== accountId)
-    throw new StoreConflict('invalid_input', 'the key must belong to the account');
+  requireKeyOfAccount(accountId, input);
   return db
     .transaction(() => {
       const account = requireAccount(db, accountId);

@@ -1,31 +1,14 @@
 /** API keys of the embedded store (D14: only the hash is stored). */
 import type Database from 'better-sqlite3';
-import { newId } from '../ids';
+import { newKeyRow, toKey } from '../rows';
 import { StoreConflict, type ApiKey, type NewKey } from '../types';
-import { toKey, type KeyRow } from './rows';
-
-const KINDS: readonly string[] = ['payg', 'unlimited'];
 
 /** Insert a key for an existing account (call inside a transaction); unknown account → not_found. */
 export function insertKey(db: Database.Database, input: NewKey, now: number): ApiKey {
-  if (typeof input.hash !== 'string' || input.hash === '' || !KINDS.includes(input.kind)) {
-    throw new StoreConflict('invalid_input', 'a key needs a hash and a kind (payg or unlimited)');
-  }
+  const row = newKeyRow(input, now);
   if (!db.prepare('SELECT 1 FROM accounts WHERE id = ?').get(input.accountId)) {
     throw new StoreConflict('not_found', `account ${input.accountId} not found`);
   }
-  const row: KeyRow & { hash: string } = {
-    id: newId('key'),
-    account_id: input.accountId,
-    hash: input.hash,
-    prefix: input.prefix,
-    label: input.label ?? null,
-    kind: input.kind,
-    package_until: input.packageUntil ?? null,
-    status: 'active',
-    created_at: now,
-    revoked_at: null,
-  };
   db.prepare(
     `INSERT INTO api_keys (id, account_id, hash, prefix, label, kind, package_until, status, created_at, revoked_at)
      VALUES (@id, @account_id, @hash, @prefix, @label, @kind, @package_until, @status, @created_at, @revoked_at)`,
@@ -35,7 +18,7 @@ export function insertKey(db: Database.Database, input: NewKey, now: number): Ap
 
 /** The key with this id, or null. */
 export function getKey(db: Database.Database, id: string): ApiKey | null {
-  const row = db.prepare('SELECT * FROM api_keys WHERE id = ?').get(id) as KeyRow | undefined;
+  const row = db.prepare('SELECT * FROM api_keys WHERE id = ?').get(id) as object | undefined;
   return row ? toKey(row) : null;
 }
 
@@ -60,6 +43,6 @@ export function listKeys(db: Database.Database, accountId: string): ApiKey[] {
   }
   const rows = db
     .prepare('SELECT * FROM api_keys WHERE account_id = ? ORDER BY created_at, id')
-    .all(accountId);
-  return (rows as KeyRow[]).map(toKey);
+    .all(accountId) as object[];
+  return rows.map((r) => toKey(r));
 }

@@ -1,9 +1,10 @@
 /** Read-only views of the embedded store: slots, usage history, ledger. */
 import type Database from 'better-sqlite3';
-import { StoreConflict, type LedgerEntry, type SlotView, type UsageRow } from '../types';
+import { requireLimit } from '../checks';
+import { toLedger, toUsage } from '../rows';
+import { liveSlots } from '../slot-view';
+import type { LedgerEntry, SlotView, UsageRow } from '../types';
 import { requireAccount } from './accounts';
-import { toLedger, toUsage, type LedgerRow } from './rows';
-import { freesAt } from './slots';
 
 /** Live slots of a scope at `now`, earliest first use first. */
 export function listSlots(
@@ -18,15 +19,8 @@ export function listSlots(
     first_seen: number;
     last_seen: number;
   }[];
-  return rows
-    .map((r) => ({
-      member: r.member,
-      firstSeen: r.first_seen,
-      lastSeen: r.last_seen,
-      freesAt: freesAt(mode, windowMs, r.first_seen, r.last_seen),
-    }))
-    .filter((s) => s.freesAt > now)
-    .sort((a, b) => a.firstSeen - b.firstSeen || a.member.localeCompare(b.member));
+  const entries = rows.map((r) => ({ member: r.member, firstSeen: r.first_seen, lastSeen: r.last_seen }));
+  return liveSlots(entries, mode, windowMs, now);
 }
 
 /** Usage rows of these subjects between two UTC days inclusive, ordered by day then subject. */
@@ -43,17 +37,16 @@ export function usage(
       `SELECT day, subject, free, billed, refused FROM usage_daily
        WHERE subject IN (${marks}) AND day >= ? AND day <= ? ORDER BY day, subject`,
     )
-    .all(...subjects, fromDay, toDay) as UsageRow[];
+    .all(...subjects, fromDay, toDay) as object[];
   return rows.map(toUsage);
 }
 
 /** The newest `limit` ledger entries of an account, newest first; unknown account → not_found. */
 export function ledger(db: Database.Database, accountId: string, limit: number): LedgerEntry[] {
-  if (!Number.isSafeInteger(limit) || limit < 1)
-    throw new StoreConflict('invalid_input', 'limit must be ≥ 1');
+  requireLimit(limit);
   requireAccount(db, accountId);
   const rows = db
     .prepare('SELECT * FROM ledger WHERE account_id = ? ORDER BY seq DESC LIMIT ?')
-    .all(accountId, limit);
-  return (rows as LedgerRow[]).map(toLedger);
+    .all(accountId, limit) as object[];
+  return rows.map(toLedger);
 }

@@ -1,4 +1,5 @@
 /** The slot step of an admission (spec 5.5, D6, D13): decide per SlotSpec, apply only when admitted (D10). */
+import { freesAt } from '../slot-view';
 import type { SlotSpec } from '../types';
 import type { HotStatements } from './hot-statements';
 
@@ -16,16 +17,6 @@ export type SlotChange =
 export type SlotDecision =
   | { ok: true; changes: SlotChange[]; expired: { scope: string; member: string }[] }
   | { ok: false; code: SlotSpec['refuse']; nextSlotFreeAt: number };
-
-/** When an entry frees: fixed mode firstSeen+window (A), sliding mode lastSeen+window (B). */
-export function freesAt(
-  mode: SlotSpec['mode'],
-  windowMs: number,
-  firstSeen: number,
-  lastSeen: number,
-): number {
-  return (mode === 'fixed' ? firstSeen : lastSeen) + windowMs;
-}
 
 /** Check every SlotSpec in order against the stored entries; the first refusal wins (D9). Reads only. */
 export function decideSlots(st: HotStatements, specs: readonly SlotSpec[], now: number): SlotDecision {

@@ -7,8 +7,10 @@
 import type Database from 'better-sqlite3';
 import type { Knex } from 'knex';
 import type { StoreDeps } from '../index';
+import { normaliseEmail } from '../checks';
 import { runMigrations } from '../migrations';
 import { addressKey } from '../ranges';
+import { toAccount, toKeyIdentity } from '../rows';
 import type {
   Account,
   AccountStatus,
@@ -33,7 +35,6 @@ import { GroupCommit } from './group-commit';
 import { knexOnDatabase, openDatabase } from './open';
 import { Pruner } from './prune';
 import * as reports from './reports';
-import { toAccount, toKeyFromJoined, type AccountRow, type KeyIdentityRow } from './rows';
 import * as whitelist from './whitelist';
 
 /** The Store on a SQLite file (or ":memory:"). Call migrate() before use (createStore does). */
@@ -84,8 +85,8 @@ export class EmbeddedStore implements Store {
   }
 
   async findKeyByHash(hash: string): Promise<KeyIdentity | null> {
-    const row = this.st().keyByHash.get(hash) as KeyIdentityRow | undefined;
-    return row ? { key: toKeyFromJoined(row), account: toAccount(row) } : null;
+    const row = this.st().keyByHash.get(hash) as object | undefined;
+    return row ? toKeyIdentity(row) : null;
   }
 
   async findWhitelistedAccount(address: string): Promise<Account | null> {
@@ -98,7 +99,7 @@ export class EmbeddedStore implements Store {
     const covered =
       near.range_end >= k.hex ||
       st.whitelistAccountCovers.get(near.account_id, k.family, k.hex, k.hex) !== undefined;
-    const row = covered ? (st.accountById.get(near.account_id) as AccountRow | undefined) : undefined;
+    const row = covered ? (st.accountById.get(near.account_id) as object | undefined) : undefined;
     return row ? toAccount(row) : null;
   }
 
@@ -125,13 +126,13 @@ export class EmbeddedStore implements Store {
     return accounts.createAccount(this.db, input, now);
   }
   async getAccount(id: string): Promise<Account | null> {
-    const row = this.db.prepare('SELECT * FROM accounts WHERE id = ?').get(id) as AccountRow | undefined;
+    const row = this.db.prepare('SELECT * FROM accounts WHERE id = ?').get(id) as object | undefined;
     return row ? toAccount(row) : null;
   }
   async findAccountByEmail(email: string): Promise<Account | null> {
-    const norm = accounts.normaliseEmail(email);
+    const norm = normaliseEmail(email);
     const row = this.db.prepare('SELECT * FROM accounts WHERE email_norm = ?').get(norm) as
-      AccountRow | undefined;
+      object | undefined;
     return row ? toAccount(row) : null;
   }
   async setAccountStatus(id: string, status: AccountStatus): Promise<Account> {

@@ -1,10 +1,9 @@
 /** Whitelist entries of the embedded store (rule set B, D18). */
 import type Database from 'better-sqlite3';
-import { newId } from '../ids';
-import { cidrRange } from '../ranges';
+import { requireCidr, sameWhitelistRow } from '../checks';
+import { newWhitelistRow, toWhitelist } from '../rows';
 import { StoreConflict, type WhitelistEntry } from '../types';
 import { requireAccount } from './accounts';
-import { toWhitelist, type WhitelistRow } from './rows';
 
 /**
  * Add an entry. Overlap with another account's entry → whitelist_overlap (D18); the same block again for the same
@@ -16,24 +15,20 @@ export function addWhitelist(
   cidr: string,
   now: number,
 ): WhitelistEntry {
-  const range = typeof cidr === 'string' ? cidrRange(cidr) : null;
-  if (!range) throw new StoreConflict('invalid_input', `not an IP address or CIDR block: ${String(cidr)}`);
+  const range = requireCidr(cidr);
   return db
     .transaction(() => {
       requireAccount(db, accountId);
       const overlapping = db
         .prepare('SELECT * FROM whitelist WHERE family = ? AND range_start <= ? AND range_end >= ?')
-        .all(range.family, range.end, range.start) as WhitelistRow[];
-      if (overlapping.some((r) => r.account_id !== accountId)) {
-        throw new StoreConflict('whitelist_overlap', `${range.cidr} overlaps another account's whitelist`);
-      }
-      const same = overlapping.find((r) => r.cidr === range.cidr);
+        .all(range.family, range.end, range.start) as { account_id: string; cidr: string }[];
+      const same = sameWhitelistRow(overlapping, accountId, range);
       if (same) return toWhitelist(same);
-      const row = { id: newId('wl'), account_id: accountId, cidr: range.cidr, created_at: now };
+      const row = newWhitelistRow(accountId, range, now);
       db.prepare(
         `INSERT INTO whitelist (id, account_id, cidr, family, range_start, range_end, created_at)
-       VALUES (?, ?, ?, ?, ?, ?, ?)`,
-      ).run(row.id, accountId, range.cidr, range.family, range.start, range.end, now);
+       VALUES (@id, @account_id, @cidr, @family, @range_start, @range_end, @created_at)`,
+      ).run(row);
       return toWhitelist(row);
     })
     .immediate();
@@ -52,6 +47,6 @@ export function listWhitelist(db: Database.Database, accountId: string): Whiteli
   requireAccount(db, accountId);
   const rows = db
     .prepare('SELECT * FROM whitelist WHERE account_id = ? ORDER BY created_at, id')
-    .all(accountId);
-  return (rows as WhitelistRow[]).map(toWhitelist);
+    .all(accountId) as object[];
+  return rows.map(toWhitelist);
 }

@@ -1,7 +1,7 @@
 /** Accounts, keys and whitelist in PostgreSQL (the shared store's management operations). */
 import type { Knex } from 'knex';
-import { newId } from '../ids';
-import { cidrRange } from '../ranges';
+import { requireCidr, sameWhitelistRow } from '../checks';
+import { newAccountRow, newKeyRow, newWhitelistRow, toAccount, toKey, toWhitelist } from '../rows';
 import {
   StoreConflict,
   type Account,
@@ -11,19 +11,7 @@ import {
   type NewKey,
   type WhitelistEntry,
 } from '../types';
-import { isUniqueViolation, toAccount, toKey, toWhitelist } from './pg';
-
-/** Trimmed and lower-cased: e-mail addresses are unique case-insensitively (as in the embedded store). */
-export function normaliseEmail(email: string): string {
-  return email.trim().toLowerCase();
-}
-
-/** Throw invalid_input unless `amount` is a positive safe integer (D16). */
-export function requireUnits(what: string, amount: number): void {
-  if (!Number.isSafeInteger(amount) || amount <= 0) {
-    throw new StoreConflict('invalid_input', `${what} must be a positive whole number of units`);
-  }
-}
+import { isUniqueViolation } from './pg';
 
 /** The account, or StoreConflict('not_found'). */
 export async function requireAccount(db: Knex | Knex.Transaction, id: string): Promise<Account> {
@@ -34,19 +22,7 @@ export async function requireAccount(db: Knex | Knex.Transaction, id: string): P
 
 /** Create an account (active, balance 0); a taken e-mail → email_taken. */
 export async function createAccount(db: Knex, input: NewAccount, now: number): Promise<Account> {
-  const email = typeof input.email === 'string' ? input.email.trim() : '';
-  if (email === '' || email.length > 320) throw new StoreConflict('invalid_input', 'email is required');
-  const row = {
-    id: newId('acc'),
-    email,
-    email_norm: normaliseEmail(email),
-    name: input.name ?? null,
-    password_hash: input.passwordHash ?? null,
-    status: 'active',
-    balance: 0,
-    unlimited_until: null,
-    created_at: now,
-  };
+  const row = newAccountRow(input, now);
   try {
     await db('accounts').insert(row);
   } catch (err) {
@@ -72,26 +48,10 @@ export async function updateAccount(
   return toAccount(row);
 }
 
-const KINDS: readonly string[] = ['payg', 'unlimited'];
-
 /** Insert a key for an existing account; unknown account → not_found. */
 export async function insertKey(db: Knex | Knex.Transaction, input: NewKey, now: number): Promise<ApiKey> {
-  if (typeof input.hash !== 'string' || input.hash === '' || !KINDS.includes(input.kind)) {
-    throw new StoreConflict('invalid_input', 'a key needs a hash and a kind (payg or unlimited)');
-  }
+  const row = newKeyRow(input, now);
   await requireAccount(db, input.accountId);
-  const row = {
-    id: newId('key'),
-    account_id: input.accountId,
-    hash: input.hash,
-    prefix: input.prefix,
-    label: input.label ?? null,
-    kind: input.kind,
-    package_until: input.packageUntil ?? null,
-    status: 'active',
-    created_at: now,
-    revoked_at: null,
-  };
   await db('api_keys').insert(row);
   return toKey(row);
 }
@@ -128,8 +88,7 @@ export async function addWhitelist(
   cidr: string,
   now: number,
 ): Promise<WhitelistEntry> {
-  const range = typeof cidr === 'string' ? cidrRange(cidr) : null;
-  if (!range) throw new StoreConflict('invalid_input', `not an IP address or CIDR block: ${String(cidr)}`);
+  const range = requireCidr(cidr);
   return db.transaction(async (trx) => {
     await trx.raw("SELECT pg_advisory_xact_lock(hashtext('geogate:whitelist'))");
     await requireAccount(trx, accountId);
@@ -137,20 +96,9 @@ export async function addWhitelist(
       .where({ family: range.family })
       .andWhere('range_start', '<=', range.end)
       .andWhere('range_end', '>=', range.start);
-    if (overlapping.some((r: Record<string, unknown>) => r.account_id !== accountId)) {
-      throw new StoreConflict('whitelist_overlap', `${range.cidr} overlaps another account's whitelist`);
-    }
-    const same = overlapping.find((r: Record<string, unknown>) => r.cidr === range.cidr);
+    const same = sameWhitelistRow(overlapping, accountId, range);
     if (same) return toWhitelist(same);
-    const row = {
-      id: newId('wl'),
-      account_id: accountId,
-      cidr: range.cidr,
-      family: range.family,
-      range_start: range.start,
-      range_end: range.end,
-      created_at: now,
-    };
+    const row = newWhitelistRow(accountId, range, now);
     await trx('whitelist').insert(row);
     return toWhitelist(row);
   });

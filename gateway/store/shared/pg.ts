@@ -1,9 +1,5 @@
-/**
- * PostgreSQL side of the shared store: the knex pool and the row mappers. PostgreSQL returns bigint columns as
- * strings; they are converted with Number (safe below 2^53, D16).
- */
+/** PostgreSQL side of the shared store: the knex pool and its own bookkeeping (row mappers: ../rows.ts). */
 import knexFactory, { type Knex } from 'knex';
-import type { Account, ApiKey, LedgerEntry, UsageRow, WhitelistEntry } from '../types';
 
 /** Open a knex pool on a PostgreSQL URL; connection attempts give up after 2 s so faults surface quickly. */
 export function openPostgres(url: string): Knex {
@@ -20,75 +16,6 @@ export function openPostgres(url: string): Knex {
       debug: () => undefined,
     },
   });
-}
-
-type Row = Record<string, unknown>;
-
-const num = (v: unknown): number => Number(v);
-const numOrNull = (v: unknown): number | null => (v === null || v === undefined ? null : Number(v));
-const strOrNull = (v: unknown): string | null => (v === null || v === undefined ? null : String(v));
-
-/** Map an accounts row. */
-export function toAccount(r: Row): Account {
-  return {
-    id: String(r.id),
-    email: String(r.email),
-    name: strOrNull(r.name),
-    passwordHash: strOrNull(r.password_hash),
-    status: r.status as Account['status'],
-    balance: num(r.balance),
-    unlimitedUntil: numOrNull(r.unlimited_until),
-    createdAt: num(r.created_at),
-  };
-}
-
-/** Map an api_keys row (or the `k_`-prefixed columns of a joined row when `p` is 'k_'). */
-export function toKey(r: Row, p = ''): ApiKey {
-  return {
-    id: String(r[`${p}id`]),
-    accountId: String(r[`${p}account_id`]),
-    prefix: String(r[`${p}prefix`]),
-    label: strOrNull(r[`${p}label`]),
-    kind: r[`${p}kind`] as ApiKey['kind'],
-    packageUntil: numOrNull(r[`${p}package_until`]),
-    status: r[`${p}status`] as ApiKey['status'],
-    createdAt: num(r[`${p}created_at`]),
-    revokedAt: numOrNull(r[`${p}revoked_at`]),
-  };
-}
-
-/** Map a whitelist row. */
-export function toWhitelist(r: Row): WhitelistEntry {
-  return {
-    id: String(r.id),
-    accountId: String(r.account_id),
-    cidr: String(r.cidr),
-    createdAt: num(r.created_at),
-  };
-}
-
-/** Map a ledger row. */
-export function toLedger(r: Row): LedgerEntry {
-  return {
-    id: String(r.id),
-    accountId: String(r.account_id),
-    amount: num(r.amount),
-    kind: r.kind as LedgerEntry['kind'],
-    keyId: strOrNull(r.key_id),
-    ref: strOrNull(r.ref),
-    createdAt: num(r.created_at),
-  };
-}
-
-/** Map a usage_daily row. */
-export function toUsage(r: Row): UsageRow {
-  return {
-    day: String(r.day),
-    subject: String(r.subject),
-    free: num(r.free),
-    billed: num(r.billed),
-    refused: num(r.refused),
-  };
 }
 
 /** Whether a PostgreSQL error is a unique violation (optionally of a named constraint). */

@@ -5,9 +5,12 @@
  */
 import { performance } from 'node:perf_hooks';
 import type { Knex } from 'knex';
+import { normaliseEmail, requireKeyOfAccount, requireLimit, requireSameTopup, requireUnits } from '../checks';
 import { newId } from '../ids';
 import { runMigrations } from '../migrations';
 import { addressKey } from '../ranges';
+import { KEY_COLUMNS, toAccount, toKey, toKeyIdentity, toLedger, toUsage } from '../rows';
+import { liveSlots } from '../slot-view';
 import {
   StoreConflict,
   type Account,
@@ -31,7 +34,7 @@ import { IdentityCache, type Invalidation, type WhitelistBlock } from './cache';
 import { Drain } from './drain';
 import { pgFault, redisFault, StoreUnavailableError } from './errors';
 import { Layout, shardOf } from './layout';
-import { ensureDrainTable, openPostgres, toAccount, toKey, toLedger, toUsage } from './pg';
+import { ensureDrainTable, openPostgres } from './pg';
 import * as pga from './pg-accounts';
 import { requireReachable } from './probe';
 import { connectRedis, type RedisClient } from './redis-client';
@@ -210,25 +213,12 @@ export class SharedStore implements Store {
     return this.cache.key(hash, () =>
       this.pgLookup(async () => {
         const row = await this.knex
-          .select(
-            'a.*',
-            ...[
-              'id',
-              'account_id',
-              'prefix',
-              'label',
-              'kind',
-              'package_until',
-              'status',
-              'created_at',
-              'revoked_at',
-            ].map((c) => `k.${c} as k_${c}`),
-          )
+          .select('a.*', ...KEY_COLUMNS.map((c) => `k.${c} as k_${c}`))
           .from('api_keys as k')
           .join('accounts as a', 'a.id', 'k.account_id')
           .where('k.hash', hash)
           .first();
-        return row ? { key: toKey(row, 'k_'), account: toAccount(row) } : null;
+        return row ? toKeyIdentity(row) : null;
       }),
     );
   }
@@ -319,7 +309,7 @@ export class SharedStore implements Store {
   async findAccountByEmail(email: string): Promise<Account | null> {
     const row = await this.pg(() =>
       this.knex('accounts')
-        .where({ email_norm: pga.normaliseEmail(String(email)) })
+        .where({ email_norm: normaliseEmail(String(email)) })
         .first(),
     );
     return row ? this.withBalance(toAccount(row)) : null;
@@ -353,7 +343,7 @@ export class SharedStore implements Store {
     idempotencyKey: string | null,
     now: number,
   ): Promise<{ entry: LedgerEntry; balance: number; replayed: boolean }> {
-    pga.requireUnits('amount', amount);
+    requireUnits('amount', amount);
     const account = await this.pg(() => pga.requireAccount(this.knex, accountId));
     if (idempotencyKey !== null) {
       const prior = await this.pg(() =>
@@ -361,12 +351,7 @@ export class SharedStore implements Store {
       );
       if (prior) {
         const entry = toLedger(prior);
-        if (entry.kind !== 'topup' || entry.amount !== amount) {
-          throw new StoreConflict(
-            'idempotency_mismatch',
-            'this idempotency key was used with another amount',
-          );
-        }
+        requireSameTopup(entry, amount);
         return { entry, balance: (await this.withBalance(account)).balance, replayed: true };
       }
     }
@@ -388,9 +373,8 @@ export class SharedStore implements Store {
     input: NewKey,
     now: number,
   ): Promise<{ key: ApiKey; balance: number }> {
-    pga.requireUnits('price', price);
-    if (input.accountId !== accountId)
-      throw new StoreConflict('invalid_input', 'the key must belong to the account');
+    requireUnits('price', price);
+    requireKeyOfAccount(accountId, input);
     const key = await this.pg(() => pga.insertKey(this.knex, input, now));
     let balance: number | false;
     try {
@@ -445,13 +429,11 @@ export class SharedStore implements Store {
     } catch (err) {
       throw redisFault(err);
     }
-    return Object.entries(all)
-      .map(([member, v]) => {
-        const [firstSeen, lastSeen] = v.split(':').map(Number) as [number, number];
-        return { member, firstSeen, lastSeen, freesAt: (mode === 'fixed' ? firstSeen : lastSeen) + windowMs };
-      })
-      .filter((s) => s.freesAt > now)
-      .sort((a, b) => a.firstSeen - b.firstSeen || a.member.localeCompare(b.member));
+    const entries = Object.entries(all).map(([member, v]) => {
+      const [firstSeen, lastSeen] = v.split(':').map(Number) as [number, number];
+      return { member, firstSeen, lastSeen };
+    });
+    return liveSlots(entries, mode, windowMs, now);
   }
 
   async addWhitelist(accountId: string, cidr: string, now: number): Promise<WhitelistEntry> {
@@ -483,8 +465,7 @@ export class SharedStore implements Store {
   }
 
   async ledger(accountId: string, limit: number): Promise<LedgerEntry[]> {
-    if (!Number.isSafeInteger(limit) || limit < 1)
-      throw new StoreConflict('invalid_input', 'limit must be ≥ 1');
+    requireLimit(limit);
     await this.pg(() => pga.requireAccount(this.knex, accountId));
     await this.flushForRead();
     const rows = await this.pg(() =>

@@ -6,10 +6,10 @@
  */
 import type { Knex } from 'knex';
 import { newId } from '../ids';
+import { toLedger } from '../rows';
 import { StoreConflict, type LedgerEntry } from '../types';
 import { pgFault, redisFault } from './errors';
 import type { Layout } from './layout';
-import { toLedger } from './pg';
 import { scriptsOf, type RedisClient } from './redis-client';
 
 /** How long a top-up's idempotency mark stays in Redis (older repeats are found in the ledger). */
