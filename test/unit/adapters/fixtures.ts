@@ -71,7 +71,7 @@ export const GOOGLE_DNS: IpRecord = {
 };
 
 /** A secret-looking key used to prove credentials never leak into rendered output. */
-export const SECRET = 'gk_SECRETsecretSECRETsecret0123456789abc';
+export const SECRET = 'gk_SECRET_key_never_rendered_0123456789';
 
 /** Builds an adapter request (GET by default). */
 export function req(
