@@ -37,7 +37,7 @@ export function createContext(deps: DashboardDeps): AppContext {
   return {
     ...deps,
     secrets,
-    links: new MagicLinks(secrets, clock),
+    links: new MagicLinks(secrets, clock, deps.store),
     mailer: deps.mailer ?? createMailer(config, deps.logger),
     payments,
     limitEmail: new AttemptLimiter(clock, SIGNIN_LIMITS.perEmail, SIGNIN_LIMITS.windowMs),

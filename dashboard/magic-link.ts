@@ -1,7 +1,11 @@
-/** Rule set B's one-time sign-in links: signed tokens, 15 minutes, single use (used ids remembered until expiry). */
+/**
+ * Rule set B's one-time sign-in links: signed tokens, 15 minutes, single use. Used link ids are marked in the
+ * store (Store.consumeOnce), so a link works once across restarts and across every instance on one store.
+ */
 import { randomBytes } from 'node:crypto';
 import { SignJWT, jwtVerify } from 'jose';
 import type { Clock } from '../gateway/core/clock';
+import type { Store } from '../gateway/store/types';
 import type { Secrets } from './session';
 
 export const LINK_MINUTES = 15;
@@ -15,12 +19,17 @@ export interface LinkClaim {
   expiresAt: number;
 }
 
-/** Issues and redeems links. Used ids live in memory until their expiry (docs/decisions.md). */
+/** The store's single-use id of a link: "link:" + its jti. */
+export function linkMark(jti: string): string {
+  return `link:${jti}`;
+}
+
+/** Issues and redeems links. */
 export class MagicLinks {
-  private readonly used = new Map<string, number>();
   constructor(
     private readonly secrets: Secrets,
     private readonly clock: Clock,
+    private readonly store: Store,
   ) {}
 
   /** A fresh link token. */
@@ -35,8 +44,23 @@ export class MagicLinks {
       .sign(this.secrets.jwtKey);
   }
 
-  /** The claim of a valid, unused token (not yet consumed), or null. */
+  /** The claim of a valid token not yet used (the confirmation page; does not consume it), or null. */
   async check(token: string): Promise<LinkClaim | null> {
+    const claim = await this.verify(token);
+    if (!claim || (await this.store.isConsumed(linkMark(claim.jti), this.clock.now()))) return null;
+    return claim;
+  }
+
+  /** Redeem a token once: every later redemption of the same token (any instance, any restart) gets null. */
+  async redeem(token: string): Promise<LinkClaim | null> {
+    const claim = await this.verify(token);
+    if (!claim) return null;
+    const first = await this.store.consumeOnce(linkMark(claim.jti), claim.expiresAt, this.clock.now());
+    return first ? claim : null;
+  }
+
+  /** The claim of a token with a valid signature, audience and expiry (used or not), or null. */
+  private async verify(token: string): Promise<LinkClaim | null> {
     try {
       const { payload } = await jwtVerify(token, this.secrets.jwtKey, {
         algorithms: ['HS256'],
@@ -44,26 +68,11 @@ export class MagicLinks {
         currentDate: new Date(this.clock.now()),
       });
       const { email, signup, jti, exp } = payload;
-      if (typeof email !== 'string' || typeof signup !== 'boolean' || typeof jti !== 'string' || !exp)
+      if (typeof email !== 'string' || typeof signup !== 'boolean' || typeof jti !== 'string' || !jti || !exp)
         return null;
-      if (this.used.has(jti)) return null;
       return { email, signup, jti, expiresAt: exp * 1000 };
     } catch {
       return null;
     }
-  }
-
-  /** Redeem a token once: the second redemption of the same token gets null. */
-  async redeem(token: string): Promise<LinkClaim | null> {
-    const claim = await this.check(token);
-    if (!claim || this.used.has(claim.jti)) return null;
-    this.prune();
-    this.used.set(claim.jti, claim.expiresAt);
-    return claim;
-  }
-
-  private prune(): void {
-    const now = this.clock.now();
-    for (const [jti, exp] of this.used) if (exp <= now) this.used.delete(jti);
   }
 }

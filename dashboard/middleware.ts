@@ -5,7 +5,7 @@ import type { Account } from '../gateway/store/types';
 import type { AppContext } from './context';
 import { PRE_COOKIE, readCookies, setCookie } from './cookies';
 import { DashboardError } from './errors';
-import { readSession, type Session } from './session';
+import { readSession, sessionMark, type Session } from './session';
 
 /** The signed-in customer of a request (set by `loadSession`). */
 export interface Signed {
@@ -33,10 +33,11 @@ export const securityHeaders: RequestHandler = (_req, res, next) => {
   next();
 };
 
-/** Load the session and its account (a session of a vanished account counts as none). */
+/** Load the session and its account (a signed-out session, or one of a vanished account, counts as none). */
 export function loadSession(ctx: AppContext): RequestHandler {
   return async (req, res, next) => {
-    const session = await readSession(req, ctx.secrets, ctx.clock);
+    let session = await readSession(req, ctx.secrets, ctx.clock);
+    if (session && (await ctx.store.isConsumed(sessionMark(session.sid), ctx.clock.now()))) session = null;
     if (session) {
       const account = await ctx.store.getAccount(session.accountId);
       if (account) res.locals['signed'] = { session, account } satisfies Signed;

@@ -3,6 +3,7 @@ import { createHmac, randomBytes } from 'node:crypto';
 import type { Request, Response } from 'express';
 import { SignJWT, jwtVerify } from 'jose';
 import type { Clock } from '../gateway/core/clock';
+import type { Store } from '../gateway/store/types';
 import { SESSION_COOKIE, readCookies, setCookie } from './cookies';
 
 /** Sessions last 12 hours; signing in again starts a new one. */
@@ -16,6 +17,13 @@ export interface Session {
   sid: string;
   /** The synchroniser token every state-changing request of this session must carry. */
   csrf: string;
+  /** When the token expires (epoch ms): sign-out marks the sid ended until then. */
+  expiresAt: number;
+}
+
+/** The store's single-use id that marks a session ended (signed out): "session:" + sid. */
+export function sessionMark(sid: string): string {
+  return `session:${sid}`;
 }
 
 /** Key material derived from the configured secret, one per purpose. */
@@ -49,10 +57,13 @@ export async function startSession(
     .setExpirationTime(now + SESSION_SECONDS)
     .sign(secrets.jwtKey);
   setCookie(res, SESSION_COOKIE, token, SESSION_SECONDS);
-  return { accountId, sid, csrf: secrets.mac('csrf', sid) };
+  return { accountId, sid, csrf: secrets.mac('csrf', sid), expiresAt: (now + SESSION_SECONDS) * 1000 };
 }
 
-/** The request's valid session, or null (absent, tampered, expired by the injected clock). */
+/**
+ * The request's token as a session, or null (absent, tampered, expired by the injected clock). Whether it was
+ * signed out is the store's to say (loadSession checks `sessionMark(sid)`).
+ */
 export async function readSession(req: Request, secrets: Secrets, clock: Clock): Promise<Session | null> {
   const token = readCookies(req).get(SESSION_COOKIE);
   if (!token) return null;
@@ -63,14 +74,23 @@ export async function readSession(req: Request, secrets: Secrets, clock: Clock):
       currentDate: new Date(clock.now()),
     });
     const sid = payload['sid'];
-    if (typeof payload.sub !== 'string' || typeof sid !== 'string') return null;
-    return { accountId: payload.sub, sid, csrf: secrets.mac('csrf', sid) };
+    if (typeof payload.sub !== 'string' || typeof sid !== 'string' || !sid || !payload.exp) return null;
+    return { accountId: payload.sub, sid, csrf: secrets.mac('csrf', sid), expiresAt: payload.exp * 1000 };
   } catch {
     return null;
   }
 }
 
-/** Delete the session cookie. */
-export function endSession(res: Response): void {
+/**
+ * Sign out: mark the session's sid ended in the store until the token expires (so a copied token is refused by
+ * every instance, after restarts too), then delete the cookie.
+ */
+export async function endSession(
+  res: Response,
+  store: Store,
+  clock: Clock,
+  session: Session | null,
+): Promise<void> {
+  if (session) await store.consumeOnce(sessionMark(session.sid), session.expiresAt, clock.now());
   setCookie(res, SESSION_COOKIE, '', 0);
 }

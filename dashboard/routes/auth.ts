@@ -10,7 +10,7 @@ import { StoreConflict } from '../../gateway/store/types';
 import type { AppContext } from '../context';
 import { DashboardError } from '../errors';
 import { LINK_MINUTES } from '../magic-link';
-import { handle, preSessionToken } from '../middleware';
+import { handle, preSessionToken, type Signed } from '../middleware';
 import { endSession, startSession } from '../session';
 import * as v from '../validate';
 import * as views from '../views/auth';
@@ -164,10 +164,14 @@ export function authRoutes(router: Router, ctx: AppContext): void {
     }),
   );
 
-  router.post('/signout', (_req, res) => {
-    endSession(res);
-    res.redirect(303, '/signin');
-  });
+  router.post(
+    '/signout',
+    handle(async (_req, res) => {
+      const s = res.locals['signed'] as Signed | undefined;
+      await endSession(res, store, clock, s?.session ?? null);
+      res.redirect(303, '/signin');
+    }),
+  );
 }
 
 /**

@@ -308,4 +308,19 @@ export interface Store {
   usage(subjects: string[], fromDay: string, toDay: string): Promise<UsageRow[]>;
   /** The newest `limit` entries, newest first. */
   ledger(accountId: string, limit: number): Promise<LedgerEntry[]>;
+
+  /*
+   * --- single-use marks (dashboard: one-time sign-in links, ended sessions) ---
+   * Durable and shared by every gateway instance on the store. A mark lives until its `expiresAt` (epoch ms):
+   * once `now >= expiresAt` it counts as not consumed and may be pruned, so consuming the id again returns true
+   * (callers use an expiry no earlier than that of the thing the id names, so a reuse after it is harmless).
+   */
+  /**
+   * Mark `id` consumed until `expiresAt`. True the first time (or after the earlier mark expired), false on every
+   * later call while `now < expiresAt`; atomic: of N concurrent calls with the same id exactly one gets true.
+   * `id` is at most 200 characters ('invalid_input').
+   */
+  consumeOnce(id: string, expiresAt: number, now: number): Promise<boolean>;
+  /** Whether `id` holds an unexpired mark at `now` (a mark expired at `now` → false). */
+  isConsumed(id: string, now: number): Promise<boolean>;
 }

@@ -11,6 +11,7 @@ import { modelRules } from './model.contract';
 import { propertyRules } from './properties.contract';
 import { quotaRules } from './quota.contract';
 import { refusalRules } from './refusal.contract';
+import { singleUseRules } from './single-use.contract';
 import { releaseRules } from './release.contract';
 import { slotRules } from './slots.contract';
 import { whitelistRules } from './whitelist.contract';
@@ -43,5 +44,6 @@ export function describeStoreContract(name: string, factory: StoreFactory): void
     whitelistRules(holder);
     propertyRules(holder);
     modelRules(holder);
+    singleUseRules(holder);
   });
 }

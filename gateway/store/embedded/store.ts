@@ -34,6 +34,7 @@ import * as keys from './keys';
 import { GroupCommit } from './group-commit';
 import { knexOnDatabase, openDatabase } from './open';
 import { Pruner } from './prune';
+import { EmbeddedMarks } from './single-use';
 import * as reports from './reports';
 import * as whitelist from './whitelist';
 
@@ -42,6 +43,7 @@ export class EmbeddedStore implements Store {
   readonly db: Database.Database;
   private readonly knex: Knex;
   private hot: HotStatements | null = null;
+  private marks: EmbeddedMarks | null = null;
   private batcher: GroupCommit<AdmissionPlan, AdmissionResult> | null = null;
   private readonly pruner: Pruner;
   private lastNow = 0;
@@ -59,6 +61,7 @@ export class EmbeddedStore implements Store {
     await runMigrations(this.knex);
     const st = prepareHot(this.db);
     this.hot = st;
+    this.marks = new EmbeddedMarks(this.db);
     const one = (plan: AdmissionPlan) => {
       this.lastNow = plan.now;
       return admitInTransaction(st, plan);
@@ -184,5 +187,16 @@ export class EmbeddedStore implements Store {
   }
   async ledger(accountId: string, limit: number): Promise<LedgerEntry[]> {
     return reports.ledger(this.db, accountId, limit);
+  }
+  async consumeOnce(id: string, expiresAt: number, now: number): Promise<boolean> {
+    return this.singleUse().consumeOnce(id, expiresAt, now);
+  }
+  async isConsumed(id: string, now: number): Promise<boolean> {
+    return this.singleUse().isConsumed(id, now);
+  }
+
+  private singleUse(): EmbeddedMarks {
+    if (!this.marks) throw new Error('embedded store: migrate() was not called');
+    return this.marks;
   }
 }

@@ -4,6 +4,7 @@
  */
 import type { Knex } from 'knex';
 import * as initial from './001_initial';
+import * as singleUse from './002_single_use';
 
 /** The knex bookkeeping table of the migrations (its lock table is `${MIGRATIONS_TABLE}_lock`). */
 export const MIGRATIONS_TABLE = 'geogate_migrations';
@@ -16,7 +17,7 @@ interface Migration {
 }
 
 /** Every migration, in order. Append only. */
-export const MIGRATIONS: readonly Migration[] = [initial];
+export const MIGRATIONS: readonly Migration[] = [initial, singleUse];
 
 /** A knex migration source over the explicit list. */
 export const migrationSource: Knex.MigrationSource<Migration> = {

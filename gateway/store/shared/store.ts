@@ -37,6 +37,7 @@ import { Layout, shardOf } from './layout';
 import { ensureDrainTable, openPostgres } from './pg';
 import * as pga from './pg-accounts';
 import { requireReachable } from './probe';
+import { SharedMarks } from './single-use';
 import { connectRedis, type RedisClient } from './redis-client';
 import type { MarkRef } from './step';
 import { Wallets } from './wallet';
@@ -71,6 +72,7 @@ export class SharedStore implements Store {
   private readonly bus: InvalidationBus;
   private readonly wallets: Wallets;
   private readonly admitter: Admitter;
+  private readonly marks: SharedMarks;
   private readonly pending = new Map<string, MarkRef[]>();
   private timer: NodeJS.Timeout | null = null;
   private pgDownUntil = 0;
@@ -87,6 +89,7 @@ export class SharedStore implements Store {
     this.layout = new Layout(opts.keyPrefix ?? 'geogate:');
     this.cache = new IdentityCache(opts.cacheTtlMs ?? 5_000);
     this.wallets = new Wallets(redis, knex, this.layout);
+    this.marks = new SharedMarks(knex);
     this.drain = new Drain(redis, knex, this.layout);
     this.admitter = new Admitter(
       redis,
@@ -472,6 +475,14 @@ export class SharedStore implements Store {
       this.knex('ledger').where({ account_id: accountId }).orderBy('seq', 'desc').limit(limit),
     );
     return rows.map(toLedger);
+  }
+
+  consumeOnce(id: string, expiresAt: number, now: number): Promise<boolean> {
+    return this.pg(() => this.marks.consumeOnce(id, expiresAt, now));
+  }
+
+  isConsumed(id: string, now: number): Promise<boolean> {
+    return this.pg(() => this.marks.isConsumed(id, now));
   }
 
   /** Before a history read: drain pending events (Redis down: read what PostgreSQL has). */

@@ -52,6 +52,10 @@ export interface Harness {
   logs: LogCapture;
   mail: MailBox;
   rules: RuleSet;
+  /** The app's dependencies (to build another app instance on the same store). */
+  deps: DashboardDeps;
+  /** A restart: close the store, reopen the same SQLite file and build a new app on it (same clock and config). */
+  restart(): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -62,7 +66,8 @@ export async function harness(
 ): Promise<Harness> {
   const dir = mkdtempSync(join(tmpdir(), 'geogate-dash-'));
   const clock = new ManualClock(START);
-  const store = await createStore({ kind: 'embedded', path: join(dir, 'store.sqlite') }, { clock });
+  const file = join(dir, 'store.sqlite');
+  const store = await createStore({ kind: 'embedded', path: file }, { clock });
   const logs = new LogCapture();
   const logger = pino({ level: 'debug' }, logs);
   const rules = ruleSet === 'A' ? RULE_SET_A : RULE_SET_B;
@@ -75,7 +80,7 @@ export async function harness(
     ...opts.config,
   };
   const mailer = opts.mailer === null ? {} : { mailer: opts.mailer ?? mail };
-  const app = createDashboardApp({
+  const deps: DashboardDeps = {
     store,
     rules,
     pepper: PEPPER,
@@ -84,19 +89,27 @@ export async function harness(
     config,
     ...mailer,
     ...opts.deps,
-  });
-  return {
-    app,
+  };
+  const h: Harness = {
+    app: createDashboardApp(deps),
     store,
     clock,
     logs,
     mail,
     rules,
+    deps,
+    async restart() {
+      await h.store.close();
+      h.store = await createStore({ kind: 'embedded', path: file }, { clock });
+      h.deps = { ...h.deps, store: h.store };
+      h.app = createDashboardApp(h.deps);
+    },
     async close() {
-      await store.close();
+      await h.store.close();
       rmSync(dir, { recursive: true, force: true });
     },
   };
+  return h;
 }
 
 /**

@@ -5,7 +5,12 @@
 import knexFactory, { type Knex } from 'knex';
 import { Client } from 'pg';
 import { expectFault } from '../../contract/helpers';
-import { MIGRATIONS_TABLE, migrationSource, runMigrations } from '../../../gateway/store/migrations';
+import {
+  MIGRATIONS,
+  MIGRATIONS_TABLE,
+  migrationSource,
+  runMigrations,
+} from '../../../gateway/store/migrations';
 
 const PG = { host: '127.0.0.1', port: 5432, user: process.env.PGUSER ?? 'postgres', database: 'postgres' };
 const TABLES = [
@@ -17,6 +22,7 @@ const TABLES = [
   'counters_daily',
   'slots',
   'admissions',
+  'single_use',
 ];
 
 /** Whether PostgreSQL answers (outside CI a missing server skips the PostgreSQL case). */
@@ -50,7 +56,7 @@ async function checkSchema(knex: Knex): Promise<void> {
     .update({ balance: 2 ** 53 - 1 });
   expect(Number((await knex('accounts').where({ id: 'acc_1' }).first()).balance)).toBe(2 ** 53 - 1);
   await runMigrations(knex); // a second run is a no-op
-  expect(Number((await knex(MIGRATIONS_TABLE).count({ n: '*' }))[0]?.n)).toBe(1);
+  expect(Number((await knex(MIGRATIONS_TABLE).count({ n: '*' }))[0]?.n)).toBe(MIGRATIONS.length);
   await knex.migrate.rollback({ migrationSource, tableName: MIGRATIONS_TABLE }, true);
   for (const t of TABLES) expect(await knex.schema.hasTable(t)).toBe(false);
 }
