@@ -35,7 +35,7 @@ export const password = (v: unknown): string => adapt('password', () => adminVal
 export function label(rules: RuleSet, v: unknown): string | null {
   const empty = v === undefined || (typeof v === 'string' && v.trim() === '');
   if (empty) {
-    if (rules.name === 'A') throw invalidField('label', 'Give the key a label, e.g. "production server"');
+    if (rules.keyLabelRequired) throw invalidField('label', 'Give the key a label, e.g. "production server"');
     return null;
   }
   return adapt('label', () => adminValidate.label(v));

@@ -57,7 +57,7 @@ export function keysPage(
     'API keys',
     html`<form method="post" action="/keys" class="card inline">
         <input type="hidden" name="_csrf" value="${ctx.csrf}" />
-        ${field({ name: 'label', label: 'Label', value: form.label ?? '', error: form.error, hint: 'Say where the key is used, e.g. "production server".', required: ctx.rules.name === 'A' })}
+        ${field({ name: 'label', label: 'Label', value: form.label ?? '', error: form.error, hint: 'Say where the key is used, e.g. "production server".', required: ctx.rules.keyLabelRequired })}
         <button type="submit">Create key</button>
       </form>
       ${

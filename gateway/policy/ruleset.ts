@@ -68,6 +68,8 @@ export interface RuleSet {
   readonly quotaHeaders: 'retry-after' | 'x-quota';
   /** Whether an account needs a name and a password at sign-up (A) or only an e-mail (B). */
   readonly signupNeedsNameAndPassword: boolean;
+  /** Whether every key carries a label (A: "a label is set on each key"; B: labels are optional). */
+  readonly keyLabelRequired: boolean;
   /** Decimal places of the money unit when shown: A shows EUR with 4 decimals, B whole credits. */
   readonly moneyDecimals: 4 | 0;
 }
@@ -100,6 +102,7 @@ export const RULE_SET_A: RuleSet = {
   revokedCode: 'key_revoked',
   quotaHeaders: 'retry-after',
   signupNeedsNameAndPassword: true,
+  keyLabelRequired: true,
   moneyDecimals: 4,
 };
 
@@ -116,6 +119,7 @@ export const RULE_SET_B: RuleSet = {
   revokedCode: 'invalid_key',
   quotaHeaders: 'x-quota',
   signupNeedsNameAndPassword: false,
+  keyLabelRequired: false,
   moneyDecimals: 0,
 };
 

@@ -26,9 +26,9 @@ export function keyRoutes(router: Router, deps: AdminDeps): void {
       const b = v.parseBody(req.body, ['label']);
       const given = b.label === undefined ? null : v.label(b.label);
       const account = await loadAccount(store, param(req, 'id'));
-      // Rule set A: "a label is set on each key" — without one, number it ("Key 3").
+      // A rule set that labels every key (A: "a label is set on each key"): without one, number it ("Key 3").
       const label =
-        given ?? (rules.name === 'A' ? `Key ${(await store.listKeys(account.id)).length + 1}` : null);
+        given ?? (rules.keyLabelRequired ? `Key ${(await store.listKeys(account.id)).length + 1}` : null);
       const { key, input } = newKey(pepper, {
         accountId: account.id,
         label,
