@@ -79,6 +79,16 @@ async function onStore(
   }
 }
 
+/** POST to an account's `keys` or `packages` with the optional `--label` (both answer a new key, shown once). */
+function postLabelled({ api, args, opts }: CommandInput, what: 'keys' | 'packages'): Promise<unknown> {
+  const label = str(opts.label);
+  return api.call(
+    'POST',
+    `/admin/accounts/${id(args.ACCOUNT ?? '')}/${what}`,
+    label === undefined ? {} : { label },
+  );
+}
+
 const storeText = (r: unknown): string => (r as StoreCommandResult).text;
 const storeExit = (r: unknown): number => (r as StoreCommandResult).exitCode;
 
@@ -168,14 +178,7 @@ export const COMMANDS: Command[] = [
     args: ['ACCOUNT'],
     options: { label: { type: 'string', help: 'a label for the key', value: 'LABEL' } },
     summary: 'create a pay-per-use key (the key is shown once)',
-    run({ api, args, opts }) {
-      const label = str(opts.label);
-      return api.call(
-        'POST',
-        `/admin/accounts/${id(args.ACCOUNT ?? '')}/keys`,
-        label === undefined ? {} : { label },
-      );
-    },
+    run: (input) => postLabelled(input, 'keys'),
     text: render.newKeyText,
   },
   {
@@ -197,14 +200,7 @@ export const COMMANDS: Command[] = [
     args: ['ACCOUNT'],
     options: { label: { type: 'string', help: 'a label for the package’s key', value: 'LABEL' } },
     summary: 'rule set A: buy an Unlimited package from the balance (its key is shown once)',
-    run({ api, args, opts }) {
-      const label = str(opts.label);
-      return api.call(
-        'POST',
-        `/admin/accounts/${id(args.ACCOUNT ?? '')}/packages`,
-        label === undefined ? {} : { label },
-      );
-    },
+    run: (input) => postLabelled(input, 'packages'),
     text: render.newKeyText,
   },
   {
