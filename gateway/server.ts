@@ -10,7 +10,7 @@ import { createDashboardApp } from '../dashboard/app';
 import { createAdminApp } from './admin/app';
 import type { CompiledConfig, CompiledHost } from './config/compile';
 import type { Clock } from './core/clock';
-import { createForwarder } from './http/backend';
+import { createForwarder, type Forwarder } from './http/backend';
 import { createPipeline } from './http/pipeline';
 import { gatewayReadiness } from './http/readiness';
 import type { Store } from './store/types';
@@ -22,6 +22,8 @@ export interface GatewayDeps {
   logger: Logger;
   /** Admin bearer token; defaults to the config's, else one is generated (read it back from `adminToken`). */
   adminToken?: string;
+  /** The backend forwarder; defaults to one over `config.backend` (tests inject their own: no backend process). */
+  forward?: Forwarder;
 }
 
 export interface GatewayUrls {
@@ -76,7 +78,7 @@ function closeServer(server: http.Server): Promise<void> {
 export function createGateway(deps: GatewayDeps): Gateway {
   const { config } = deps;
   const adminToken = deps.adminToken ?? config.admin.token ?? randomBytes(24).toString('base64url');
-  const forward = createForwarder(config.backend.url, config.backend.timeoutMs);
+  const forward = deps.forward ?? createForwarder(config.backend.url, config.backend.timeoutMs);
   const handle = createPipeline({ ...deps, forward });
 
   const serve = (pick: (req: http.IncomingMessage) => CompiledHost | null) =>

@@ -5,12 +5,6 @@ import { parseQuery, withoutParams } from '../core/query';
 
 const MAX_BODY = 16 * 1024;
 
-/** The raw path and query of a request URL. */
-export function splitUrl(url: string): { path: string; query: string } {
-  const q = url.indexOf('?');
-  return q < 0 ? { path: url, query: '' } : { path: url.slice(0, q), query: url.slice(q + 1) };
-}
-
 /** Headers as a lower-case record of single strings (repeated headers joined with ", "). */
 export function flatHeaders(req: IncomingMessage): Record<string, string | undefined> {
   const out: Record<string, string | undefined> = {};

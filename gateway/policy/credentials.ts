@@ -1,7 +1,7 @@
 /** Finding the credential of a request in every position the rule set accepts (spec 5.2, D2, D2a, D12). */
 import type { AdapterRequest, FoundCredential } from '../../adapters/types';
 import { parseQuery } from '../core/query';
-import type { CredentialPosition } from './ruleset';
+import { ALL_CREDENTIAL_POSITIONS, type CredentialPosition } from './ruleset';
 
 /** What the request carries: no key, one key (maybe seen in several positions), or a refusal. */
 export type CredentialResult =
@@ -98,4 +98,68 @@ export function findCredential(
   const positionsSeen = [...new Set(found.map((c) => c.position))];
   if (values.size > 1) return { kind: 'conflict', positions: positionsSeen };
   return { kind: 'key', value: found[0]?.value as string, positions: positionsSeen };
+}
+
+/** Whether a parameter has a non-empty value (no allocation: this runs for every request without a credential). */
+function hasValue(params: Map<string, string[]> | null, name: string): boolean {
+  const values = params?.get(name);
+  if (values === undefined) return false;
+  for (const v of values) if (v !== '') return true;
+  return false;
+}
+
+/** Whether a request carries something in one position (a key sent there, well-formed or not). */
+function carriesKey(
+  position: CredentialPosition,
+  req: AdapterRequest,
+  form: Map<string, string[]> | null,
+): boolean {
+  switch (position) {
+    case 'x-api-key':
+    case 'x-goog-api-key':
+      return headerValue(req.headers, position) !== null;
+    case 'bearer':
+    case 'basic':
+      return authorization(req.headers)?.scheme === position;
+    case 'query-key':
+      return (req.query.includes('key') || req.query.includes('%')) && hasValue(parseQuery(req.query), 'key');
+    case 'form-key':
+      return hasValue(form, 'key');
+  }
+}
+
+/**
+ * The first rule-set position the deployment does NOT accept that carries a key, or null. Such a key is no
+ * credential, and the request must not be served as if it had none (spec 5.6 item 4, issue 13 item 12).
+ */
+export function unacceptedKeyPosition(
+  req: AdapterRequest,
+  accepted: readonly CredentialPosition[],
+  form: Map<string, string[]> | null,
+): CredentialPosition | null {
+  for (const position of ALL_CREDENTIAL_POSITIONS) {
+    if (!accepted.includes(position) && carriesKey(position, req, form)) return position;
+  }
+  return null;
+}
+
+const POSITION_NAMES: Readonly<Record<CredentialPosition, string>> = {
+  'x-api-key': 'the X-API-Key header',
+  bearer: 'Authorization: Bearer',
+  basic: 'HTTP Basic authentication',
+  'query-key': 'the "key" query parameter',
+  'x-goog-api-key': 'the X-Goog-Api-Key header',
+  'form-key': 'the "key" field of a form body',
+};
+
+/** A position in words, as refusals name it ("the X-API-Key header"). */
+export function positionName(position: CredentialPosition): string {
+  return POSITION_NAMES[position];
+}
+
+/** Positions in words: "A", "A or B", "A, B or C". */
+export function positionNames(positions: readonly CredentialPosition[]): string {
+  const names = positions.map(positionName);
+  const last = names.pop();
+  return names.length === 0 ? (last ?? '') : `${names.join(', ')} or ${last ?? ''}`;
 }

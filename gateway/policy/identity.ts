@@ -20,7 +20,8 @@ export interface Refusal {
 /** What identification needs. */
 export interface IdentifyInput {
   rules: RuleSet;
-  store: Store;
+  /** Only the two identification lookups are used. */
+  store: Pick<Store, 'findKeyByHash' | 'findWhitelistedAccount'>;
   pepper: string;
   credential: Exclude<CredentialResult, { kind: 'conflict' }>;
   address: IpAddress;

@@ -1,0 +1,98 @@
+/**
+ * The one typed context a request carries through the stages of the pipeline (docs/gateway.md, "Where things
+ * live"). A stage reads what the stages before it set, sets its own product, and returns a refusal value or null.
+ */
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { Logger } from 'pino';
+import type { AdapterRequest, BackendCall } from '../../adapters/types';
+import type { CompiledConfig, CompiledHost } from '../config/compile';
+import type { Clock } from '../core/clock';
+import type { ErrorFacts, GatewayCode } from '../core/errors';
+import type { IpAddress } from '../net/address';
+import type { CredentialResult } from '../policy/credentials';
+import type { Identity } from '../policy/identity';
+import type { Store, Ticket } from '../store/types';
+import type { Forwarder } from './backend';
+
+/** The part of the store the request path uses: identification, admission and settlement. */
+export type PipelineStore = Pick<
+  Store,
+  'findKeyByHash' | 'findWhitelistedAccount' | 'admit' | 'release' | 'recordRefusal'
+>;
+
+/** What the pipeline is built from. */
+export interface PipelineDeps {
+  config: CompiledConfig;
+  store: PipelineStore;
+  clock: Clock;
+  logger: Logger;
+  forward: Forwarder;
+}
+
+/** A refusal is a value a stage returns (STYLE.md); the render stage answers it in the host's shape. */
+export interface Refusal {
+  code: GatewayCode;
+  detail: string;
+  facts?: ErrorFacts;
+  /** Extra answer headers (Allow, quota headers). */
+  headers?: Readonly<Record<string, string>>;
+}
+
+/** The per-request log line (never the query string, never a key). Its field order is the log's. */
+export interface LogLine {
+  method: string;
+  path: string;
+  host: string;
+  status: number;
+  identity: Identity['kind'] | 'none';
+  keyId: string | null;
+  ms: number;
+}
+
+/** No extra headers (shared, never written to). */
+export const NO_HEADERS: Readonly<Record<string, string>> = Object.freeze({});
+
+/** One request on its way through the stages. Fields marked "set by" are assigned before any later stage reads them. */
+export class RequestContext {
+  readonly started = performance.now();
+  readonly line: LogLine;
+  /** The raw (still percent-encoded) path and the query string without "?". */
+  readonly rawPath: string;
+  readonly query: string;
+  /** The adapter's private state (format, language...) for rendering; null until the adapter parsed it. */
+  state: unknown = null;
+  /** Set by parse: the adapter's view of the request, the form fields (D2a) and the backend call. */
+  areq!: AdapterRequest;
+  form: Map<string, string[]> | null = null;
+  call!: BackendCall;
+  /** Set by client-address: the client address (D3). */
+  address!: IpAddress;
+  /** Set by credential: what the request carries (never a conflict past that stage). */
+  credential!: Exclude<CredentialResult, { kind: 'conflict' }>;
+  /** Set by identify. */
+  identity!: Identity;
+  /** Set by admit: the admission to release if the answer is not charged (D11), and its quota headers (D21). */
+  ticket: Ticket | null = null;
+  quota: Readonly<Record<string, string>> = NO_HEADERS;
+
+  constructor(
+    readonly deps: PipelineDeps,
+    readonly host: CompiledHost,
+    readonly req: IncomingMessage,
+    readonly res: ServerResponse,
+  ) {
+    const url = req.url ?? '/';
+    const q = url.indexOf('?');
+    this.rawPath = q < 0 ? url : url.slice(0, q);
+    this.query = q < 0 ? '' : url.slice(q + 1);
+    this.line = {
+      method: req.method ?? 'GET',
+      path: this.rawPath,
+      host: host.label,
+      status: 0,
+      identity: 'none',
+      keyId: null,
+      ms: 0,
+    };
+  }
+}

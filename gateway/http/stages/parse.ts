@@ -1,0 +1,60 @@
+/** Stage: parse. Body (bounded, D2a form), path decoding, then the host's adapter turns the request into a call. */
+import type { RequestContext, Refusal } from '../context';
+import { adapterRequest, flatHeaders, isFormBody, parseForm, readBody } from '../request';
+
+const TOO_LARGE: Refusal = Object.freeze({
+  code: 'invalid_parameter',
+  detail: 'The request body is too large.',
+  facts: Object.freeze({ parameter: 'body' }),
+});
+const BAD_FORM: Refusal = Object.freeze({
+  code: 'invalid_parameter',
+  detail: 'The form body is not valid percent-encoding.',
+  facts: Object.freeze({ parameter: 'body' }),
+});
+const BAD_PATH: Refusal = Object.freeze({
+  code: 'invalid_parameter',
+  detail: 'The path is not valid percent-encoding.',
+  facts: Object.freeze({ parameter: 'path' }),
+});
+const NO_ENDPOINT: Refusal = Object.freeze({
+  code: 'not_found',
+  detail: 'There is no endpoint at this path.',
+});
+
+/** Read and parse the request through the host's adapter; sets areq, form, call and the adapter's state. */
+export async function parseRequest(ctx: RequestContext): Promise<Refusal | null> {
+  const { req, host } = ctx;
+  const body = await readBody(req);
+  if (body === 'too_large') return TOO_LARGE;
+  const formText = isFormBody(req) ? body.toString('utf8') : null;
+  const form = formText === null ? null : parseForm(formText);
+  if (formText !== null && form === null) return BAD_FORM;
+  let path: string;
+  try {
+    path = decodeURIComponent(ctx.rawPath);
+  } catch {
+    return BAD_PATH;
+  }
+  const areq = adapterRequest(
+    ctx.line.method,
+    path,
+    ctx.query,
+    flatHeaders(req),
+    formText,
+    host.adapter.credentialParams,
+  );
+  const parsed = host.adapter.parse(areq);
+  if (parsed === null) return NO_ENDPOINT;
+  if (!parsed.ok) {
+    ctx.state = parsed.state ?? null;
+    return parsed.facts === undefined
+      ? { code: parsed.code, detail: parsed.detail }
+      : { code: parsed.code, detail: parsed.detail, facts: parsed.facts };
+  }
+  ctx.state = parsed.request.state;
+  ctx.areq = areq;
+  ctx.form = form;
+  ctx.call = parsed.request.call;
+  return null;
+}

@@ -1,0 +1,87 @@
+/** Stage: render. Every answer leaves here: adapter records and gateway errors in the host's shape (D20, D24). */
+import type { AdapterResponse } from '../../../adapters/types';
+import type { ErrorFacts, GatewayCode } from '../../core/errors';
+import type { BackendOutcome } from '../backend';
+import { NO_HEADERS, type RequestContext, type Refusal } from '../context';
+import { StoreFault } from '../fault';
+import { CORS_HEADERS } from '../headers';
+import { parseJsonObject } from '../record-shape';
+import type { Settlement } from '../settlement';
+
+const NO_FACTS: ErrorFacts = Object.freeze({});
+
+/** Write an adapter response with CORS, no-store and extra headers. */
+export function send(ctx: RequestContext, r: AdapterResponse, extra: Readonly<Record<string, string>>): void {
+  const res = ctx.res;
+  if (res.headersSent) return;
+  res.writeHead(r.status, {
+    ...CORS_HEADERS,
+    'cache-control': 'no-store',
+    ...r.headers,
+    ...extra,
+    'content-length': String(Buffer.byteLength(r.body, 'utf8')),
+  });
+  // The body stays a string: Node appends it to the header block, so no Buffer copy of it is made.
+  res.end(r.body, 'utf8');
+}
+
+/** Render a gateway error through the host's adapter. */
+export function fail(
+  ctx: RequestContext,
+  code: GatewayCode,
+  detail: string,
+  facts: ErrorFacts,
+  extra: Readonly<Record<string, string>>,
+): void {
+  send(ctx, ctx.host.adapter.renderError(ctx.state, code, detail, facts), extra);
+}
+
+/** Answer a refusal returned by a stage. */
+export function refuse(ctx: RequestContext, refusal: Refusal): void {
+  fail(ctx, refusal.code, refusal.detail, refusal.facts ?? NO_FACTS, refusal.headers ?? NO_HEADERS);
+}
+
+/** Answer the settled backend outcome: the rendered record, or the settlement's error (with quota headers). */
+export function render(
+  ctx: RequestContext,
+  settlement: Settlement,
+  outcome: BackendOutcome,
+  record: AdapterResponse | null,
+): void {
+  const reply = settlement.reply;
+  if (reply === null) return;
+  if (reply === 'record') {
+    if (record !== null) send(ctx, record, ctx.quota);
+    return;
+  }
+  if (!settlement.backendDetail || outcome.kind !== 'answer') {
+    return fail(ctx, reply, settlement.detail, NO_FACTS, ctx.quota);
+  }
+  const json = parseJsonObject(outcome.body);
+  const detail = json?.['detail'];
+  const parameter = json?.['parameter'];
+  fail(
+    ctx,
+    reply,
+    typeof detail === 'string' ? detail : settlement.detail,
+    typeof parameter === 'string' ? { parameter } : NO_FACTS,
+    ctx.quota,
+  );
+}
+
+/** Answer a thrown fault: an unreachable store is 503 store_unavailable, anything else a bug (500 internal). */
+export function answerFault(ctx: RequestContext, err: unknown): void {
+  if (err instanceof StoreFault) {
+    ctx.deps.logger.error({ err: err.message }, 'store unavailable');
+    fail(
+      ctx,
+      'store_unavailable',
+      'The service is temporarily unavailable. Try again shortly.',
+      NO_FACTS,
+      NO_HEADERS,
+    );
+  } else {
+    ctx.deps.logger.error({ err }, 'request failed');
+    fail(ctx, 'internal', 'An internal error occurred.', NO_FACTS, NO_HEADERS);
+  }
+}

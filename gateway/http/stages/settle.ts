@@ -1,0 +1,23 @@
+/** Stage: settle. Decides keep-or-release from the D11 table and releases; it renders nothing. */
+import type { BackendOutcome } from '../backend';
+import type { RequestContext } from '../context';
+import { settlementFor, type Settlement } from '../settlement';
+
+/** Settle an answered (or failed) forward: release the admission unless D11 keeps it. */
+export async function settle(
+  ctx: RequestContext,
+  outcome: BackendOutcome,
+  rendered: boolean,
+): Promise<Settlement> {
+  const settlement = settlementFor(outcome, rendered);
+  if (settlement.keep) return settlement;
+  const { store, logger } = ctx.deps;
+  if (ctx.ticket !== null) {
+    await store.release(ctx.ticket).catch((err: unknown) => logger.error({ err }, 'release failed'));
+  }
+  if (outcome.kind === 'unavailable') logger.warn({ reason: outcome.reason }, 'backend unavailable');
+  else if (settlement.kind === 'failed' && outcome.kind === 'answer') {
+    logger.warn({ status: outcome.status }, 'backend error');
+  }
+  return settlement;
+}
