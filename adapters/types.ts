@@ -6,6 +6,7 @@
  */
 import type { IpRecord, ReverseRecord } from '../backend/records';
 import type { ErrorFacts, GatewayCode } from '../gateway/core/errors';
+import type { ClientTexts } from './common/texts';
 
 /** The parts of an incoming request an adapter may read. Header names are lower-case. */
 export interface AdapterRequest {
@@ -67,4 +68,9 @@ export interface Adapter<S = unknown> {
    * be parsed. `headers` from the gateway (Retry-After, X-Quota-*, RateLimit*) are merged by the gateway, not here.
    */
   renderError(state: S | null, code: GatewayCode, detail: string, facts: ErrorFacts): AdapterResponse;
+  /**
+   * The D24 table texts this provider's clients read, which replace the gateway's message (adapters/common/texts.ts);
+   * the gateway applies them with `publicMessage` before `renderError`, on every refusal of this host.
+   */
+  readonly clientTexts?: ClientTexts;
 }

@@ -5,6 +5,7 @@
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Logger } from 'pino';
+import { publicMessage } from '../../adapters/common/texts';
 import type { AdapterResponse, BackendCall } from '../../adapters/types';
 import type { Clock } from '../core/clock';
 import type { ErrorFacts, GatewayCode } from '../core/errors';
@@ -96,7 +97,10 @@ export function createPipeline(deps: PipelineDeps): HostHandler {
       detail: string,
       facts: ErrorFacts = {},
       extra: Record<string, string> = {},
-    ): void => send(host.adapter.renderError(state, code, detail, facts), extra);
+    ): void => {
+      const text = publicMessage(host.adapter.clientTexts, code, detail);
+      send(host.adapter.renderError(state, code, text, facts), extra);
+    };
 
     try {
       await run();
