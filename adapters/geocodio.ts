@@ -7,6 +7,7 @@ import type { ErrorFacts, GatewayCode } from '../gateway/core/errors';
 import { parseLatLonPair } from './common/coords';
 import { bearerCredential, queryCredentials } from './common/credentials';
 import type { ErrorTable } from './common/parse';
+import { textsFrom } from './common/texts';
 import { methodRefusal, once, refuse } from './common/parse';
 import { compact, regionLetters, resultPoint } from './common/place';
 import { parseQuery } from './common/query';
@@ -45,6 +46,16 @@ export const GEOCODIO_ERRORS: ErrorTable<GeocodioError> = {
   store_unavailable: { status: 503, error: 'Server error' },
   internal: { status: 500, error: 'Server error' },
 };
+
+/**
+ * Texts Geocodio's clients read (docs/providers/geocodio.md): geopy raises GeocoderQuotaExceeded only when a 403 body's
+ * `error` contains "You can't make this request as it is above your daily maximum." (geocodio.py:222-227), so that
+ * sentence leads; the gateway's message follows it.
+ */
+export const GEOCODIO_TEXTS = textsFrom(GEOCODIO_ERRORS, 'error', {
+  quota_exceeded: 'appended',
+  no_credits: 'appended',
+});
 
 const PATH = /^\/v(1|1\.\d+|2)\/reverse$/;
 
@@ -109,4 +120,5 @@ export const geocodio: Adapter<GeocodioState> = {
   renderReverse,
   renderIp: (_s: GeocodioState, _r: IpRecord) => renderError(null, 'not_found', '', {}),
   renderError,
+  clientTexts: GEOCODIO_TEXTS,
 };

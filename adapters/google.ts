@@ -7,6 +7,7 @@ import type { ErrorFacts, GatewayCode } from '../gateway/core/errors';
 import { parseLatLonPair } from './common/coords';
 import { queryCredentials } from './common/credentials';
 import type { ErrorTable } from './common/parse';
+import { textsFrom } from './common/texts';
 import { methodRefusal, once, refuse } from './common/parse';
 import { placeNumber, regionLetters, resultPoint } from './common/place';
 import { parseQuery } from './common/query';
@@ -87,6 +88,22 @@ export const GOOGLE_ERRORS: ErrorTable<GoogleError> = {
     message: 'Server error; the request may succeed if you try again.',
   },
 };
+
+/**
+ * Google's clients decide by `status` and show `error_message` as the error's text (geopy google.py:438, node-geocoder
+ * "Status is <status>. <error_message>"), so the table's Google sentences are what they show; where the gateway knows
+ * more (when a slot frees, when the allowance resets) its message follows (docs/providers/google.md).
+ */
+export const GOOGLE_TEXTS = textsFrom(GOOGLE_ERRORS, 'message', {
+  missing_key: 'replaced',
+  invalid_key: 'replaced',
+  key_revoked: 'replaced',
+  no_credits: 'replaced',
+  account_suspended: 'replaced',
+  key_ip_limit: 'appended',
+  account_ip_limit: 'appended',
+  quota_exceeded: 'appended',
+});
 
 const PATH = '/maps/api/geocode/json';
 
@@ -193,4 +210,5 @@ export const google: Adapter<GoogleState> = {
   renderIp: (_s: GoogleState, _r: IpRecord) =>
     renderError(null, 'not_found', 'IP lookups are not served here', {}),
   renderError,
+  clientTexts: GOOGLE_TEXTS,
 };

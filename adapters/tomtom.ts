@@ -10,6 +10,7 @@ import { alpha3 } from './common/country';
 import { parseLatLon, splitPair } from './common/coords';
 import { queryCredentials } from './common/credentials';
 import type { ErrorTable } from './common/parse';
+import type { ClientTexts } from './common/texts';
 import { methodRefusal, refuse } from './common/parse';
 import { compact, distanceMetres, regionLetters, resultPoint } from './common/place';
 import { json } from './common/respond';
@@ -43,6 +44,16 @@ export const TOMTOM_ERRORS: ErrorTable<TomtomError> = {
   backend_timeout: { status: 504, code: 'GatewayTimeout' },
   store_unavailable: { status: 503, code: 'ServiceUnavailable' },
   internal: { status: 500, code: 'InternalServerError' },
+};
+
+/**
+ * The text TomTom's clients read: geopy raises GeocoderQuotaExceeded only for an error body that contains "Developer
+ * Over Qps" (tomtom.py:226), TomTom's own over-limit text; otherwise a 403 is "insufficient privileges". So the
+ * allowance refusals lead with it, and the gateway's message follows (docs/providers/tomtom.md).
+ */
+export const TOMTOM_TEXTS: ClientTexts = {
+  quota_exceeded: { text: 'Developer Over Qps', gateway: 'appended' },
+  no_credits: { text: 'Developer Over Qps', gateway: 'appended' },
 };
 
 const PATH = /^\/search\/2\/reverseGeocode\/([^/]+)\.([a-z]+)$/;
@@ -112,4 +123,5 @@ export const tomtom: Adapter<TomtomState> = {
   renderReverse,
   renderIp: (_s: TomtomState, _r: IpRecord) => renderError(null, 'not_found', '', {}),
   renderError,
+  clientTexts: TOMTOM_TEXTS,
 };
