@@ -8,8 +8,8 @@ import { queryCredentials } from './common/credentials';
 import { hasPlace, renderNominatim } from './common/nominatim-format';
 import type { NominatimView } from './common/nominatim-format';
 import { readNominatimRequest } from './common/nominatim-request';
-import type { ErrorTable } from './common/parse';
-import { methodRefusal } from './common/parse';
+import type { ErrorTable, RequestForm } from './common/parse';
+import { methodRefusal, routePath } from './common/parse';
 import { parseQuery, type Query } from './common/query';
 import { json, xml, xmlEscape } from './common/respond';
 import type { Adapter, AdapterRequest, AdapterResponse, ParseResult } from './types';
@@ -57,8 +57,23 @@ function refusalView(q: Query): NominatimView {
   return { format, zoom: 18, addressdetails: true, echo: '' };
 }
 
+/** The request forms this host accepts (issue 16 item 1); each is parsed in test/unit/adapters/request-forms.test.ts. */
+export const LOCATIONIQ_FORMS: readonly RequestForm[] = [
+  {
+    example: '/v1/reverse?key=K&lat=48.8584&lon=2.2945&format=json&addressdetails=1',
+    clients: 'node-geocoder locationiq',
+  },
+  {
+    example: '/v1/reverse.php?key=K&lat=48.8584&lon=2.2945&format=json',
+    clients: 'the .php path of older clients',
+  },
+  { example: '/v1/reverse?key=K&lat=48.8584&lon=2.2945&format=xml', clients: 'xml output' },
+  { example: '/v1/reverse?key=K&lat=48.8584&lon=2.2945', clients: 'json by default' },
+  { example: '/v1/reverse/?key=K&lat=48.8584&lon=2.2945&format=json', clients: 'trailing slash' },
+];
+
 function parse(req: AdapterRequest): ParseResult<NominatimView> {
-  if (!PATHS.has(req.path)) return null;
+  if (!PATHS.has(routePath(req.path))) return null;
   const refusal = methodRefusal(req);
   if (refusal) return refusal;
   const q = parseQuery(req.query);

@@ -9,8 +9,8 @@ import { queryCredentials } from './common/credentials';
 import { nominatimXmlError, renderNominatim, renderUnableToGeocode } from './common/nominatim-format';
 import type { NominatimView } from './common/nominatim-format';
 import { readNominatimRequest } from './common/nominatim-request';
-import type { ErrorTable } from './common/parse';
-import { methodRefusal } from './common/parse';
+import type { ErrorTable, RequestForm } from './common/parse';
+import { methodRefusal, routePath } from './common/parse';
 import { parseQuery, type Query } from './common/query';
 import { json } from './common/respond';
 import type { Adapter, AdapterRequest, AdapterResponse, ParseResult } from './types';
@@ -64,8 +64,21 @@ function refusalView(q: Query): NominatimView | null {
   return known ? { format: known, zoom: 18, addressdetails: true, echo: '' } : null;
 }
 
+/** The request forms this host accepts (issue 16 item 1); each is parsed in test/unit/adapters/request-forms.test.ts. */
+export const NOMINATIM_FORMS: readonly RequestForm[] = [
+  {
+    example: '/reverse?lat=48.8584&lon=2.2945&format=json&addressdetails=1&key=K',
+    clients: 'node-geocoder openstreetmap, geopy Nominatim',
+  },
+  { example: '/reverse?lat=48.8584&lon=2.2945', clients: 'Geo::Coder::OSM (default xml)' },
+  { example: '/reverse.php?lat=48.8584&lon=2.2945&format=jsonv2', clients: 'the deprecated .php path' },
+  { example: '/reverse?lat=48.8584&lon=2.2945&format=geojson', clients: 'geojson output' },
+  { example: '/reverse?lat=48.8584&lon=2.2945&format=geocodejson', clients: 'geocodejson output' },
+  { example: '/reverse/?lat=48.8584&lon=2.2945&format=json', clients: 'trailing slash' },
+];
+
 function parse(req: AdapterRequest): ParseResult<NominatimView> {
-  if (!PATHS.has(req.path)) return null;
+  if (!PATHS.has(routePath(req.path))) return null;
   const refusal = methodRefusal(req);
   if (refusal) return refusal;
   const q = parseQuery(req.query);

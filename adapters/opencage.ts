@@ -7,8 +7,8 @@ import type { ErrorFacts, GatewayCode } from '../gateway/core/errors';
 import { alpha3 } from './common/country';
 import { parseLatLonPair } from './common/coords';
 import { queryCredentials } from './common/credentials';
-import type { ErrorTable } from './common/parse';
-import { methodRefusal, once, refuse } from './common/parse';
+import type { ErrorTable, RequestForm } from './common/parse';
+import { methodRefusal, once, refuse, routePath } from './common/parse';
 import { compact, regionLetters, resultPoint, smallBox } from './common/place';
 import { parseQuery } from './common/query';
 import { json } from './common/respond';
@@ -54,8 +54,19 @@ const ENVELOPE = {
   thanks: 'For using an OpenCage Data API compatible host',
 };
 
+/** The request forms this host accepts (issue 16 item 1); each is parsed in test/unit/adapters/request-forms.test.ts. */
+export const OPENCAGE_FORMS: readonly RequestForm[] = [
+  {
+    example: '/geocode/v1/json?q=48.8584,2.2945&key=K',
+    clients: 'opencage-api-client, geopy OpenCage (opencage.py:24)',
+  },
+  { example: '/geocode/v1/json?key=K&q=48.8584+2.2945', clients: 'node-geocoder opencage (space)' },
+  { example: '/geocode/v1/json?q=48.8584%2C%202.2945&key=K', clients: 'comma and space, encoded' },
+  { example: '/geocode/v1/json/?q=48.8584,2.2945&key=K', clients: 'trailing slash' },
+];
+
 function parse(req: AdapterRequest): ParseResult<OpencageState> {
-  if (req.path !== '/geocode/v1/json') return null;
+  if (routePath(req.path) !== '/geocode/v1/json') return null;
   const refusal = methodRefusal(req);
   if (refusal) return refusal;
   const q = parseQuery(req.query);

@@ -9,9 +9,9 @@ import type { ErrorFacts, GatewayCode } from '../gateway/core/errors';
 import { alpha3 } from './common/country';
 import { parseLatLon, splitPair } from './common/coords';
 import { queryCredentials } from './common/credentials';
-import type { ErrorTable } from './common/parse';
+import type { ErrorTable, RequestForm } from './common/parse';
 import type { ClientTexts } from './common/texts';
-import { methodRefusal, refuse } from './common/parse';
+import { methodRefusal, refuse, routePath } from './common/parse';
 import { compact, distanceMetres, regionLetters, resultPoint } from './common/place';
 import { json } from './common/respond';
 import type { Adapter, AdapterRequest, AdapterResponse, ParseResult } from './types';
@@ -58,8 +58,18 @@ export const TOMTOM_TEXTS: ClientTexts = {
 
 const PATH = /^\/search\/2\/reverseGeocode\/([^/]+)\.([a-z]+)$/;
 
+/** The request forms this host accepts (issue 16 item 1); each is parsed in test/unit/adapters/request-forms.test.ts. */
+export const TOMTOM_FORMS: readonly RequestForm[] = [
+  { example: '/search/2/reverseGeocode/48.8584,2.2945.json?key=K', clients: 'TomTom docs' },
+  {
+    example: '/search/2/reverseGeocode/48.8584%2C2.2945.json?key=K',
+    clients: 'geopy TomTom (tomtom.py:21, position quoted)',
+  },
+  { example: '/search/2/reverseGeocode/48.8584,2.2945.json/?key=K', clients: 'trailing slash' },
+];
+
 function parse(req: AdapterRequest): ParseResult<TomtomState> {
-  const m = PATH.exec(req.path);
+  const m = PATH.exec(routePath(req.path));
   if (!m) return null;
   const refusal = methodRefusal(req);
   if (refusal) return refusal;
