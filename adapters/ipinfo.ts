@@ -13,7 +13,14 @@ import type { ErrorTable } from './common/parse';
 import { methodRefusal, refuse, routePath, type RequestForm } from './common/parse';
 import { compact } from './common/place';
 import { json } from './common/respond';
-import type { Adapter, AdapterRequest, AdapterResponse, ParseResult } from './types';
+import type {
+  AccountEndpoints,
+  AccountView,
+  Adapter,
+  AdapterRequest,
+  AdapterResponse,
+  ParseResult,
+} from './types';
 
 /** Which ipinfo response layout to render. */
 export interface IpinfoState {
@@ -164,6 +171,28 @@ function renderError(
   return json(row.status, { status: row.status, error: { title: row.title, message: detail || row.title } });
 }
 
+/**
+ * ipinfo's `GET /me` (issue 16 item 4), not counted: `{"requests":{"day","month","limit","remaining"},"features"}`.
+ * The limit is the gateway's daily free allowance (ipinfo's own is monthly); an Unlimited key has no limit (null).
+ * ipinfo also echoes the token; this host never writes a key into a body.
+ */
+const account: AccountEndpoints<IpinfoState> = {
+  parse: (req) =>
+    routePath(req.path) === '/me' && req.method.toUpperCase() === 'GET'
+      ? { needsKey: true, state: { api: 'standard' } }
+      : null,
+  render: (_state, view: AccountView | null) =>
+    json(200, {
+      requests: {
+        day: view?.today ?? 0,
+        month: view?.month ?? 0,
+        limit: view?.rate?.limit ?? null,
+        remaining: view?.rate?.remaining ?? null,
+      },
+      features: {},
+    }),
+};
+
 /** The ipinfo adapter. */
 export const ipinfo: Adapter<IpinfoState> = {
   name: 'ipinfo',
@@ -174,4 +203,5 @@ export const ipinfo: Adapter<IpinfoState> = {
     renderError(null, 'not_found', 'Reverse geocoding is not served here', {}),
   renderIp,
   renderError,
+  account,
 };

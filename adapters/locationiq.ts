@@ -12,7 +12,14 @@ import type { ErrorTable, RequestForm } from './common/parse';
 import { methodRefusal, routePath } from './common/parse';
 import { parseQuery, type Query } from './common/query';
 import { json, xml, xmlEscape } from './common/respond';
-import type { Adapter, AdapterRequest, AdapterResponse, ParseResult } from './types';
+import type {
+  AccountEndpoints,
+  AccountView,
+  Adapter,
+  AdapterRequest,
+  AdapterResponse,
+  ParseResult,
+} from './types';
 
 /** A LocationIQ error: status and the documented `error` text. */
 export interface LocationiqError {
@@ -110,6 +117,29 @@ function renderReverse(state: NominatimView, r: ReverseRecord): AdapterResponse 
     : renderError(state, 'not_found', '', {});
 }
 
+/**
+ * LocationIQ's `GET /v1/balance?key=` (issue 16 item 4), not counted: `{"status":"ok","balance":{"day","bonus"}}`
+ * with `day` the requests left in today's free allowance (null for an Unlimited key, which has no daily cap) and
+ * `bonus` the requests the account's balance still pays for.
+ */
+const account: AccountEndpoints<NominatimView> = {
+  parse: (req) =>
+    routePath(req.path) === '/v1/balance' && req.method.toUpperCase() === 'GET'
+      ? { needsKey: true, state: refusalView(parseQuery(req.query)) }
+      : null,
+  render: (state, view: AccountView | null) => {
+    const day = view?.rate ? view.rate.remaining : null;
+    const bonus = view?.paid ?? 0;
+    if (state.format === 'xml') {
+      return xml(
+        200,
+        `<?xml version="1.0" encoding="UTF-8" ?>\n<balance><status>ok</status><day>${day ?? ''}</day><bonus>${bonus}</bonus></balance>`,
+      );
+    }
+    return json(200, { status: 'ok', balance: { day, bonus } });
+  },
+};
+
 /** The LocationIQ adapter. */
 export const locationiq: Adapter<NominatimView> = {
   name: 'locationiq',
@@ -119,4 +149,5 @@ export const locationiq: Adapter<NominatimView> = {
   renderReverse,
   renderIp: (_s: NominatimView, _r: IpRecord) => renderError(null, 'not_found', '', {}),
   renderError,
+  account,
 };

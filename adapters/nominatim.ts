@@ -13,7 +13,7 @@ import type { ErrorTable, RequestForm } from './common/parse';
 import { methodRefusal, routePath } from './common/parse';
 import { parseQuery, type Query } from './common/query';
 import { json } from './common/respond';
-import type { Adapter, AdapterRequest, AdapterResponse, ParseResult } from './types';
+import type { AccountEndpoints, Adapter, AdapterRequest, AdapterResponse, ParseResult } from './types';
 
 /**
  * How a refusal looks in JSON: `object` is Nominatim's own `{"error":{"code","message"}}` (v1/format.py); `string` is
@@ -109,6 +109,35 @@ function renderError(
   );
 }
 
+/**
+ * Nominatim's `GET /status` and `/status.php` (issue 16 item 4), not counted and needing no key (Nominatim has
+ * none): `format=text` (the default) answers "OK", `format=json` `{"status":0,"message":"OK",...}`. It says the
+ * gateway is serving; backend health is `/readyz` (D27).
+ */
+export function nominatimStatus(req: AdapterRequest): AdapterResponse | null {
+  const path = routePath(req.path);
+  if ((path !== '/status' && path !== '/status.php') || req.method.toUpperCase() !== 'GET') return null;
+  const formats = parseQuery(req.query).get('format') ?? ['text'];
+  const format = formats.length === 1 ? formats[0] : undefined;
+  if (format === 'text')
+    return { status: 200, headers: { 'content-type': 'text/plain; charset=utf-8' }, body: 'OK' };
+  if (format === 'json') return json(200, { status: 0, message: 'OK', software_version: 'geogate' });
+  return {
+    status: 400,
+    headers: { 'content-type': 'text/plain; charset=utf-8' },
+    body: "ERROR 400: Parameter 'format' must be one of: text, json",
+  };
+}
+
+/** `/status` needs no key: its answer is known at parse time and is the endpoint's state. */
+const account: AccountEndpoints<AdapterResponse> = {
+  parse: (req) => {
+    const answer = nominatimStatus(req);
+    return answer ? { needsKey: false, state: answer } : null;
+  },
+  render: (answer) => answer,
+};
+
 /** The Nominatim adapter. */
 export const nominatim: Adapter<NominatimView> = {
   name: 'nominatim',
@@ -119,4 +148,5 @@ export const nominatim: Adapter<NominatimView> = {
   renderIp: (_s: NominatimView, _r: IpRecord) =>
     renderError(null, 'not_found', 'IP lookups are not served here', {}),
   renderError,
+  account,
 };

@@ -12,7 +12,7 @@ import { methodRefusal, once, refuse, routePath } from './common/parse';
 import { compact, regionLetters, resultPoint, smallBox } from './common/place';
 import { parseQuery } from './common/query';
 import { json } from './common/respond';
-import type { Adapter, AdapterRequest, AdapterResponse, ParseResult } from './types';
+import type { Adapter, AdapterRequest, AdapterResponse, ParseResult, Rate } from './types';
 
 /** Rendering options: `no_annotations=1` drops the annotations block. */
 export interface OpencageState {
@@ -143,6 +143,26 @@ function renderError(
   });
 }
 
+/**
+ * OpenCage's `rate` object and `X-RateLimit-Limit/Remaining/Reset` headers, which it sends to keys with a free
+ * allowance and leaves out for subscriptions (issue 16 item 4); the gateway calls this only for the former. The member
+ * is spliced into the rendered JSON, so the body is not parsed again.
+ */
+function withRate(res: AdapterResponse, rate: Rate): AdapterResponse {
+  if (!res.body.startsWith('{')) return res;
+  const member = `"rate":${JSON.stringify({ limit: rate.limit, remaining: rate.remaining, reset: rate.reset })}`;
+  return {
+    status: res.status,
+    headers: {
+      ...res.headers,
+      'x-ratelimit-limit': String(rate.limit),
+      'x-ratelimit-remaining': String(rate.remaining),
+      'x-ratelimit-reset': String(rate.reset),
+    },
+    body: res.body === '{}' ? `{${member}}` : `{${member},${res.body.slice(1)}`,
+  };
+}
+
 /** The OpenCage adapter. */
 export const opencage: Adapter<OpencageState> = {
   name: 'opencage',
@@ -152,4 +172,5 @@ export const opencage: Adapter<OpencageState> = {
   renderReverse,
   renderIp: (_s: OpencageState, _r: IpRecord) => renderError(null, 'not_found', '', {}),
   renderError,
+  withRate,
 };

@@ -6,7 +6,7 @@ import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Logger } from 'pino';
 import { publicMessage } from '../../adapters/common/texts';
-import type { AdapterResponse, BackendCall } from '../../adapters/types';
+import type { AdapterResponse, BackendCall, Rate } from '../../adapters/types';
 import type { Clock } from '../core/clock';
 import type { ErrorFacts, GatewayCode } from '../core/errors';
 import type { CompiledConfig, CompiledHost } from '../config/compile';
@@ -17,6 +17,7 @@ import { planAdmission } from '../policy/planner';
 import type { AdmissionResult, Store, Ticket } from '../store/types';
 import type { BackendOutcome, Forwarder } from './backend';
 import { CORS_HEADERS, PREFLIGHT_HEADERS, quotaHeaders } from './headers';
+import { accountCall, rateOf } from './account-call';
 import { describeRefusal } from './refusals';
 import { isStoreUnavailable } from './store-faults';
 import { adapterRequest, flatHeaders, isFormBody, parseForm, readBody, splitUrl } from './request';
@@ -151,6 +152,22 @@ export function createPipeline(deps: PipelineDeps): HostHandler {
       }
       const headers = flatHeaders(req);
       const areq = adapterRequest(method, path, query, headers, formText, host.adapter.credentialParams);
+      const endpoints = host.adapter.account;
+      const account = endpoints?.parse(areq);
+      if (endpoints && account) {
+        // Account endpoints (issue 16 item 4): identified like any request, never counted.
+        state = account.state;
+        const out = await accountCall(
+          { config, store, now: clock.now() },
+          host.adapter,
+          account,
+          areq,
+          form,
+          req,
+        );
+        if (out.kind === 'refuse') return fail(out.code, out.detail, out.facts);
+        return send(endpoints.render(account.state, out.view));
+      }
       const parsed = host.adapter.parse(areq);
       if (parsed === null) return fail('not_found', 'There is no endpoint at this path.');
       if (!parsed.ok) {
@@ -189,6 +206,7 @@ export function createPipeline(deps: PipelineDeps): HostHandler {
 
       let identity: Identity;
       let admitted: Extract<AdmissionResult, { admitted: true }> | null = null;
+      let rate: Rate | null = null;
       let now = clock.now();
       try {
         const found = await storeCall(() =>
@@ -222,6 +240,7 @@ export function createPipeline(deps: PipelineDeps): HostHandler {
           );
         }
         admitted = result;
+        rate = rateOf(plan, result.quota);
       } catch (err) {
         // onStoreFailure: open serves the request uncounted while the store is down (issue 4).
         if (!(err instanceof StoreFault) || config.onStoreFailure !== 'open') throw err;
@@ -230,7 +249,7 @@ export function createPipeline(deps: PipelineDeps): HostHandler {
 
       const extra = admitted ? quotaHeaders(rules, admitted.quota, now, false) : {};
       const outcome = await deps.forward(req, res, call);
-      await settle(outcome, call, admitted?.ticket ?? null, extra);
+      await settle(outcome, call, admitted?.ticket ?? null, extra, rate);
     }
 
     /** Keep the charge for an answer the backend gave; release it for anything else (D11). */
@@ -239,6 +258,7 @@ export function createPipeline(deps: PipelineDeps): HostHandler {
       call: BackendCall,
       ticket: Ticket | null,
       extra: Record<string, string>,
+      rate: Rate | null,
     ): Promise<void> {
       const release = async (): Promise<void> => {
         if (!ticket) return;
@@ -264,7 +284,8 @@ export function createPipeline(deps: PipelineDeps): HostHandler {
           call.kind === 'reverse'
             ? host.adapter.renderReverse(state, json as never)
             : host.adapter.renderIp(state, json as never);
-        return send(r, extra);
+        // OpenCage shows the free allowance in the body and X-RateLimit-* (issue 16 item 4).
+        return send(rate && host.adapter.withRate ? host.adapter.withRate(r, rate) : r, extra);
       }
       if (outcome.status === 404) {
         // D11: "no result found" is an answer the backend gave, so it stays charged.
