@@ -240,7 +240,8 @@ export function createPipeline(deps: PipelineDeps): HostHandler {
           );
         }
         admitted = result;
-        rate = rateOf(plan, result.quota);
+        // Only hosts that show it (OpenCage) pay for the rate object.
+        if (host.adapter.withRate) rate = rateOf(plan, result.quota);
       } catch (err) {
         // onStoreFailure: open serves the request uncounted while the store is down (issue 4).
         if (!(err instanceof StoreFault) || config.onStoreFailure !== 'open') throw err;
