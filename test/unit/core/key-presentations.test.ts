@@ -8,6 +8,7 @@ import {
   keyPrefix,
   keyPresentations,
 } from '../../../gateway/core/keys';
+import { findCredential } from '../../../gateway/policy/credentials';
 
 describe('provider-shaped keys (D28)', () => {
   it('presents a key as AIza + the same 43 characters', () => {
@@ -34,5 +35,27 @@ describe('provider-shaped keys (D28)', () => {
     expect(canonicalKey('AIza' + 'a'.repeat(42) + '-')).toBeNull();
     expect(isKeySyntax('aiza' + 'a'.repeat(43))).toBe(false);
     expect(() => googleKey('not-a-key')).toThrow('not a key');
+  });
+});
+
+describe('credentials in two presentations (D12, D28)', () => {
+  it('are one key, not conflicting credentials; two different keys still conflict', () => {
+    const key = generateKey();
+    const request = (query: string) => ({
+      method: 'GET',
+      path: '/v1/reverse',
+      query,
+      headers: { 'x-api-key': key },
+    });
+    const same = findCredential(request(`key=${googleKey(key)}`), ['x-api-key', 'query-key'], [], null);
+    expect(same.kind).toBe('key');
+    expect(same.kind === 'key' && hashKey(same.value, 'p')).toBe(hashKey(key, 'p'));
+    const other = findCredential(
+      request(`key=${googleKey(generateKey())}`),
+      ['x-api-key', 'query-key'],
+      [],
+      null,
+    );
+    expect(other.kind).toBe('conflict');
   });
 });
