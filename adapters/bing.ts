@@ -10,8 +10,8 @@ import { parseLatLon, splitPair } from './common/coords';
 import { queryCredentials } from './common/credentials';
 import type { Level } from './common/level';
 import { answerLevel, nameAt } from './common/level';
-import type { ErrorTable } from './common/parse';
-import { methodRefusal, refuse } from './common/parse';
+import type { ErrorTable, RequestForm } from './common/parse';
+import { methodRefusal, refuse, routePath } from './common/parse';
 import { compact, regionLetters, resultPoint, smallBox } from './common/place';
 import { parseQuery } from './common/query';
 import { json } from './common/respond';
@@ -69,8 +69,22 @@ function levelFor(types: string | undefined): Level | null {
   return (['locality', 'region', 'country'] as const).find((l) => levels.includes(l)) ?? null;
 }
 
+/** The request forms this host accepts (issue 16 item 1); each is parsed in test/unit/adapters/request-forms.test.ts. */
+export const BING_FORMS: readonly RequestForm[] = [
+  {
+    example: '/REST/v1/Locations/48.8584,2.2945?key=K',
+    clients: 'node-geocoder virtualearth, geopy Bing (bing.py:35)',
+  },
+  { example: '/REST/V1/Locations/48.8584%2C2.2945?key=K&o=json', clients: 'path case and encoded comma' },
+  {
+    example: '/rest/v1/locations/48.8584,2.2945?includeentitytypes=PopulatedPlace&key=K',
+    clients: 'case-insensitive path and parameter names',
+  },
+  { example: '/REST/v1/Locations/48.8584,2.2945/?key=K', clients: 'trailing slash' },
+];
+
 function parse(req: AdapterRequest): ParseResult<BingState> {
-  const m = PATH.exec(req.path);
+  const m = PATH.exec(routePath(req.path));
   if (!m) return null;
   const refusal = methodRefusal(req);
   if (refusal) return refusal;

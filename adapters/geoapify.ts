@@ -9,8 +9,8 @@ import { parseLatLon } from './common/coords';
 import { queryCredentials } from './common/credentials';
 import type { Level } from './common/level';
 import { answerLevel, nameAt } from './common/level';
-import type { ErrorTable } from './common/parse';
-import { methodRefusal, once, refuse } from './common/parse';
+import type { ErrorTable, RequestForm } from './common/parse';
+import { methodRefusal, once, refuse, routePath } from './common/parse';
 import { compact, distanceMetres, placeNumber, regionLetters, resultPoint, smallBox } from './common/place';
 import { parseQuery } from './common/query';
 import { json } from './common/respond';
@@ -52,8 +52,19 @@ export const GEOAPIFY_ERRORS: ErrorTable<GeoapifyError> = {
 
 const TYPES: Record<string, Level> = { city: 'locality', state: 'region', country: 'country' };
 
+/** The request forms this host accepts (issue 16 item 1); each is parsed in test/unit/adapters/request-forms.test.ts. */
+export const GEOAPIFY_FORMS: readonly RequestForm[] = [
+  {
+    example: '/v1/geocode/reverse?lat=48.8584&lon=2.2945&apiKey=K',
+    clients: 'Geoapify docs, geopy-style clients',
+  },
+  { example: '/v1/geocode/reverse?lat=48.8584&lon=2.2945&format=json&apiKey=K', clients: 'format=json' },
+  { example: '/v1/geocode/reverse?lat=48.8584&lon=2.2945&type=city&apiKey=K', clients: 'type filter' },
+  { example: '/v1/geocode/reverse/?lat=48.8584&lon=2.2945&apiKey=K', clients: 'trailing slash' },
+];
+
 function parse(req: AdapterRequest): ParseResult<GeoapifyState> {
-  if (req.path !== '/v1/geocode/reverse') return null;
+  if (routePath(req.path) !== '/v1/geocode/reverse') return null;
   const refusal = methodRefusal(req);
   if (refusal) return refusal;
   const q = parseQuery(req.query);

@@ -6,8 +6,9 @@ import type { IpRecord, ReverseRecord } from '../backend/records';
 import type { ErrorFacts, GatewayCode } from '../gateway/core/errors';
 import { parseLatLonPair } from './common/coords';
 import { bearerCredential, queryCredentials } from './common/credentials';
-import type { ErrorTable } from './common/parse';
-import { methodRefusal, once, refuse } from './common/parse';
+import type { ErrorTable, RequestForm } from './common/parse';
+import { textsFrom } from './common/texts';
+import { methodRefusal, once, refuse, routePath } from './common/parse';
 import { compact, regionLetters, resultPoint } from './common/place';
 import { parseQuery } from './common/query';
 import { json } from './common/respond';
@@ -46,10 +47,29 @@ export const GEOCODIO_ERRORS: ErrorTable<GeocodioError> = {
   internal: { status: 500, error: 'Server error' },
 };
 
+/**
+ * Texts Geocodio's clients read (docs/providers/geocodio.md): geopy raises GeocoderQuotaExceeded only when a 403 body's
+ * `error` contains "You can't make this request as it is above your daily maximum." (geocodio.py:222-227), so that
+ * sentence leads; the gateway's message follows it.
+ */
+export const GEOCODIO_TEXTS = textsFrom(GEOCODIO_ERRORS, 'error', {
+  quota_exceeded: 'appended',
+  no_credits: 'appended',
+});
+
 const PATH = /^\/v(1|1\.\d+|2)\/reverse$/;
 
+/** The request forms this host accepts (issue 16 item 1); each is parsed in test/unit/adapters/request-forms.test.ts. */
+export const GEOCODIO_FORMS: readonly RequestForm[] = [
+  { example: '/v1.7/reverse?q=48.8584,2.2945&api_key=K', clients: 'node-geocoder geocodio' },
+  { example: '/v1.6/reverse?q=48.8584%2C2.2945&api_key=K', clients: 'geopy Geocodio (geocodio.py:37)' },
+  { example: '/v1/reverse?q=48.8584,2.2945', clients: 'geocodio-library-node (Authorization: Bearer)' },
+  { example: '/v2/reverse?q=48.8584,2.2945&api_key=K', clients: 'v2 beta' },
+  { example: '/v1.11/reverse/?q=48.8584,2.2945&api_key=K', clients: 'trailing slash' },
+];
+
 function parse(req: AdapterRequest): ParseResult<GeocodioState> {
-  if (!PATH.test(req.path)) return null;
+  if (!PATH.test(routePath(req.path))) return null;
   const refusal = methodRefusal(req);
   if (refusal) return refusal;
   const text = once(parseQuery(req.query), 'q');
@@ -109,4 +129,5 @@ export const geocodio: Adapter<GeocodioState> = {
   renderReverse,
   renderIp: (_s: GeocodioState, _r: IpRecord) => renderError(null, 'not_found', '', {}),
   renderError,
+  clientTexts: GEOCODIO_TEXTS,
 };

@@ -7,15 +7,19 @@ import type { ErrorFacts, GatewayCode } from '../gateway/core/errors';
 import { parseLatLonPair } from './common/coords';
 import { queryCredentials } from './common/credentials';
 import type { ErrorTable } from './common/parse';
-import { methodRefusal, once, refuse } from './common/parse';
+import { textsFrom } from './common/texts';
+import { methodRefusal, once, refuse, routePath, type RequestForm } from './common/parse';
 import { placeNumber, regionLetters, resultPoint } from './common/place';
 import { parseQuery } from './common/query';
-import { json } from './common/respond';
+import { json, xml } from './common/respond';
+import { googleXml, type GoogleBody } from './common/google-xml';
 import type { Adapter, AdapterRequest, AdapterResponse, ParseResult } from './types';
 
 /** What rendering needs to remember: whether the result_type / location_type filters admit our locality result. */
 export interface GoogleState {
   filtersMatch: boolean;
+  /** The output format in the path: json (the default) or xml. */
+  output?: 'json' | 'xml';
 }
 
 /** A Google body status with the HTTP status it travels with (200 except for unknown paths). */
@@ -88,28 +92,67 @@ export const GOOGLE_ERRORS: ErrorTable<GoogleError> = {
   },
 };
 
-const PATH = '/maps/api/geocode/json';
+/**
+ * Google's clients decide by `status` and show `error_message` as the error's text (geopy google.py:438, node-geocoder
+ * "Status is <status>. <error_message>"), so the table's Google sentences are what they show; where the gateway knows
+ * more (when a slot frees, when the allowance resets) its message follows (docs/providers/google.md).
+ */
+export const GOOGLE_TEXTS = textsFrom(GOOGLE_ERRORS, 'message', {
+  missing_key: 'replaced',
+  invalid_key: 'replaced',
+  key_revoked: 'replaced',
+  no_credits: 'replaced',
+  account_suspended: 'replaced',
+  key_ip_limit: 'appended',
+  account_ip_limit: 'appended',
+  quota_exceeded: 'appended',
+});
+
+const PATHS: Readonly<Record<string, 'json' | 'xml'>> = {
+  '/maps/api/geocode/json': 'json',
+  '/maps/api/geocode/xml': 'xml',
+};
+
+/** The request forms this host accepts (issue 16 item 1); each is parsed in test/unit/adapters/request-forms.test.ts. */
+export const GOOGLE_FORMS: readonly RequestForm[] = [
+  {
+    example: '/maps/api/geocode/json?latlng=48.8584,2.2945&key=K',
+    clients: 'google-maps-services-js, geopy GoogleV3',
+  },
+  {
+    example: '/maps/api/geocode/json?sensor=false&key=K&latlng=48.8584%2C2.2945',
+    clients: 'node-geocoder google, Geo::Coder::Googlev3',
+  },
+  {
+    example: '/maps/api/geocode/json?latlng=48.8584,2.2945&result_type=locality|political&language=fr&key=K',
+    clients: 'google-maps-services-js',
+  },
+  {
+    example: '/maps/api/geocode/xml?latlng=48.8584,2.2945&key=K',
+    clients: "Google's XML output (scripts, older SDKs)",
+  },
+  { example: '/maps/api/geocode/json/?latlng=48.8584,2.2945&key=K', clients: 'trailing slash' },
+];
 
 function listParam(value: string | undefined): string[] | undefined {
   return value === undefined || value === '' ? undefined : value.split('|').map((s) => s.trim());
 }
 
 function parse(req: AdapterRequest): ParseResult<GoogleState> {
-  if (req.path !== PATH) {
-    return req.path === '/maps/api/geocode/xml'
-      ? refuse('invalid_parameter', 'output', 'only json output is served')
-      : null;
-  }
+  const output = PATHS[routePath(req.path)];
+  if (output === undefined) return null;
+  const keep = (r: ParseResult<never>): ParseResult<GoogleState> =>
+    r && !r.ok && output === 'xml' ? { ...r, state: { filtersMatch: false, output } } : r;
   const refusal = methodRefusal(req);
-  if (refusal) return refusal;
+  if (refusal) return keep(refusal);
   const q = parseQuery(req.query);
   const latlng = once(q, 'latlng');
-  if ('refusal' in latlng) return latlng.refusal;
+  if ('refusal' in latlng) return keep(latlng.refusal);
   if (latlng.value === undefined && (q.has('address') || q.has('place_id') || q.has('components'))) {
-    return refuse('invalid_parameter', 'latlng', 'only reverse geocoding (latlng) is served');
+    return keep(refuse('invalid_parameter', 'latlng', 'only reverse geocoding (latlng) is served'));
   }
   const point = parseLatLonPair(latlng.value, 'latlng', false);
-  if (!point.ok) return refuse('invalid_parameter', point.parameter, point.detail);
+  if (!point.ok) return keep(refuse('invalid_parameter', point.parameter, point.detail));
   const types = listParam(q.get('result_type')?.[0]);
   const locationTypes = listParam(q.get('location_type')?.[0]);
   const filtersMatch =
@@ -117,7 +160,10 @@ function parse(req: AdapterRequest): ParseResult<GoogleState> {
     (locationTypes === undefined || locationTypes.includes('APPROXIMATE'));
   return {
     ok: true,
-    request: { call: { kind: 'reverse', lat: point.lat, lon: point.lon }, state: { filtersMatch } },
+    request: {
+      call: { kind: 'reverse', lat: point.lat, lon: point.lon },
+      state: output === 'xml' ? { filtersMatch, output } : { filtersMatch },
+    },
   };
 }
 
@@ -144,10 +190,15 @@ function addressComponents(r: ReverseRecord): { long_name: string; short_name: s
   return out;
 }
 
+/** A Google answer in the state's output format: JSON, or Google's `<GeocodeResponse>` XML document. */
+function answer(state: GoogleState | null, status: number, body: GoogleBody): AdapterResponse {
+  return state?.output === 'xml' ? xml(status, googleXml(body)) : json(status, body);
+}
+
 function renderReverse(state: GoogleState, r: ReverseRecord): AdapterResponse {
   const attributions = [r.attribution];
   if (!state.filtersMatch || (r.locality === null && r.countryCode === null)) {
-    return json(200, { html_attributions: attributions, results: [], status: 'ZERO_RESULTS' });
+    return answer(state, 200, { html_attributions: attributions, results: [], status: 'ZERO_RESULTS' });
   }
   const p = resultPoint(r);
   const result = {
@@ -164,7 +215,7 @@ function renderReverse(state: GoogleState, r: ReverseRecord): AdapterResponse {
     place_id: `geogate.${placeNumber(r).toString(36)}`,
     types: r.locality ? ['locality', 'political'] : ['country', 'political'],
   };
-  return json(200, { html_attributions: attributions, results: [result], status: 'OK' });
+  return answer(state, 200, { html_attributions: attributions, results: [result], status: 'OK' });
 }
 
 /**
@@ -178,9 +229,9 @@ function renderError(
   _f: ErrorFacts,
 ): AdapterResponse {
   if (code === 'not_found' && state !== null)
-    return json(200, { html_attributions: [], results: [], status: 'ZERO_RESULTS' });
+    return answer(state, 200, { html_attributions: [], results: [], status: 'ZERO_RESULTS' });
   const row = GOOGLE_ERRORS[code];
-  return json(row.http, { error_message: detail || row.message, results: [], status: row.status });
+  return answer(state, row.http, { error_message: detail || row.message, results: [], status: row.status });
 }
 
 /** The Google adapter. */
@@ -193,4 +244,5 @@ export const google: Adapter<GoogleState> = {
   renderIp: (_s: GoogleState, _r: IpRecord) =>
     renderError(null, 'not_found', 'IP lookups are not served here', {}),
   renderError,
+  clientTexts: GOOGLE_TEXTS,
 };

@@ -8,8 +8,8 @@ import type { ErrorFacts, GatewayCode } from '../gateway/core/errors';
 import { alpha3 } from './common/country';
 import { parseLatLon } from './common/coords';
 import { queryCredentials } from './common/credentials';
-import type { ErrorTable } from './common/parse';
-import { methodRefusal, once, refuse } from './common/parse';
+import type { ErrorTable, RequestForm } from './common/parse';
+import { methodRefusal, once, refuse, routePath } from './common/parse';
 import { compact, distanceMetres, placeNumber, regionLetters, resultPoint, smallBox } from './common/place';
 import { parseQuery } from './common/query';
 import { json } from './common/respond';
@@ -70,11 +70,24 @@ function readPosition(text: string | undefined, parameter: string, legacy: boole
   return point.ok ? point : { ok: false as const, parameter, detail: `${parameter}: ${point.detail}` };
 }
 
+/** The request forms this host accepts (issue 16 item 1); each is parsed in test/unit/adapters/request-forms.test.ts. */
+export const HERE_FORMS: readonly RequestForm[] = [
+  { example: '/v1/revgeocode?at=48.8584,2.2945&apiKey=K', clients: 'geopy HereV7 (here.py:410)' },
+  { example: '/v1/revgeocode?at=48.8584%2C2.2945&apikey=K', clients: 'lower-case apikey of code samples' },
+  {
+    example: '/6.2/reversegeocode.json?pos=48.8584,2.2945,250&mode=retrieveAddresses&apiKey=K',
+    clients: 'node-geocoder here, geopy Here (legacy 6.2)',
+  },
+  { example: '/6.2/reversegeocode.json?prox=48.8584,2.2945&apiKey=K', clients: 'legacy prox=' },
+  { example: '/v1/revgeocode/?at=48.8584,2.2945&apiKey=K', clients: 'trailing slash' },
+];
+
 function parse(req: AdapterRequest): ParseResult<HereState> {
-  if (req.path !== '/v1/revgeocode' && req.path !== LEGACY) return null;
+  const path = routePath(req.path);
+  if (path !== '/v1/revgeocode' && path !== LEGACY) return null;
   const refusal = methodRefusal(req);
   if (refusal) return refusal;
-  const legacy = req.path === LEGACY;
+  const legacy = path === LEGACY;
   const state: HereState = { api: legacy ? 'legacy' : 'v7' };
   const q = parseQuery(req.query);
   const name = legacy ? (q.has('prox') && !q.has('pos') ? 'prox' : 'pos') : 'at';

@@ -10,15 +10,44 @@ import { continentOf } from './common/country';
 import { bearerCredential, queryCredentials } from './common/credentials';
 import { classifyIp, nonIpv4Code } from './common/ip';
 import type { ErrorTable } from './common/parse';
-import { methodRefusal, refuse } from './common/parse';
+import { methodRefusal, refuse, routePath, type RequestForm } from './common/parse';
 import { compact } from './common/place';
 import { json } from './common/respond';
-import type { Adapter, AdapterRequest, AdapterResponse, ParseResult } from './types';
+import type {
+  AccountEndpoints,
+  AccountView,
+  Adapter,
+  AdapterRequest,
+  AdapterResponse,
+  ParseResult,
+} from './types';
 
 /** Which ipinfo response layout to render. */
 export interface IpinfoState {
   api: 'standard' | 'lite';
+  /** A single-field form (`/{ip}/country`, `/city`): the answer is that field as text/plain. */
+  field?: IpinfoField;
 }
+
+/** The fields ipinfo serves one at a time as text (`curl ipinfo.io/8.8.8.8/country`). */
+const FIELDS = ['ip', 'hostname', 'city', 'region', 'country', 'loc', 'org', 'postal', 'timezone'] as const;
+export type IpinfoField = (typeof FIELDS)[number];
+
+function isField(text: string): text is IpinfoField {
+  return (FIELDS as readonly string[]).includes(text);
+}
+
+/** The request forms this host accepts (issue 16 item 1); each is parsed in test/unit/adapters/request-forms.test.ts. */
+export const IPINFO_FORMS: readonly RequestForm[] = [
+  { example: '/8.8.8.8/json', clients: 'node-ipinfo IPinfoWrapper (Authorization: Bearer)' },
+  { example: '/8.8.8.8?token=K', clients: 'curl, ipinfo docs' },
+  { example: '/json?token=K', clients: "the caller's own address" },
+  { example: '/lite/8.8.8.8', clients: 'node-ipinfo IPinfoLiteWrapper' },
+  { example: '/lite/me', clients: 'node-ipinfo IPinfoLiteWrapper, no IP' },
+  { example: '/8.8.8.8/country?token=K', clients: 'single field as text (curl ipinfo.io/{ip}/country)' },
+  { example: '/city?token=K', clients: "single field of the caller's own address" },
+  { example: '/8.8.8.8/json/', clients: 'trailing slash' },
+];
 
 /** An ipinfo error: `{status, error:{title, message}}` with the same HTTP status. */
 export interface IpinfoError {
@@ -51,8 +80,14 @@ export const IPINFO_ERRORS: ErrorTable<IpinfoError> = {
 };
 
 /** Splits the path into the IP text ("" for the caller) and the API flavour, or null when no route matches. */
-function route(path: string): { ip: string; api: IpinfoState['api'] } | null {
+function route(path: string): { ip: string; api: IpinfoState['api']; field?: IpinfoField } | null {
   if (path === '/json') return { ip: '', api: 'standard' };
+  const own = path.slice(1);
+  if (isField(own)) return { ip: '', api: 'standard', field: own };
+  const single = /^\/([^/]+)\/([a-z]+)$/.exec(path);
+  if (single && isField(single[2] as string)) {
+    return { ip: single[1] as string, api: 'standard', field: single[2] as IpinfoField };
+  }
   if (path === '/lite/me') return { ip: '', api: 'lite' };
   const lite = /^\/lite\/([^/]+)$/.exec(path);
   if (lite) return { ip: lite[1] as string, api: 'lite' };
@@ -61,11 +96,11 @@ function route(path: string): { ip: string; api: IpinfoState['api'] } | null {
 }
 
 function parse(req: AdapterRequest): ParseResult<IpinfoState> {
-  const r = route(req.path);
+  const r = route(routePath(req.path));
   if (r === null) return null;
   const refusal = methodRefusal(req);
   if (refusal) return refusal;
-  const state: IpinfoState = { api: r.api };
+  const state: IpinfoState = r.field === undefined ? { api: r.api } : { api: r.api, field: r.field };
   if (r.ip === '') return { ok: true, request: { call: { kind: 'ipv4', ip: null }, state } };
   if (classifyIp(r.ip) !== 'ipv4') {
     return refuse(nonIpv4Code(r.ip), 'ip', 'Please provide a valid IPv4 address');
@@ -78,7 +113,15 @@ function isBogon(ip: string): boolean {
   return ipaddr.isValid(ip) && ipaddr.parse(ip).range() !== 'unicast';
 }
 
+/** A single field as ipinfo sends it: the value and a newline, text/plain; "undefined" when it is unknown. */
+function fieldText(field: IpinfoField, body: Record<string, unknown>): AdapterResponse {
+  const value = body[field];
+  const text = value === undefined || value === null ? 'undefined' : String(value);
+  return { status: 200, headers: { 'content-type': 'text/plain; charset=utf-8' }, body: `${text}\n` };
+}
+
 function renderIp(state: IpinfoState, r: IpRecord): AdapterResponse {
+  if (state.field !== undefined) return fieldText(state.field, standardBody(r));
   if (isBogon(r.ip)) return json(200, { ip: r.ip, bogon: true });
   const asn = r.asn === null ? null : `AS${r.asn}`;
   if (state.api === 'lite') {
@@ -97,21 +140,25 @@ function renderIp(state: IpinfoState, r: IpRecord): AdapterResponse {
       }),
     );
   }
+  return json(200, standardBody(r));
+}
+
+/** The standard (`/{ip}/json`) layout; a bogon address is `{ip, bogon: true}`. */
+function standardBody(r: IpRecord): Record<string, unknown> {
+  if (isBogon(r.ip)) return { ip: r.ip, bogon: true };
+  const asn = r.asn === null ? null : `AS${r.asn}`;
   const loc = r.lat !== null && r.lon !== null ? `${r.lat.toFixed(4)},${r.lon.toFixed(4)}` : null;
   const org = asn !== null ? [asn, r.org].filter(Boolean).join(' ') : r.org;
-  return json(
-    200,
-    compact({
-      ip: r.ip,
-      city: r.city,
-      region: r.region,
-      country: r.countryCode,
-      loc,
-      org,
-      timezone: r.timezone,
-      attribution: r.attribution,
-    }),
-  );
+  return compact({
+    ip: r.ip,
+    city: r.city,
+    region: r.region,
+    country: r.countryCode,
+    loc,
+    org,
+    timezone: r.timezone,
+    attribution: r.attribution,
+  });
 }
 
 function renderError(
@@ -124,6 +171,28 @@ function renderError(
   return json(row.status, { status: row.status, error: { title: row.title, message: detail || row.title } });
 }
 
+/**
+ * ipinfo's `GET /me` (issue 16 item 4), not counted: `{"requests":{"day","month","limit","remaining"},"features"}`.
+ * The limit is the gateway's daily free allowance (ipinfo's own is monthly); an Unlimited key has no limit (null).
+ * ipinfo also echoes the token; this host never writes a key into a body.
+ */
+const account: AccountEndpoints<IpinfoState> = {
+  parse: (req) =>
+    routePath(req.path) === '/me' && req.method.toUpperCase() === 'GET'
+      ? { needsKey: true, state: { api: 'standard' } }
+      : null,
+  render: (_state, view: AccountView | null) =>
+    json(200, {
+      requests: {
+        day: view?.today ?? 0,
+        month: view?.month ?? 0,
+        limit: view?.rate?.limit ?? null,
+        remaining: view?.rate?.remaining ?? null,
+      },
+      features: {},
+    }),
+};
+
 /** The ipinfo adapter. */
 export const ipinfo: Adapter<IpinfoState> = {
   name: 'ipinfo',
@@ -134,4 +203,5 @@ export const ipinfo: Adapter<IpinfoState> = {
     renderError(null, 'not_found', 'Reverse geocoding is not served here', {}),
   renderIp,
   renderError,
+  account,
 };

@@ -9,8 +9,8 @@ import { callingCodes, emojiFlag, isInEuropeanUnion } from '@rapideditor/country
 import { continentOf } from './common/country';
 import { queryCredentials } from './common/credentials';
 import { classifyIp, nonIpv4Code } from './common/ip';
-import type { ErrorTable } from './common/parse';
-import { methodRefusal, refuse } from './common/parse';
+import type { ErrorTable, RequestForm } from './common/parse';
+import { methodRefusal, refuse, routePath } from './common/parse';
 import { parseQuery } from './common/query';
 import { json } from './common/respond';
 import type { Adapter, AdapterRequest, AdapterResponse, ParseResult } from './types';
@@ -77,8 +77,16 @@ export const IPSTACK_ERRORS: ErrorTable<IpstackError> = {
   internal: { code: 500, type: 'internal_error', info: 'Server error; try again later.' },
 };
 
+/** The request forms this host accepts (issue 16 item 1); each is parsed in test/unit/adapters/request-forms.test.ts. */
+export const IPSTACK_FORMS: readonly RequestForm[] = [
+  { example: '/8.8.8.8?access_key=K', clients: 'ipstack docs' },
+  { example: '/check?access_key=K', clients: "the caller's own address" },
+  { example: '/8.8.8.8?access_key=K&output=json', clients: 'output=json' },
+  { example: '/8.8.8.8/?access_key=K', clients: 'trailing slash' },
+];
+
 function parse(req: AdapterRequest): ParseResult<IpstackState> {
-  const m = /^\/([^/]+)$/.exec(req.path);
+  const m = /^\/([^/]+)$/.exec(routePath(req.path));
   if (!m) return null;
   const refusal = methodRefusal(req);
   if (refusal) return refusal;

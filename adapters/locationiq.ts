@@ -8,11 +8,18 @@ import { queryCredentials } from './common/credentials';
 import { hasPlace, renderNominatim } from './common/nominatim-format';
 import type { NominatimView } from './common/nominatim-format';
 import { readNominatimRequest } from './common/nominatim-request';
-import type { ErrorTable } from './common/parse';
-import { methodRefusal } from './common/parse';
+import type { ErrorTable, RequestForm } from './common/parse';
+import { methodRefusal, routePath } from './common/parse';
 import { parseQuery, type Query } from './common/query';
 import { json, xml, xmlEscape } from './common/respond';
-import type { Adapter, AdapterRequest, AdapterResponse, ParseResult } from './types';
+import type {
+  AccountEndpoints,
+  AccountView,
+  Adapter,
+  AdapterRequest,
+  AdapterResponse,
+  ParseResult,
+} from './types';
 
 /** A LocationIQ error: status and the documented `error` text. */
 export interface LocationiqError {
@@ -57,8 +64,23 @@ function refusalView(q: Query): NominatimView {
   return { format, zoom: 18, addressdetails: true, echo: '' };
 }
 
+/** The request forms this host accepts (issue 16 item 1); each is parsed in test/unit/adapters/request-forms.test.ts. */
+export const LOCATIONIQ_FORMS: readonly RequestForm[] = [
+  {
+    example: '/v1/reverse?key=K&lat=48.8584&lon=2.2945&format=json&addressdetails=1',
+    clients: 'node-geocoder locationiq',
+  },
+  {
+    example: '/v1/reverse.php?key=K&lat=48.8584&lon=2.2945&format=json',
+    clients: 'the .php path of older clients',
+  },
+  { example: '/v1/reverse?key=K&lat=48.8584&lon=2.2945&format=xml', clients: 'xml output' },
+  { example: '/v1/reverse?key=K&lat=48.8584&lon=2.2945', clients: 'json by default' },
+  { example: '/v1/reverse/?key=K&lat=48.8584&lon=2.2945&format=json', clients: 'trailing slash' },
+];
+
 function parse(req: AdapterRequest): ParseResult<NominatimView> {
-  if (!PATHS.has(req.path)) return null;
+  if (!PATHS.has(routePath(req.path))) return null;
   const refusal = methodRefusal(req);
   if (refusal) return refusal;
   const q = parseQuery(req.query);
@@ -95,6 +117,29 @@ function renderReverse(state: NominatimView, r: ReverseRecord): AdapterResponse 
     : renderError(state, 'not_found', '', {});
 }
 
+/**
+ * LocationIQ's `GET /v1/balance?key=` (issue 16 item 4), not counted: `{"status":"ok","balance":{"day","bonus"}}`
+ * with `day` the requests left in today's free allowance (null for an Unlimited key, which has no daily cap) and
+ * `bonus` the requests the account's balance still pays for.
+ */
+const account: AccountEndpoints<NominatimView> = {
+  parse: (req) =>
+    routePath(req.path) === '/v1/balance' && req.method.toUpperCase() === 'GET'
+      ? { needsKey: true, state: refusalView(parseQuery(req.query)) }
+      : null,
+  render: (state, view: AccountView | null) => {
+    const day = view?.rate ? view.rate.remaining : null;
+    const bonus = view?.paid ?? 0;
+    if (state.format === 'xml') {
+      return xml(
+        200,
+        `<?xml version="1.0" encoding="UTF-8" ?>\n<balance><status>ok</status><day>${day ?? ''}</day><bonus>${bonus}</bonus></balance>`,
+      );
+    }
+    return json(200, { status: 'ok', balance: { day, bonus } });
+  },
+};
+
 /** The LocationIQ adapter. */
 export const locationiq: Adapter<NominatimView> = {
   name: 'locationiq',
@@ -104,4 +149,5 @@ export const locationiq: Adapter<NominatimView> = {
   renderReverse,
   renderIp: (_s: NominatimView, _r: IpRecord) => renderError(null, 'not_found', '', {}),
   renderError,
+  account,
 };

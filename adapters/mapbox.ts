@@ -8,8 +8,8 @@ import type { ErrorFacts, GatewayCode } from '../gateway/core/errors';
 import { alpha3 } from './common/country';
 import { parseLatLon, splitPair } from './common/coords';
 import { queryCredentials } from './common/credentials';
-import type { ErrorTable } from './common/parse';
-import { methodRefusal, once, refuse } from './common/parse';
+import type { ErrorTable, RequestForm } from './common/parse';
+import { methodRefusal, once, refuse, routePath } from './common/parse';
 import { placeNumber, regionLetters, resultPoint } from './common/place';
 import { parseQuery } from './common/query';
 import type { Query } from './common/query';
@@ -64,9 +64,42 @@ function levelFor(q: Query): Level | null {
   return (['place', 'region', 'country'] as const).find((l) => list.includes(l)) ?? null;
 }
 
+/** The request forms this host accepts (issue 16 item 1); each is parsed in test/unit/adapters/request-forms.test.ts. */
+export const MAPBOX_FORMS: readonly RequestForm[] = [
+  {
+    example: '/geocoding/v5/mapbox.places/2.2945,48.8584.json?access_token=K',
+    clients: '@mapbox/mapbox-sdk (comma raw)',
+  },
+  {
+    example: '/geocoding/v5/mapbox.places/2.2945%2C48.8584.json?access_token=K',
+    clients: 'node-geocoder mapbox (comma encoded)',
+  },
+  {
+    example: '/geocoding/v5/mapbox.places/2.2945%2C48.8584.json/?access_token=K',
+    clients: 'geopy MapBox (mapbox.py:19, trailing slash)',
+  },
+  {
+    example: '/geocoding/v5/mapbox.places-permanent/2.2945,48.8584.json?access_token=K',
+    clients: 'permanent geocoding mode',
+  },
+  {
+    example: '/geocoding/v5/mapbox.places/2.2945,%2048.8584.json?access_token=K',
+    clients: 'a space after the comma',
+  },
+  {
+    example: '/search/geocode/v6/reverse?longitude=2.2945&latitude=48.8584&access_token=K',
+    clients: '@mapbox/mapbox-sdk geocoding-v6',
+  },
+  {
+    example: '/search/geocode/v6/reverse/?longitude=2.2945&latitude=48.8584&access_token=K',
+    clients: 'trailing slash',
+  },
+];
+
 function parse(req: AdapterRequest): ParseResult<MapboxState> {
-  const v5 = V5.exec(req.path);
-  if (!v5 && req.path !== V6) return null;
+  const path = routePath(req.path);
+  const v5 = V5.exec(path);
+  if (!v5 && path !== V6) return null;
   const refusal = methodRefusal(req);
   if (refusal) return refusal;
   const q = parseQuery(req.query);

@@ -3,7 +3,7 @@
  * application/problem+json (D20). Pure functions; the gateway does CORS, counting and forwarding.
  */
 import type { IpRecord, ReverseRecord } from '../backend/records';
-import { codeToStatus, type ErrorFacts, type GatewayCode } from '../gateway/core/errors';
+import { codeToStatus, TITLES, type ErrorFacts, type GatewayCode } from '../gateway/core/errors';
 import { parseQuery, singleParam } from '../gateway/core/query';
 import type { Adapter, AdapterRequest, AdapterResponse, ParseResult } from './types';
 
@@ -18,26 +18,6 @@ const DECIMAL = /^-?[0-9]{1,3}(?:\.[0-9]{1,15})?$/;
 /** Dotted-quad IPv4 without leading zeros. */
 const IPV4 =
   /^(?:25[0-5]|2[0-4][0-9]|1[0-9]{2}|[1-9]?[0-9])(?:\.(?:25[0-5]|2[0-4][0-9]|1[0-9]{2}|[1-9]?[0-9])){3}$/;
-
-const TITLES: Record<GatewayCode, string> = {
-  missing_key: 'API key required',
-  invalid_key: 'Invalid API key',
-  key_revoked: 'API key revoked',
-  no_credits: 'No credits left',
-  key_ip_limit: 'Too many addresses for this key',
-  account_ip_limit: 'Too many addresses for this account',
-  account_suspended: 'Account suspended',
-  quota_exceeded: 'Daily quota exceeded',
-  conflicting_credentials: 'Conflicting credentials',
-  invalid_parameter: 'Invalid parameter',
-  ipv4_required: 'IPv4 address required',
-  not_found: 'Not found',
-  method_not_allowed: 'Method not allowed',
-  backend_unavailable: 'Backend unavailable',
-  backend_timeout: 'Backend timeout',
-  store_unavailable: 'Service unavailable',
-  internal: 'Internal error',
-};
 
 type Invalid = { ok: false; code: GatewayCode; detail: string; facts: ErrorFacts };
 

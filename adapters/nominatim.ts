@@ -9,11 +9,11 @@ import { queryCredentials } from './common/credentials';
 import { nominatimXmlError, renderNominatim, renderUnableToGeocode } from './common/nominatim-format';
 import type { NominatimView } from './common/nominatim-format';
 import { readNominatimRequest } from './common/nominatim-request';
-import type { ErrorTable } from './common/parse';
-import { methodRefusal } from './common/parse';
+import type { ErrorTable, RequestForm } from './common/parse';
+import { methodRefusal, routePath } from './common/parse';
 import { parseQuery, type Query } from './common/query';
 import { json } from './common/respond';
-import type { Adapter, AdapterRequest, AdapterResponse, ParseResult } from './types';
+import type { AccountEndpoints, Adapter, AdapterRequest, AdapterResponse, ParseResult } from './types';
 
 /**
  * How a refusal looks in JSON: `object` is Nominatim's own `{"error":{"code","message"}}` (v1/format.py); `string` is
@@ -64,8 +64,21 @@ function refusalView(q: Query): NominatimView | null {
   return known ? { format: known, zoom: 18, addressdetails: true, echo: '' } : null;
 }
 
+/** The request forms this host accepts (issue 16 item 1); each is parsed in test/unit/adapters/request-forms.test.ts. */
+export const NOMINATIM_FORMS: readonly RequestForm[] = [
+  {
+    example: '/reverse?lat=48.8584&lon=2.2945&format=json&addressdetails=1&key=K',
+    clients: 'node-geocoder openstreetmap, geopy Nominatim',
+  },
+  { example: '/reverse?lat=48.8584&lon=2.2945', clients: 'Geo::Coder::OSM (default xml)' },
+  { example: '/reverse.php?lat=48.8584&lon=2.2945&format=jsonv2', clients: 'the deprecated .php path' },
+  { example: '/reverse?lat=48.8584&lon=2.2945&format=geojson', clients: 'geojson output' },
+  { example: '/reverse?lat=48.8584&lon=2.2945&format=geocodejson', clients: 'geocodejson output' },
+  { example: '/reverse/?lat=48.8584&lon=2.2945&format=json', clients: 'trailing slash' },
+];
+
 function parse(req: AdapterRequest): ParseResult<NominatimView> {
-  if (!PATHS.has(req.path)) return null;
+  if (!PATHS.has(routePath(req.path))) return null;
   const refusal = methodRefusal(req);
   if (refusal) return refusal;
   const q = parseQuery(req.query);
@@ -96,6 +109,35 @@ function renderError(
   );
 }
 
+/**
+ * Nominatim's `GET /status` and `/status.php` (issue 16 item 4), not counted and needing no key (Nominatim has
+ * none): `format=text` (the default) answers "OK", `format=json` `{"status":0,"message":"OK",...}`. It says the
+ * gateway is serving; backend health is `/readyz` (D27).
+ */
+export function nominatimStatus(req: AdapterRequest): AdapterResponse | null {
+  const path = routePath(req.path);
+  if ((path !== '/status' && path !== '/status.php') || req.method.toUpperCase() !== 'GET') return null;
+  const formats = parseQuery(req.query).get('format') ?? ['text'];
+  const format = formats.length === 1 ? formats[0] : undefined;
+  if (format === 'text')
+    return { status: 200, headers: { 'content-type': 'text/plain; charset=utf-8' }, body: 'OK' };
+  if (format === 'json') return json(200, { status: 0, message: 'OK', software_version: 'geogate' });
+  return {
+    status: 400,
+    headers: { 'content-type': 'text/plain; charset=utf-8' },
+    body: "ERROR 400: Parameter 'format' must be one of: text, json",
+  };
+}
+
+/** `/status` needs no key: its answer is known at parse time and is the endpoint's state. */
+const account: AccountEndpoints<AdapterResponse> = {
+  parse: (req) => {
+    const answer = nominatimStatus(req);
+    return answer ? { needsKey: false, state: answer } : null;
+  },
+  render: (answer) => answer,
+};
+
 /** The Nominatim adapter. */
 export const nominatim: Adapter<NominatimView> = {
   name: 'nominatim',
@@ -106,4 +148,5 @@ export const nominatim: Adapter<NominatimView> = {
   renderIp: (_s: NominatimView, _r: IpRecord) =>
     renderError(null, 'not_found', 'IP lookups are not served here', {}),
   renderError,
+  account,
 };

@@ -7,12 +7,12 @@ import type { ErrorFacts, GatewayCode } from '../gateway/core/errors';
 import { alpha3 } from './common/country';
 import { parseLatLonPair } from './common/coords';
 import { queryCredentials } from './common/credentials';
-import type { ErrorTable } from './common/parse';
-import { methodRefusal, once, refuse } from './common/parse';
+import type { ErrorTable, RequestForm } from './common/parse';
+import { methodRefusal, once, refuse, routePath } from './common/parse';
 import { compact, regionLetters, resultPoint, smallBox } from './common/place';
 import { parseQuery } from './common/query';
 import { json } from './common/respond';
-import type { Adapter, AdapterRequest, AdapterResponse, ParseResult } from './types';
+import type { Adapter, AdapterRequest, AdapterResponse, ParseResult, Rate } from './types';
 
 /** Rendering options: `no_annotations=1` drops the annotations block. */
 export interface OpencageState {
@@ -54,8 +54,19 @@ const ENVELOPE = {
   thanks: 'For using an OpenCage Data API compatible host',
 };
 
+/** The request forms this host accepts (issue 16 item 1); each is parsed in test/unit/adapters/request-forms.test.ts. */
+export const OPENCAGE_FORMS: readonly RequestForm[] = [
+  {
+    example: '/geocode/v1/json?q=48.8584,2.2945&key=K',
+    clients: 'opencage-api-client, geopy OpenCage (opencage.py:24)',
+  },
+  { example: '/geocode/v1/json?key=K&q=48.8584+2.2945', clients: 'node-geocoder opencage (space)' },
+  { example: '/geocode/v1/json?q=48.8584%2C%202.2945&key=K', clients: 'comma and space, encoded' },
+  { example: '/geocode/v1/json/?q=48.8584,2.2945&key=K', clients: 'trailing slash' },
+];
+
 function parse(req: AdapterRequest): ParseResult<OpencageState> {
-  if (req.path !== '/geocode/v1/json') return null;
+  if (routePath(req.path) !== '/geocode/v1/json') return null;
   const refusal = methodRefusal(req);
   if (refusal) return refusal;
   const q = parseQuery(req.query);
@@ -132,6 +143,26 @@ function renderError(
   });
 }
 
+/**
+ * OpenCage's `rate` object and `X-RateLimit-Limit/Remaining/Reset` headers, which it sends to keys with a free
+ * allowance and leaves out for subscriptions (issue 16 item 4); the gateway calls this only for the former. The member
+ * is spliced into the rendered JSON, so the body is not parsed again.
+ */
+function withRate(res: AdapterResponse, rate: Rate): AdapterResponse {
+  if (!res.body.startsWith('{')) return res;
+  const member = `"rate":${JSON.stringify({ limit: rate.limit, remaining: rate.remaining, reset: rate.reset })}`;
+  return {
+    status: res.status,
+    headers: {
+      ...res.headers,
+      'x-ratelimit-limit': String(rate.limit),
+      'x-ratelimit-remaining': String(rate.remaining),
+      'x-ratelimit-reset': String(rate.reset),
+    },
+    body: res.body === '{}' ? `{${member}}` : `{${member},${res.body.slice(1)}`,
+  };
+}
+
 /** The OpenCage adapter. */
 export const opencage: Adapter<OpencageState> = {
   name: 'opencage',
@@ -141,4 +172,5 @@ export const opencage: Adapter<OpencageState> = {
   renderReverse,
   renderIp: (_s: OpencageState, _r: IpRecord) => renderError(null, 'not_found', '', {}),
   renderError,
+  withRate,
 };

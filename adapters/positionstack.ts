@@ -8,8 +8,8 @@ import type { ErrorFacts, GatewayCode } from '../gateway/core/errors';
 import { alpha3, continentOf } from './common/country';
 import { parseLatLonPair } from './common/coords';
 import { queryCredentials } from './common/credentials';
-import type { ErrorTable } from './common/parse';
-import { methodRefusal, once, refuse } from './common/parse';
+import type { ErrorTable, RequestForm } from './common/parse';
+import { methodRefusal, once, refuse, routePath } from './common/parse';
 import { distanceMetres, regionLetters, resultPoint } from './common/place';
 import { parseQuery } from './common/query';
 import { json } from './common/respond';
@@ -45,8 +45,15 @@ export const POSITIONSTACK_ERRORS: ErrorTable<PositionstackError> = {
   internal: { status: 500, code: 'internal_error' },
 };
 
+/** The request forms this host accepts (issue 16 item 1); each is parsed in test/unit/adapters/request-forms.test.ts. */
+export const POSITIONSTACK_FORMS: readonly RequestForm[] = [
+  { example: '/v1/reverse?access_key=K&query=48.8584,2.2945', clients: 'positionstack docs' },
+  { example: '/v1/reverse?access_key=K&query=48.8584%2C2.2945&output=json&limit=1', clients: 'output=json' },
+  { example: '/v1/reverse/?access_key=K&query=48.8584,2.2945', clients: 'trailing slash' },
+];
+
 function parse(req: AdapterRequest): ParseResult<PositionstackState> {
-  if (req.path !== '/v1/reverse') return null;
+  if (routePath(req.path) !== '/v1/reverse') return null;
   const refusal = methodRefusal(req);
   if (refusal) return refusal;
   const q = parseQuery(req.query);

@@ -9,8 +9,9 @@ import type { ErrorFacts, GatewayCode } from '../gateway/core/errors';
 import { alpha3 } from './common/country';
 import { parseLatLon, splitPair } from './common/coords';
 import { queryCredentials } from './common/credentials';
-import type { ErrorTable } from './common/parse';
-import { methodRefusal, refuse } from './common/parse';
+import type { ErrorTable, RequestForm } from './common/parse';
+import type { ClientTexts } from './common/texts';
+import { methodRefusal, refuse, routePath } from './common/parse';
 import { compact, distanceMetres, regionLetters, resultPoint } from './common/place';
 import { json } from './common/respond';
 import type { Adapter, AdapterRequest, AdapterResponse, ParseResult } from './types';
@@ -45,10 +46,30 @@ export const TOMTOM_ERRORS: ErrorTable<TomtomError> = {
   internal: { status: 500, code: 'InternalServerError' },
 };
 
+/**
+ * The text TomTom's clients read: geopy raises GeocoderQuotaExceeded only for an error body that contains "Developer
+ * Over Qps" (tomtom.py:226), TomTom's own over-limit text; otherwise a 403 is "insufficient privileges". So the
+ * allowance refusals lead with it, and the gateway's message follows (docs/providers/tomtom.md).
+ */
+export const TOMTOM_TEXTS: ClientTexts = {
+  quota_exceeded: { text: 'Developer Over Qps', gateway: 'appended' },
+  no_credits: { text: 'Developer Over Qps', gateway: 'appended' },
+};
+
 const PATH = /^\/search\/2\/reverseGeocode\/([^/]+)\.([a-z]+)$/;
 
+/** The request forms this host accepts (issue 16 item 1); each is parsed in test/unit/adapters/request-forms.test.ts. */
+export const TOMTOM_FORMS: readonly RequestForm[] = [
+  { example: '/search/2/reverseGeocode/48.8584,2.2945.json?key=K', clients: 'TomTom docs' },
+  {
+    example: '/search/2/reverseGeocode/48.8584%2C2.2945.json?key=K',
+    clients: 'geopy TomTom (tomtom.py:21, position quoted)',
+  },
+  { example: '/search/2/reverseGeocode/48.8584,2.2945.json/?key=K', clients: 'trailing slash' },
+];
+
 function parse(req: AdapterRequest): ParseResult<TomtomState> {
-  const m = PATH.exec(req.path);
+  const m = PATH.exec(routePath(req.path));
   if (!m) return null;
   const refusal = methodRefusal(req);
   if (refusal) return refusal;
@@ -112,4 +133,5 @@ export const tomtom: Adapter<TomtomState> = {
   renderReverse,
   renderIp: (_s: TomtomState, _r: IpRecord) => renderError(null, 'not_found', '', {}),
   renderError,
+  clientTexts: TOMTOM_TEXTS,
 };

@@ -6,6 +6,7 @@
  */
 import type { IpRecord, ReverseRecord } from '../backend/records';
 import type { ErrorFacts, GatewayCode } from '../gateway/core/errors';
+import type { ClientTexts } from './common/texts';
 
 /** The parts of an incoming request an adapter may read. Header names are lower-case. */
 export interface AdapterRequest {
@@ -67,4 +68,55 @@ export interface Adapter<S = unknown> {
    * be parsed. `headers` from the gateway (Retry-After, X-Quota-*, RateLimit*) are merged by the gateway, not here.
    */
   renderError(state: S | null, code: GatewayCode, detail: string, facts: ErrorFacts): AdapterResponse;
+  /**
+   * Account endpoints (issue 16 item 4: LocationIQ `/v1/balance`, ipinfo `/me`, Nominatim `/status`): a request this
+   * returns non-null for is answered by `render`, never counted (gateway/http/stages/account.ts).
+   */
+  readonly account?: AccountEndpoints<unknown>;
+  /**
+   * Adds the caller's daily free allowance to a success answer where the provider shows it (OpenCage's `rate` and
+   * `X-RateLimit-*`); called only for identities that have one (never for Unlimited keys).
+   */
+  withRate?(res: AdapterResponse, rate: Rate): AdapterResponse;
+  /**
+   * The D24 table texts this provider's clients read, which replace the gateway's message (adapters/common/texts.ts);
+   * the gateway applies them with `publicMessage` before `renderError`, on every refusal of this host.
+   */
+  readonly clientTexts?: ClientTexts;
+}
+
+/**
+ * A host's account endpoints: which requests they are, and their answers. The state is the endpoint's own; a refusal
+ * (unknown key...) is rendered by the adapter's `renderError` with it, so endpoints that need a key use the
+ * adapter's parse state type.
+ */
+export interface AccountEndpoints<S> {
+  parse(req: AdapterRequest): AccountRequest<S> | null;
+  /** Renders an account endpoint; `view` is null for endpoints that need no key (`needsKey: false`). */
+  render(state: S, view: AccountView | null): AdapterResponse;
+}
+
+/** An account endpoint of a provider: answered without counting; `needsKey` endpoints identify the caller first. */
+export interface AccountRequest<S = unknown> {
+  needsKey: boolean;
+  state: S;
+}
+
+/** The daily free allowance as providers show it: limit, remaining, and the Unix second it resets (00:00 UTC). */
+export interface Rate {
+  limit: number;
+  remaining: number;
+  reset: number;
+}
+
+/** What an account endpoint shows about the caller's key or account, read without counting. */
+export interface AccountView {
+  /** Today's free allowance; null when the key has none (Unlimited, D5/D17). */
+  rate: Rate | null;
+  /** Requests counted today (free and billed) to the key, or the account when the rule set counts per account. */
+  today: number;
+  /** Requests counted this calendar month (UTC), free and billed. */
+  month: number;
+  /** Requests the account's balance still pays for past the allowance; null when nothing is billed (Unlimited). */
+  paid: number | null;
 }

@@ -31,3 +31,20 @@ export function once(
     return { refusal: refuse('invalid_parameter', name, `${name} must be given once`) };
   return { value: s.kind === 'one' ? s.value : undefined };
 }
+
+/**
+ * The path a host routes on: one trailing slash dropped, since clients add it where the provider tolerates it
+ * (geopy's Mapbox sends `/geocoding/v5/mapbox.places/{lon},{lat}.json/`). The pipeline has decoded the path once,
+ * so percent-encoded separators (`%2C`) arrive as themselves.
+ */
+export function routePath(path: string): string {
+  return path.length > 1 && path.endsWith('/') ? path.slice(0, -1) : path;
+}
+
+/** One request form a drop-in host accepts (issue 16 item 1): an example as a client sends it, and who sends it. */
+export interface RequestForm {
+  /** Path and query, e.g. "/geocoding/v5/mapbox.places/2.2945%2C48.8584.json/?access_token=K". */
+  example: string;
+  /** The clients known to send it (documentation, not checked). */
+  clients: string;
+}

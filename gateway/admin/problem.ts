@@ -1,5 +1,6 @@
 /** The admin API's problem+json errors (D20 shape) and the one place StoreConflict reasons become statuses. */
 import type { Response } from 'express';
+import { TITLES as GATEWAY_TITLES } from '../core/errors';
 import { StoreConflict } from '../store/types';
 
 /** Every code the admin API answers with. */
@@ -46,12 +47,13 @@ export function adminStatus(code: AdminCode): number {
   }
 }
 
+/** Titles; the codes the admin API shares with the gateway take the gateway's (core/errors.ts, one table). */
 const TITLES: Record<AdminCode, string> = {
-  invalid_parameter: 'Invalid parameter',
+  invalid_parameter: GATEWAY_TITLES.invalid_parameter,
   unauthorized: 'Unauthorized',
-  not_found: 'Not found',
+  not_found: GATEWAY_TITLES.not_found,
   not_in_rule_set: 'Not available in this rule set',
-  method_not_allowed: 'Method not allowed',
+  method_not_allowed: GATEWAY_TITLES.method_not_allowed,
   unsupported_media_type: 'Unsupported media type',
   payload_too_large: 'Payload too large',
   email_taken: 'E-mail address already registered',
@@ -59,7 +61,7 @@ const TITLES: Record<AdminCode, string> = {
   idempotency_mismatch: 'Idempotency key reused with a different request',
   already_revoked: 'Key already revoked',
   insufficient_balance: 'Insufficient balance',
-  internal: 'Internal error',
+  internal: GATEWAY_TITLES.internal,
 };
 
 /** A refusal of an admin request; `detail` is public text and never holds a key or the token. */

@@ -1,5 +1,5 @@
 /**
- * The gateway's closed set of error codes, their HTTP statuses, and the one error type.
+ * The gateway's closed set of error codes, their HTTP statuses, titles and public messages (one table each).
  * Spec section 7 plus D7, D12, D20, D22 and the operational codes.
  */
 
@@ -94,19 +94,48 @@ export interface ErrorFacts {
   nextSlotFreeAt?: number;
 }
 
+/** The title of each code on the main host's problem+json (D20), shared with the admin API's shared codes. */
+export const TITLES: Readonly<Record<GatewayCode, string>> = {
+  missing_key: 'API key required',
+  invalid_key: 'Invalid API key',
+  key_revoked: 'API key revoked',
+  no_credits: 'No credits left',
+  key_ip_limit: 'Too many addresses for this key',
+  account_ip_limit: 'Too many addresses for this account',
+  account_suspended: 'Account suspended',
+  quota_exceeded: 'Daily quota exceeded',
+  conflicting_credentials: 'Conflicting credentials',
+  invalid_parameter: 'Invalid parameter',
+  ipv4_required: 'IPv4 address required',
+  not_found: 'Not found',
+  method_not_allowed: 'Method not allowed',
+  backend_unavailable: 'Backend unavailable',
+  backend_timeout: 'Backend timeout',
+  store_unavailable: 'Service unavailable',
+  internal: 'Internal error',
+};
+
 /**
- * The one error type. `detail` is public text (never a key, never internals);
- * `internal` is for logs only.
+ * The one table of public messages (issue 9): the gateway's text for each code, used by every host. Where a
+ * refusal knows more (the time a slot frees, the parameter at fault) its detail says it; a drop-in adapter may
+ * replace the text where its provider's clients read it, in its `clientTexts` (adapters/common/texts.ts).
  */
-export class GatewayError extends Error {
-  readonly status: number;
-  constructor(
-    readonly code: GatewayCode,
-    readonly detail: string,
-    readonly facts: ErrorFacts = {},
-    readonly internal?: string,
-  ) {
-    super(`${code}: ${detail}`);
-    this.status = codeToStatus(code);
-  }
-}
+export const MESSAGES: Readonly<Record<GatewayCode, string>> = {
+  missing_key: 'This host requires an API key.',
+  invalid_key: 'The API key is not valid.',
+  key_revoked: 'The API key was revoked.',
+  no_credits: 'The daily free allowance is used up and the account balance is empty.',
+  key_ip_limit: 'All IP slots of this key are held by other addresses.',
+  account_ip_limit: "The addresses the account's Unlimited plan allows are in use.",
+  account_suspended: 'The account is suspended. Contact support.',
+  quota_exceeded: 'The daily free allowance is used up; it resets at 00:00 UTC.',
+  conflicting_credentials: 'Different keys were sent.',
+  invalid_parameter: 'The request was rejected as malformed.',
+  ipv4_required: 'The caller is on IPv6: pass an IPv4 address in the "ip" parameter.',
+  not_found: 'There is no endpoint at this path.',
+  method_not_allowed: 'The method is not allowed.',
+  backend_unavailable: 'The geocoding backend is unavailable.',
+  backend_timeout: 'The geocoding backend did not answer in time.',
+  store_unavailable: 'The service is temporarily unavailable. Try again shortly.',
+  internal: 'An internal error occurred.',
+};

@@ -4,7 +4,7 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Logger } from 'pino';
-import type { AdapterRequest, BackendCall } from '../../adapters/types';
+import type { AccountRequest, AdapterRequest, BackendCall, Rate } from '../../adapters/types';
 import type { CompiledConfig, CompiledHost } from '../config/compile';
 import type { Clock } from '../core/clock';
 import type { ErrorFacts, GatewayCode } from '../core/errors';
@@ -17,7 +17,7 @@ import type { Forwarder } from './backend';
 /** The part of the store the request path uses: identification, admission and settlement. */
 export type PipelineStore = Pick<
   Store,
-  'findKeyByHash' | 'findWhitelistedAccount' | 'admit' | 'release' | 'recordRefusal'
+  'findKeyByHash' | 'findWhitelistedAccount' | 'admit' | 'release' | 'recordRefusal' | 'usage'
 >;
 
 /** What the pipeline is built from. */
@@ -65,6 +65,8 @@ export class RequestContext {
   areq!: AdapterRequest;
   form: Map<string, string[]> | null = null;
   call!: BackendCall;
+  /** Set by parse instead of `call` for a provider's account endpoint (issue 16 item 4): answered, never counted. */
+  account: AccountRequest | null = null;
   /** Set by client-address: the client address (D3). */
   address!: IpAddress;
   /** Set by credential: what the request carries (never a conflict past that stage). */
@@ -74,6 +76,8 @@ export class RequestContext {
   /** Set by admit: the admission to release if the answer is not charged (D11), and its quota headers (D21). */
   ticket: Ticket | null = null;
   quota: Readonly<Record<string, string>> = NO_HEADERS;
+  /** Set by admit on hosts that show the free allowance in their answers (OpenCage `rate`). */
+  rate: Rate | null = null;
 
   constructor(
     readonly deps: PipelineDeps,

@@ -8,6 +8,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { CompiledHost } from '../config/compile';
 import { RequestContext, type PipelineDeps, type Refusal } from './context';
 import { StoreFault } from './fault';
+import { answerAccount } from './stages/account';
 import { admitRequest } from './stages/admit';
 import { locateClient } from './stages/client-address';
 import { findRequestCredential } from './stages/credential';
@@ -47,12 +48,10 @@ async function handle(ctx: RequestContext): Promise<void> {
 /** The stages in order; the first refusal ends the walk and is returned. */
 async function walk(ctx: RequestContext): Promise<Refusal | null> {
   if (answerPreflight(ctx)) return null;
-  const refusal =
-    checkMethod(ctx) ??
-    (await parseRequest(ctx)) ??
-    locateClient(ctx) ??
-    findRequestCredential(ctx) ??
-    (await count(ctx));
+  const parsed = checkMethod(ctx) ?? (await parseRequest(ctx));
+  if (parsed !== null) return parsed;
+  if (ctx.account !== null) return answerAccount(ctx);
+  const refusal = locateClient(ctx) ?? findRequestCredential(ctx) ?? (await count(ctx));
   if (refusal !== null) return refusal;
   const outcome = await forwardRequest(ctx);
   const record = outcome.kind === 'answer' && outcome.status === 200 ? renderRecord(ctx, outcome.body) : null;

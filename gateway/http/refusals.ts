@@ -1,5 +1,8 @@
-/** Public text and facts of admission refusals (D20: key_ip_limit's detail says when the next slot frees). */
-import type { ErrorFacts, RefusalCode } from '../core/errors';
+/**
+ * Public text and facts of admission refusals: the one message table (core/errors.ts MESSAGES) plus what this
+ * refusal knows (D20: key_ip_limit's detail says when the next slot frees).
+ */
+import { MESSAGES, type ErrorFacts, type RefusalCode } from '../core/errors';
 import type { AdmissionPlan } from '../store/types';
 import { resetUnix, secondsToReset } from './headers';
 
@@ -19,11 +22,11 @@ export function describeRefusal(
         detail:
           plan.overflow.kind === 'bill'
             ? 'The daily free allowance is used up and the account has no credits left; it resets at 00:00 UTC.'
-            : 'The daily free allowance is used up; it resets at 00:00 UTC.',
+            : MESSAGES.quota_exceeded,
         facts: resetFacts,
       };
     case 'no_credits':
-      return { detail: 'The daily free allowance is used up and the account balance is empty.', facts: {} };
+      return { detail: MESSAGES.no_credits, facts: {} };
     case 'key_ip_limit': {
       const capacity = plan.slots.find((s) => s.refuse === 'key_ip_limit')?.capacity;
       return {
@@ -39,10 +42,9 @@ export function describeRefusal(
       };
     }
     case 'account_suspended':
-      return { detail: 'The account is suspended. Contact support.', facts: {} };
     case 'missing_key':
     case 'invalid_key':
     case 'key_revoked':
-      return { detail: 'The request was refused.', facts: {} };
+      return { detail: MESSAGES[code], facts: {} };
   }
 }

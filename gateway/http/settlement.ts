@@ -4,7 +4,7 @@
  * errors, timeouts, connection failures, requests rejected as malformed (400), answers the gateway cannot render
  * (issue 13 item 11), and clients that left before the answer (nothing was delivered).
  */
-import type { GatewayCode } from '../core/errors';
+import { MESSAGES, type GatewayCode } from '../core/errors';
 import type { BackendOutcome } from './backend';
 
 /** What the backend's outcome is, in D11's words. */
@@ -50,8 +50,8 @@ export const D11: Readonly<Record<AnswerKind, Settlement>> = Object.freeze({
   ),
   rejected: row('rejected', false, 'invalid_parameter', 'The request was rejected as malformed.', true),
   failed: row('failed', false, 'backend_unavailable', 'The geocoding backend failed.'),
-  unavailable: row('unavailable', false, 'backend_unavailable', 'The geocoding backend is unavailable.'),
-  timeout: row('timeout', false, 'backend_timeout', 'The geocoding backend did not answer in time.'),
+  unavailable: row('unavailable', false, 'backend_unavailable', MESSAGES.backend_unavailable),
+  timeout: row('timeout', false, 'backend_timeout', MESSAGES.backend_timeout),
   client_gone: row('client_gone', false, null),
 });
 

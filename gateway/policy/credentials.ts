@@ -1,5 +1,6 @@
 /** Finding the credential of a request in every position the rule set accepts (spec 5.2, D2, D2a, D12). */
 import type { AdapterRequest, FoundCredential } from '../../adapters/types';
+import { canonicalKey } from '../core/keys';
 import { parseQuery } from '../core/query';
 import { ALL_CREDENTIAL_POSITIONS, type CredentialPosition } from './ruleset';
 
@@ -94,9 +95,10 @@ export function findCredential(
   }
   found.push(...providerCredentials.filter((c) => c.value !== ''));
   if (found.length === 0) return { kind: 'none' };
-  const values = new Set(found.map((c) => c.value));
+  // D28: the presentations of one key (gk_…, AIza…) are the same key, not a conflict (checked only when several).
+  const values = found.length === 1 ? null : new Set(found.map((c) => canonicalKey(c.value) ?? c.value));
   const positionsSeen = [...new Set(found.map((c) => c.position))];
-  if (values.size > 1) return { kind: 'conflict', positions: positionsSeen };
+  if (values !== null && values.size > 1) return { kind: 'conflict', positions: positionsSeen };
   return { kind: 'key', value: found[0]?.value as string, positions: positionsSeen };
 }
 

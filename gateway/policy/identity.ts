@@ -1,7 +1,7 @@
 /** Who a request is counted to (spec 5.1, 5.6): a key, a whitelisted account (B), or the anonymous address. */
 import type { Account, ApiKey, Store } from '../store/types';
 import { hashKey, isKeySyntax } from '../core/keys';
-import type { RefusalCode } from '../core/errors';
+import { MESSAGES, type RefusalCode } from '../core/errors';
 import type { IpAddress } from '../net/address';
 import type { CredentialResult } from './credentials';
 import type { RuleSet } from './ruleset';
@@ -31,7 +31,7 @@ export interface IdentifyInput {
 
 const SUSPENDED: Refusal = {
   code: 'account_suspended',
-  detail: 'The account is suspended. Contact support.',
+  detail: MESSAGES.account_suspended,
 };
 
 /** Identify in D9 order: syntax → key known → not revoked → account not suspended. Key > whitelist > anonymous. */
@@ -41,14 +41,13 @@ export async function identify(input: IdentifyInput): Promise<Identity | Refusal
     return { code: 'invalid_key', detail: `The credential in ${credential.position} is malformed.` };
   }
   if (credential.kind === 'key') {
-    if (!isKeySyntax(credential.value)) return { code: 'invalid_key', detail: 'The API key is not valid.' };
+    if (!isKeySyntax(credential.value)) return { code: 'invalid_key', detail: MESSAGES.invalid_key };
     const found = await store.findKeyByHash(hashKey(credential.value, input.pepper));
-    if (!found) return { code: 'invalid_key', detail: 'The API key is not valid.' };
+    if (!found) return { code: 'invalid_key', detail: MESSAGES.invalid_key };
     if (found.key.status === 'revoked') {
       return {
         code: rules.revokedCode,
-        detail:
-          rules.revokedCode === 'key_revoked' ? 'The API key was revoked.' : 'The API key is not valid.',
+        detail: MESSAGES[rules.revokedCode],
       };
     }
     if (found.account.status === 'suspended') return SUSPENDED;
@@ -59,7 +58,7 @@ export async function identify(input: IdentifyInput): Promise<Identity | Refusal
     if (account) return account.status === 'suspended' ? SUSPENDED : { kind: 'whitelist', account };
   }
   if (!input.anonymousAllowed) {
-    return { code: 'missing_key', detail: 'This host requires an API key.' };
+    return { code: 'missing_key', detail: MESSAGES.missing_key };
   }
   return { kind: 'anonymous' };
 }

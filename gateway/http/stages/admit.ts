@@ -5,6 +5,7 @@ import type { AdmissionResult } from '../../store/types';
 import type { RequestContext, Refusal } from '../context';
 import { storeFault } from '../fault';
 import { quotaHeaders } from '../headers';
+import { rateOf } from '../account-call';
 import { describeRefusal } from '../refusals';
 
 /** Admit the identified request; sets ticket and quota headers. A refusal changes nothing; a store fault is thrown. */
@@ -23,6 +24,8 @@ export async function admitRequest(ctx: RequestContext): Promise<Refusal | null>
   if (result.admitted) {
     ctx.ticket = result.ticket;
     ctx.quota = quotaHeaders(rules, result.quota, now, false);
+    // Only hosts that show it (OpenCage) pay for the rate object.
+    if (ctx.host.adapter.withRate) ctx.rate = rateOf(plan, result.quota);
     return null;
   }
   store

@@ -14,7 +14,8 @@ export function locateClient(ctx: RequestContext): Refusal | null {
   if (!address) throw new Error('the connection has no peer address');
   ctx.address = address;
   const call = ctx.call;
-  if (call.kind === 'ipv4' && call.ip === null) {
+  // An account endpoint (ctx.account) has no backend call.
+  if (ctx.account === null && call.kind === 'ipv4' && call.ip === null) {
     if (address.kind() !== 'ipv4') return IPV4_REQUIRED;
     ctx.call = { kind: 'ipv4', ip: address.toString() };
   }

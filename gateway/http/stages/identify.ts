@@ -4,7 +4,10 @@ import type { RequestContext, Refusal } from '../context';
 import { storeFault } from '../fault';
 
 /** Identify the caller; sets identity and the log line's identity. A store fault is thrown. */
-export async function identifyCaller(ctx: RequestContext): Promise<Refusal | null> {
+export async function identifyCaller(
+  ctx: RequestContext,
+  anonymousAllowed = ctx.host.anonymous,
+): Promise<Refusal | null> {
   const { config, store } = ctx.deps;
   let found: Identity | IdentityRefusal;
   try {
@@ -14,7 +17,7 @@ export async function identifyCaller(ctx: RequestContext): Promise<Refusal | nul
       pepper: config.keyPepper,
       credential: ctx.credential,
       address: ctx.address,
-      anonymousAllowed: ctx.host.anonymous,
+      anonymousAllowed,
     });
   } catch (err) {
     throw storeFault(err);

@@ -1,4 +1,5 @@
 /** Stage: parse. Body (bounded, D2a form), path decoding, then the host's adapter turns the request into a call. */
+import { MESSAGES } from '../../core/errors';
 import type { RequestContext, Refusal } from '../context';
 import { adapterRequest, flatHeaders, isFormBody, parseForm, readBody } from '../request';
 
@@ -19,10 +20,10 @@ const BAD_PATH: Refusal = Object.freeze({
 });
 const NO_ENDPOINT: Refusal = Object.freeze({
   code: 'not_found',
-  detail: 'There is no endpoint at this path.',
+  detail: MESSAGES.not_found,
 });
 
-/** Read and parse the request through the host's adapter; sets areq, form, call and the adapter's state. */
+/** Read and parse the request through the host's adapter; sets areq, form, call (or account) and the adapter's state. */
 export async function parseRequest(ctx: RequestContext): Promise<Refusal | null> {
   const { req, host } = ctx;
   const body = await readBody(req);
@@ -44,6 +45,14 @@ export async function parseRequest(ctx: RequestContext): Promise<Refusal | null>
     formText,
     host.adapter.credentialParams,
   );
+  ctx.areq = areq;
+  ctx.form = form;
+  const account = host.adapter.account?.parse(areq);
+  if (account) {
+    ctx.state = account.state;
+    ctx.account = account;
+    return null;
+  }
   const parsed = host.adapter.parse(areq);
   if (parsed === null) return NO_ENDPOINT;
   if (!parsed.ok) {
@@ -53,8 +62,6 @@ export async function parseRequest(ctx: RequestContext): Promise<Refusal | null>
       : { code: parsed.code, detail: parsed.detail, facts: parsed.facts };
   }
   ctx.state = parsed.request.state;
-  ctx.areq = areq;
-  ctx.form = form;
   ctx.call = parsed.request.call;
   return null;
 }

@@ -1,6 +1,7 @@
 /** Stage: render. Every answer leaves here: adapter records and gateway errors in the host's shape (D20, D24). */
+import { publicMessage } from '../../../adapters/common/texts';
 import type { AdapterResponse } from '../../../adapters/types';
-import type { ErrorFacts, GatewayCode } from '../../core/errors';
+import { MESSAGES, type ErrorFacts, type GatewayCode } from '../../core/errors';
 import type { BackendOutcome } from '../backend';
 import { NO_HEADERS, type RequestContext, type Refusal } from '../context';
 import { StoreFault } from '../fault';
@@ -33,7 +34,12 @@ export function fail(
   facts: ErrorFacts,
   extra: Readonly<Record<string, string>>,
 ): void {
-  send(ctx, ctx.host.adapter.renderError(ctx.state, code, detail, facts), extra);
+  const adapter = ctx.host.adapter;
+  send(
+    ctx,
+    adapter.renderError(ctx.state, code, publicMessage(adapter.clientTexts, code, detail), facts),
+    extra,
+  );
 }
 
 /** Answer a refusal returned by a stage. */
@@ -51,7 +57,9 @@ export function render(
   const reply = settlement.reply;
   if (reply === null) return;
   if (reply === 'record') {
-    if (record !== null) send(ctx, record, ctx.quota);
+    // OpenCage shows the free allowance in the body and X-RateLimit-* (issue 16 item 4).
+    const withRate = ctx.host.adapter.withRate;
+    if (record !== null) send(ctx, ctx.rate && withRate ? withRate(record, ctx.rate) : record, ctx.quota);
     return;
   }
   if (!settlement.backendDetail || outcome.kind !== 'answer') {
@@ -73,15 +81,9 @@ export function render(
 export function answerFault(ctx: RequestContext, err: unknown): void {
   if (err instanceof StoreFault) {
     ctx.deps.logger.error({ err: err.message }, 'store unavailable');
-    fail(
-      ctx,
-      'store_unavailable',
-      'The service is temporarily unavailable. Try again shortly.',
-      NO_FACTS,
-      NO_HEADERS,
-    );
+    fail(ctx, 'store_unavailable', MESSAGES.store_unavailable, NO_FACTS, NO_HEADERS);
   } else {
     ctx.deps.logger.error({ err }, 'request failed');
-    fail(ctx, 'internal', 'An internal error occurred.', NO_FACTS, NO_HEADERS);
+    fail(ctx, 'internal', MESSAGES.internal, NO_FACTS, NO_HEADERS);
   }
 }

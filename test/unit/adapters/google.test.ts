@@ -25,8 +25,12 @@ describe('google adapter: request translation', () => {
     expect(refused(google.parse(req(PATH, query)))).toEqual({ code: 'invalid_parameter', parameter });
   });
 
-  it('refuses the xml output with invalid_parameter and unknown paths with null', () => {
-    expect(refused(google.parse(req('/maps/api/geocode/xml', 'latlng=1,2'))).code).toBe('invalid_parameter');
+  // Issue 16 item 1 reverses the old refusal of the xml output: Google's `/xml` form is now served.
+  it('serves the xml output and answers unknown paths with null', () => {
+    expect(parsed(google.parse(req('/maps/api/geocode/xml', 'latlng=1,2'))).state).toEqual({
+      filtersMatch: true,
+      output: 'xml',
+    });
     expect(google.parse(req('/maps/api/directions/json', 'origin=a'))).toBeNull();
     expect(google.parse(req('/', ''))).toBeNull();
   });
