@@ -30,6 +30,7 @@ const TITLES: Record<GatewayCode, string> = {
   quota_exceeded: 'Daily quota exceeded',
   conflicting_credentials: 'Conflicting credentials',
   invalid_parameter: 'Invalid parameter',
+  invalid_forwarded: 'Invalid forwarding header',
   ipv4_required: 'IPv4 address required',
   not_found: 'Not found',
   method_not_allowed: 'Method not allowed',

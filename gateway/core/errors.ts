@@ -19,6 +19,7 @@ export type GatewayCode =
   | RefusalCode
   | 'conflicting_credentials' // D12
   | 'invalid_parameter' // malformed request parameter (names the parameter)
+  | 'invalid_forwarded' // D3a: a trusted proxy's forwarding header names no parseable client (names the header)
   | 'ipv4_required' // D22
   | 'not_found' // unknown path
   | 'method_not_allowed'
@@ -39,6 +40,7 @@ export const ALL_GATEWAY_CODES: readonly GatewayCode[] = [
   'quota_exceeded',
   'conflicting_credentials',
   'invalid_parameter',
+  'invalid_forwarded',
   'ipv4_required',
   'not_found',
   'method_not_allowed',
@@ -52,6 +54,7 @@ export const ALL_GATEWAY_CODES: readonly GatewayCode[] = [
 export function codeToStatus(code: GatewayCode): number {
   switch (code) {
     case 'invalid_parameter':
+    case 'invalid_forwarded':
     case 'ipv4_required':
     case 'conflicting_credentials':
       return 400;

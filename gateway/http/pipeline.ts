@@ -9,7 +9,7 @@ import type { AdapterResponse, BackendCall } from '../../adapters/types';
 import type { Clock } from '../core/clock';
 import type { ErrorFacts, GatewayCode } from '../core/errors';
 import type { CompiledConfig, CompiledHost } from '../config/compile';
-import { clientAddress } from '../net/client-address';
+import { clientAddress, InvalidForwarded } from '../net/client-address';
 import { findCredential } from '../policy/credentials';
 import { identify, isRefusal, type Identity } from '../policy/identity';
 import { planAdmission } from '../policy/planner';
@@ -97,6 +97,16 @@ export function createPipeline(deps: PipelineDeps): HostHandler {
       facts: ErrorFacts = {},
       extra: Record<string, string> = {},
     ): void => send(host.adapter.renderError(state, code, detail, facts), extra);
+    /** D3a: a trusted proxy passed an entry naming no address; refused, never counted against the proxy. */
+    const refuseForwarded = (bad: InvalidForwarded): void => {
+      logger.warn(
+        { peer: req.socket.remoteAddress, header: bad.header, entry: bad.entry },
+        'invalid forwarded entry',
+      );
+      fail('invalid_forwarded', `The ${bad.header} header names no valid client address.`, {
+        parameter: bad.header,
+      });
+    };
 
     try {
       await run();
@@ -155,8 +165,14 @@ export function createPipeline(deps: PipelineDeps): HostHandler {
       }
       state = parsed.request.state;
 
-      const address = clientAddress(req.socket.remoteAddress, req.headers, config.trustProxy);
+      const address = clientAddress(
+        req.socket.remoteAddress,
+        req.headers,
+        config.trustProxy,
+        config.trustProxyHeader,
+      );
       if (!address) throw new Error('the connection has no peer address');
+      if (address instanceof InvalidForwarded) return refuseForwarded(address);
       let call: BackendCall = parsed.request.call;
       if (call.kind === 'ipv4' && call.ip === null) {
         if (address.kind() !== 'ipv4') {
