@@ -6,7 +6,9 @@
 import type { RequestHandler } from 'express';
 import { AdminProblem, sendProblem } from './problem';
 
-const ID = /^[A-Za-z0-9_-]{1,64}$/;
+const ID_CHARS = /^[A-Za-z0-9_-]+$/;
+/** Store ids are far shorter; a longer well-formed id cannot exist (404 without a store call). */
+const MAX_ID_LENGTH = 64;
 
 /** Path segment → the name of the id parameter that follows it. */
 export type IdSegments = Readonly<Record<string, string>>;
@@ -14,33 +16,43 @@ export type IdSegments = Readonly<Record<string, string>>;
 /** The admin API's ids: `/accounts/:id`, `/keys/:id`, `/accounts/:id/whitelist/:entryId`. */
 export const ADMIN_ID_SEGMENTS: IdSegments = { accounts: 'id', keys: 'id', whitelist: 'entryId' };
 
-/** Whether a raw (still percent-encoded) path segment decodes to a well-formed id. */
-export function isIdSegment(raw: string): boolean {
-  if (ID.test(raw)) return true;
-  if (raw.indexOf('%') < 0) return false;
+/** A raw (still percent-encoded) path segment decoded, or null when it is not valid percent-encoded UTF-8. */
+function decoded(raw: string): string | null {
+  if (raw.indexOf('%') < 0) return raw;
   try {
-    return ID.test(decodeURIComponent(raw));
+    return decodeURIComponent(raw);
   } catch {
-    return false;
+    return null;
   }
 }
 
-/** The name of the first malformed id in a raw path (`/accounts/%ZZ/keys` → "id"), or null when all are well formed. */
-export function badPathId(rawPath: string, segments: IdSegments): string | null {
+/** What is wrong with the ids of a raw path: the first malformed or over-long one, or null when all are fine. */
+export function pathIdProblem(
+  rawPath: string,
+  segments: IdSegments,
+): { field: string; malformed: boolean } | null {
   const parts = rawPath.split('/');
   for (let i = 0; i + 1 < parts.length; i++) {
     const field = Object.hasOwn(segments, parts[i] as string) ? segments[parts[i] as string] : undefined;
     const raw = parts[i + 1] as string;
-    if (field !== undefined && raw !== '' && !isIdSegment(raw)) return field;
+    if (field === undefined || raw === '') continue;
+    const id = decoded(raw);
+    if (id === null || !ID_CHARS.test(id)) return { field, malformed: true };
+    if (id.length > MAX_ID_LENGTH) return { field, malformed: false };
   }
   return null;
 }
 
-/** Admin middleware: 400 `invalid_parameter` for a malformed id in the path, before any route runs. */
+/** Admin middleware, before any route runs: 400 `invalid_parameter` for a malformed id, 404 for an over-long one. */
 export function adminIds(): RequestHandler {
   return (req, res, next) => {
-    const field = badPathId(req.path, ADMIN_ID_SEGMENTS);
-    if (field === null) return next();
-    sendProblem(res, new AdminProblem('invalid_parameter', `${field}: not a well-formed id`, field));
+    const bad = pathIdProblem(req.path, ADMIN_ID_SEGMENTS);
+    if (bad === null) return next();
+    sendProblem(
+      res,
+      bad.malformed
+        ? new AdminProblem('invalid_parameter', `${bad.field}: not a well-formed id`, bad.field)
+        : new AdminProblem('not_found', 'no item with this id'),
+    );
   };
 }

@@ -56,12 +56,12 @@ const str = fc.oneof(
 );
 const idArb = (valid: string[]) =>
   fc.oneof(
-    fc.constantFrom(...valid),
+    { arbitrary: fc.constantFrom(...valid), weight: 3 },
     fc.constantFrom(...HOSTILE),
     str.map(enc).filter((s) => s !== ''),
   );
 const queryArb = fc.oneof(
-  fc.constant(''),
+  { arbitrary: fc.constant(''), weight: 3 },
   fc
     .dictionary(fc.constantFrom('email', 'from', 'to', 'limit', 'cursor', 'status', 'day', 'month'), str, {
       maxKeys: 3,
@@ -95,7 +95,7 @@ const FIELDS = [
   'idempotencyKey',
 ];
 const bodyArb = fc.oneof(
-  fc.constant(undefined),
+  { arbitrary: fc.constant(undefined), weight: 2 },
   fc.dictionary(fc.constantFrom(...FIELDS), fc.oneof(str, fc.jsonValue({ maxDepth: 2 })), { maxKeys: 4 }),
   fc.jsonValue({ maxDepth: 2 }),
 );
@@ -222,7 +222,9 @@ async function noServerErrors(
       const band = Math.floor(res.status / 100) * 100;
       seen[band] = (seen[band] ?? 0) + 1;
       if (res.status >= 500) {
-        throw new Error(`${res.status} for ${r.anyMethod ?? r.route[0]} ${urlOf(r)}: ${res.text.slice(0, 200)}`);
+        throw new Error(
+          `${res.status} for ${r.anyMethod ?? r.route[0]} ${urlOf(r)}: ${res.text.slice(0, 200)}`,
+        );
       }
     }),
     { numRuns: RUNS, seed: SEED, endOnFailure: true },
