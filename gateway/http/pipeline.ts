@@ -97,16 +97,6 @@ export function createPipeline(deps: PipelineDeps): HostHandler {
       facts: ErrorFacts = {},
       extra: Record<string, string> = {},
     ): void => send(host.adapter.renderError(state, code, detail, facts), extra);
-    /** D3a: a trusted proxy passed an entry naming no address; refused, never counted against the proxy. */
-    const refuseForwarded = (bad: InvalidForwarded): void => {
-      logger.warn(
-        { peer: req.socket.remoteAddress, header: bad.header, entry: bad.entry },
-        'invalid forwarded entry',
-      );
-      fail('invalid_forwarded', `The ${bad.header} header names no valid client address.`, {
-        parameter: bad.header,
-      });
-    };
 
     try {
       await run();
@@ -172,7 +162,14 @@ export function createPipeline(deps: PipelineDeps): HostHandler {
         config.trustProxyHeader,
       );
       if (!address) throw new Error('the connection has no peer address');
-      if (address instanceof InvalidForwarded) return refuseForwarded(address);
+      if (address instanceof InvalidForwarded) {
+        // D3a: a trusted proxy passed an entry naming no address; refused, never counted against the proxy.
+        const { header, entry } = address;
+        logger.warn({ peer: req.socket.remoteAddress, header, entry }, 'invalid forwarded entry');
+        return fail('invalid_forwarded', `The ${header} header names no valid client address.`, {
+          parameter: header,
+        });
+      }
       let call: BackendCall = parsed.request.call;
       if (call.kind === 'ipv4' && call.ip === null) {
         if (address.kind() !== 'ipv4') {
