@@ -46,6 +46,7 @@ export const BING_ERRORS: ErrorTable<BingError> = {
   quota_exceeded: { status: 429, auth: 'ValidCredentials' },
   conflicting_credentials: { status: 400, auth: 'None' },
   invalid_parameter: { status: 400, auth: 'None' },
+  invalid_forwarded: { status: 400, auth: 'None' },
   ipv4_required: { status: 400, auth: 'None' },
   not_found: { status: 404, auth: 'None' },
   method_not_allowed: { status: 405, auth: 'None' },

@@ -41,6 +41,7 @@ export const GEOAPIFY_ERRORS: ErrorTable<GeoapifyError> = {
   quota_exceeded: { status: 429, error: 'Too Many Requests' },
   conflicting_credentials: { status: 400, error: 'Bad Request' },
   invalid_parameter: { status: 400, error: 'Bad Request' },
+  invalid_forwarded: { status: 400, error: 'Bad Request' },
   ipv4_required: { status: 400, error: 'Bad Request' },
   not_found: { status: 404, error: 'Not Found' },
   method_not_allowed: { status: 405, error: 'Method Not Allowed' },

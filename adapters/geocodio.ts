@@ -38,6 +38,7 @@ export const GEOCODIO_ERRORS: ErrorTable<GeocodioError> = {
   quota_exceeded: { status: 403, error: "You can't make this request as it is above your daily maximum." },
   conflicting_credentials: { status: 422, error: 'Conflicting API keys' },
   invalid_parameter: { status: 422, error: 'Invalid request' },
+  invalid_forwarded: { status: 422, error: 'Invalid request' },
   ipv4_required: { status: 422, error: 'An IPv4 address is required' },
   not_found: { status: 404, error: 'Not found' },
   method_not_allowed: { status: 405, error: 'Method not allowed' },

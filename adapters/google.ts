@@ -67,6 +67,7 @@ export const GOOGLE_ERRORS: ErrorTable<GoogleError> = {
     message: 'The request names two different keys.',
   },
   invalid_parameter: { http: 200, status: 'INVALID_REQUEST', message: 'Invalid request.' },
+  invalid_forwarded: { http: 200, status: 'INVALID_REQUEST', message: 'Invalid request.' },
   ipv4_required: { http: 200, status: 'INVALID_REQUEST', message: 'An IPv4 address is required.' },
   not_found: { http: 404, status: 'NOT_FOUND', message: 'Unknown path.' },
   method_not_allowed: { http: 200, status: 'INVALID_REQUEST', message: 'Only GET is served.' },

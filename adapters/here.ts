@@ -47,6 +47,7 @@ export const HERE_ERRORS: ErrorTable<HereError> = {
   quota_exceeded: auth(429, 'Too Many Requests'),
   conflicting_credentials: api(400, 'Conflicting credentials'),
   invalid_parameter: api(400, 'Illegal input for parameter'),
+  invalid_forwarded: api(400, 'Illegal input for parameter'),
   ipv4_required: api(400, 'IPv4 address required'),
   not_found: api(404, 'Not Found'),
   method_not_allowed: api(405, 'Method Not Allowed'),

@@ -70,6 +70,7 @@ export const IPINFO_ERRORS: ErrorTable<IpinfoError> = {
   quota_exceeded: { status: 429, title: 'Rate limit exceeded' },
   conflicting_credentials: { status: 400, title: 'Bad request' },
   invalid_parameter: { status: 404, title: 'Wrong ip' },
+  invalid_forwarded: { status: 400, title: 'Bad request' },
   ipv4_required: { status: 404, title: 'Wrong ip' },
   not_found: { status: 404, title: 'Not found' },
   method_not_allowed: { status: 405, title: 'Method not allowed' },

@@ -42,6 +42,7 @@ export const LOCATIONIQ_ERRORS: ErrorTable<LocationiqError> = {
   quota_exceeded: { status: 429, error: 'Rate Limited Day' },
   conflicting_credentials: { status: 400, error: 'Invalid Request' },
   invalid_parameter: { status: 400, error: 'Invalid Request' },
+  invalid_forwarded: { status: 400, error: 'Invalid Request' },
   ipv4_required: { status: 400, error: 'Invalid Request' },
   not_found: { status: 404, error: 'Invalid Request' },
   method_not_allowed: { status: 405, error: 'Invalid Request' },

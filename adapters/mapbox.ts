@@ -44,6 +44,7 @@ export const MAPBOX_ERRORS: ErrorTable<MapboxError> = {
   quota_exceeded: { status: 429, message: 'Too Many Requests' },
   conflicting_credentials: { status: 422, message: 'Conflicting credentials' },
   invalid_parameter: { status: 422, message: 'Invalid query' },
+  invalid_forwarded: { status: 422, message: 'Invalid query' },
   ipv4_required: { status: 422, message: 'An IPv4 address is required' },
   not_found: { status: 404, message: 'Not Found' },
   method_not_allowed: { status: 405, message: 'Method Not Allowed' },

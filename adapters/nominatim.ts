@@ -41,6 +41,7 @@ export const NOMINATIM_ERRORS: ErrorTable<NominatimError> = {
   quota_exceeded: access(429, 'Daily quota exceeded'),
   conflicting_credentials: own(400, 'Conflicting credentials'),
   invalid_parameter: own(400, 'Invalid parameter'),
+  invalid_forwarded: own(400, 'Invalid parameter'),
   ipv4_required: own(400, 'An IPv4 address is required'),
   not_found: own(404, 'Not found'),
   method_not_allowed: own(405, 'Method not allowed'),

@@ -40,6 +40,7 @@ export const OPENCAGE_ERRORS: ErrorTable<OpencageError> = {
   quota_exceeded: { status: 402, message: 'quota exceeded' },
   conflicting_credentials: { status: 400, message: 'invalid request' },
   invalid_parameter: { status: 400, message: 'invalid request' },
+  invalid_forwarded: { status: 400, message: 'invalid request' },
   ipv4_required: { status: 400, message: 'invalid request' },
   not_found: { status: 404, message: 'invalid endpoint' },
   method_not_allowed: { status: 405, message: 'method not allowed' },

@@ -36,6 +36,7 @@ export const POSITIONSTACK_ERRORS: ErrorTable<PositionstackError> = {
   quota_exceeded: { status: 429, code: 'usage_limit_reached' },
   conflicting_credentials: { status: 422, code: 'validation_error' },
   invalid_parameter: { status: 422, code: 'validation_error' },
+  invalid_forwarded: { status: 422, code: 'validation_error' },
   ipv4_required: { status: 422, code: 'validation_error' },
   not_found: { status: 404, code: 'invalid_api_function' },
   method_not_allowed: { status: 405, code: 'invalid_api_function' },

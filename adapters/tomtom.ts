@@ -37,6 +37,7 @@ export const TOMTOM_ERRORS: ErrorTable<TomtomError> = {
   quota_exceeded: { status: 403, code: 'AccountOverRateLimit' },
   conflicting_credentials: { status: 400, code: 'BadRequest' },
   invalid_parameter: { status: 400, code: 'BadRequest' },
+  invalid_forwarded: { status: 400, code: 'BadRequest' },
   ipv4_required: { status: 400, code: 'BadRequest' },
   not_found: { status: 596, code: 'ServiceNotFound' },
   method_not_allowed: { status: 405, code: 'MethodNotAllowed' },

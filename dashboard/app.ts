@@ -7,6 +7,7 @@ import express, { type ErrorRequestHandler } from 'express';
 import { createContext, type AppContext } from './context';
 import type { DashboardDeps } from './deps';
 import { DashboardError } from './errors';
+import { dashboardIds } from './ids';
 import { csrf, loadSession, securityHeaders, wantsJson } from './middleware';
 import { stripeWebhook } from './payments/webhook';
 import { apiRoutes } from './routes/api';
@@ -71,6 +72,7 @@ export function createDashboardApp(deps: DashboardDeps): express.Express {
   );
 
   const router = express.Router();
+  router.use(dashboardIds());
   const stripe = deps.config.payments.stripe;
   if (deps.config.payments.provider === 'stripe' && stripe) {
     stripeWebhook(router, { store: deps.store, clock: deps.clock, logger: deps.logger, cfg: stripe });

@@ -2,6 +2,7 @@
 import type pino from 'pino';
 import type { Clock } from '../gateway/core/clock';
 import type { Cidr } from '../gateway/net/address';
+import type { ForwardedHeader } from '../gateway/net/client-address';
 import type { RuleSet } from '../gateway/policy/ruleset';
 import type { Store } from '../gateway/store/types';
 import type { DashboardConfig } from './config';
@@ -19,6 +20,8 @@ export interface DashboardDeps {
   config: DashboardConfig;
   /** The gateway's trusted proxies (D3): the client address for sign-in limits comes from X-Forwarded-For only behind them. */
   trustProxy?: readonly Cidr[];
+  /** The one header those proxies write (D3a; default x-forwarded-for). */
+  trustProxyHeader?: ForwardedHeader;
   /** Overrides for tests: a payment provider (e.g. Stripe with an injected client) or a mailer. */
   payments?: PaymentProvider;
   mailer?: Mailer;

@@ -13,6 +13,7 @@ import type { Clock } from './core/clock';
 import { createForwarder, type Forwarder } from './http/backend';
 import { createPipeline } from './http/pipeline';
 import { gatewayReadiness } from './http/readiness';
+import { limitedServer } from './net/server-limits';
 import type { Store } from './store/types';
 
 export interface GatewayDeps {
@@ -81,8 +82,9 @@ export function createGateway(deps: GatewayDeps): Gateway {
   const forward = deps.forward ?? createForwarder(config.backend.url, config.backend.timeoutMs);
   const handle = createPipeline({ ...deps, forward });
 
+  const limits = config.serverLimits;
   const serve = (pick: (req: http.IncomingMessage) => CompiledHost | null) =>
-    http.createServer((req, res) => {
+    limitedServer(limits.main, (req, res) => {
       const host = pick(req);
       if (!host) {
         res.writeHead(404, { 'content-type': 'text/plain' }).end('unknown host\n');
@@ -100,7 +102,8 @@ export function createGateway(deps: GatewayDeps): Gateway {
   const perPort = config.hosts
     .filter((h) => h.port !== null)
     .map((h) => ({ host: h, server: serve(() => h) }));
-  const admin = http.createServer(
+  const admin = limitedServer(
+    limits.admin,
     createAdminApp({
       store: deps.store,
       rules: config.rules,
@@ -113,7 +116,8 @@ export function createGateway(deps: GatewayDeps): Gateway {
   );
   const dashboardConfig = config.dashboard;
   const dashboard = dashboardConfig
-    ? http.createServer(
+    ? limitedServer(
+        limits.dashboard,
         createDashboardApp({
           store: deps.store,
           rules: config.rules,
@@ -122,11 +126,11 @@ export function createGateway(deps: GatewayDeps): Gateway {
           logger: deps.logger,
           config: dashboardConfig,
           trustProxy: config.trustProxy,
+          trustProxyHeader: config.trustProxyHeader,
         }),
       )
     : null;
   const all = [main, admin, ...perPort.map((p) => p.server), ...(dashboard ? [dashboard] : [])];
-  for (const s of all) s.keepAliveTimeout = 65_000;
 
   return {
     adminToken,

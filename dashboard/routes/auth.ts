@@ -5,7 +5,7 @@
 import type { Request, Response, Router } from 'express';
 import { hashPassword, verifyPassword } from '../../gateway/admin/password';
 import { addressUnit } from '../../gateway/net/address';
-import { clientAddress } from '../../gateway/net/client-address';
+import { clientAddress, InvalidForwarded } from '../../gateway/net/client-address';
 import { StoreConflict } from '../../gateway/store/types';
 import type { AppContext } from '../context';
 import { DashboardError } from '../errors';
@@ -28,7 +28,15 @@ function str(x: unknown): string {
 
 /** Count an attempt for the client address and (when given) the e-mail; throws 429 when over either limit. */
 export function limitAttempt(ctx: AppContext, req: Request, email: string | null): void {
-  const address = clientAddress(req.socket.remoteAddress, req.headers, ctx.trustProxy ?? []);
+  const address = clientAddress(
+    req.socket.remoteAddress,
+    req.headers,
+    ctx.trustProxy ?? [],
+    ctx.trustProxyHeader,
+  );
+  // D3a: a malformed forwarding entry is refused, never counted against the proxy's own address.
+  if (address instanceof InvalidForwarded)
+    throw new DashboardError('invalid_parameter', 'The forwarding header is malformed', address.header);
   const wait =
     // IPv6 clients are limited per /64, like IP slots (D6): one host holds a whole /64.
     ctx.limitAddress.hit(`ip:${address ? addressUnit(address, 32, 64) : 'unknown'}`) ??

@@ -5,6 +5,7 @@
 import express from 'express';
 import type { AdminDeps } from './deps';
 import { bearerAuth, errorHandler, jsonBody, requestLog } from './http';
+import { adminIds } from './ids';
 import { AdminProblem, sendProblem } from './problem';
 import { accountRoutes } from './routes/accounts';
 import { creditRoutes } from './routes/credit';
@@ -44,7 +45,7 @@ export function createAdminApp(deps: AdminDeps): express.Express {
   });
 
   const admin = express.Router();
-  admin.use(requestLog(deps.logger), bearerAuth(deps.token), ...jsonBody());
+  admin.use(requestLog(deps.logger), bearerAuth(deps.token), adminIds(), ...jsonBody());
   for (const group of ROUTE_GROUPS) group(admin, deps);
   admin.use((_req, res) => {
     sendProblem(res, new AdminProblem('not_found', 'no such admin endpoint; see docs/admin.md'));

@@ -2,6 +2,8 @@
 import { ADAPTERS } from '../../adapters';
 import type { Adapter } from '../../adapters/types';
 import { parseCidr, type Cidr } from '../net/address';
+import type { ForwardedHeader } from '../net/client-address';
+import { compileServerLimits, type ListenerLimits } from '../net/server-limits';
 import { ruleSetFor, type Limits, type RuleSet } from '../policy/ruleset';
 import type { DashboardConfig } from '../../dashboard/config';
 import type { RawConfig } from './schema';
@@ -40,6 +42,10 @@ export interface CompiledConfig {
   store: CompiledStoreConfig;
   onStoreFailure: 'closed' | 'open';
   trustProxy: Cidr[];
+  /** D3a: the one forwarding header read behind a trusted proxy. */
+  trustProxyHeader: ForwardedHeader;
+  /** Issue 13: limits of each listener against slow and idle clients. */
+  serverLimits: ListenerLimits;
   keyPepper: string;
   hosts: CompiledHost[];
   /** Served on the main listener when the Host header matches no entry: the first entry without a port. */
@@ -89,6 +95,8 @@ export function compileConfig(raw: RawConfig, file: string): CompiledConfig {
     store,
     onStoreFailure: raw.onStoreFailure,
     trustProxy: raw.trustProxy.map((c) => parseCidr(c) as Cidr),
+    trustProxyHeader: raw.trustProxyHeader,
+    serverLimits: compileServerLimits(raw.serverLimits),
     keyPepper: raw.keyPepper,
     hosts,
     defaultHost: hosts.find((h) => h.port === null) ?? null,

@@ -3,6 +3,7 @@ import { z } from 'zod';
 import { ADAPTERS } from '../../adapters';
 import { dashboardConfigSchema } from '../../dashboard/config';
 import { parseCidr } from '../net/address';
+import { serverLimitsSchema } from '../net/server-limits';
 import { ALL_CREDENTIAL_POSITIONS, type CredentialPosition } from '../policy/ruleset';
 
 const port = z.int().min(0).max(65535);
@@ -77,6 +78,10 @@ export const configSchema = z.strictObject({
   store,
   onStoreFailure: z.enum(['closed', 'open']).default('closed'),
   trustProxy: z.array(cidr).default([]),
+  /** D3a: the one header the trusted proxies write; the other is ignored. */
+  trustProxyHeader: z.enum(['x-forwarded-for', 'forwarded']).default('x-forwarded-for'),
+  /** Issue 13: timeouts, header size and connection caps per listener (defaults in gateway/net/server-limits.ts). */
+  serverLimits: serverLimitsSchema,
   keyPepper: z.string().min(16, 'the key pepper needs at least 16 characters'),
   credentials: z.strictObject({ accept: z.array(position).min(1) }).optional(),
   hosts: z.array(host).min(1),

@@ -19,6 +19,7 @@ export type GatewayCode =
   | RefusalCode
   | 'conflicting_credentials' // D12
   | 'invalid_parameter' // malformed request parameter (names the parameter)
+  | 'invalid_forwarded' // D3a: a trusted proxy's forwarding header names no parseable client (names the header)
   | 'ipv4_required' // D22
   | 'not_found' // unknown path
   | 'method_not_allowed'
@@ -39,6 +40,7 @@ export const ALL_GATEWAY_CODES: readonly GatewayCode[] = [
   'quota_exceeded',
   'conflicting_credentials',
   'invalid_parameter',
+  'invalid_forwarded',
   'ipv4_required',
   'not_found',
   'method_not_allowed',
@@ -52,6 +54,7 @@ export const ALL_GATEWAY_CODES: readonly GatewayCode[] = [
 export function codeToStatus(code: GatewayCode): number {
   switch (code) {
     case 'invalid_parameter':
+    case 'invalid_forwarded':
     case 'ipv4_required':
     case 'conflicting_credentials':
       return 400;
@@ -106,6 +109,7 @@ export const TITLES: Readonly<Record<GatewayCode, string>> = {
   quota_exceeded: 'Daily quota exceeded',
   conflicting_credentials: 'Conflicting credentials',
   invalid_parameter: 'Invalid parameter',
+  invalid_forwarded: 'Invalid forwarding header',
   ipv4_required: 'IPv4 address required',
   not_found: 'Not found',
   method_not_allowed: 'Method not allowed',
@@ -131,6 +135,7 @@ export const MESSAGES: Readonly<Record<GatewayCode, string>> = {
   quota_exceeded: 'The daily free allowance is used up; it resets at 00:00 UTC.',
   conflicting_credentials: 'Different keys were sent.',
   invalid_parameter: 'The request was rejected as malformed.',
+  invalid_forwarded: 'The forwarding header names no valid client address.',
   ipv4_required: 'The caller is on IPv6: pass an IPv4 address in the "ip" parameter.',
   not_found: 'There is no endpoint at this path.',
   method_not_allowed: 'The method is not allowed.',

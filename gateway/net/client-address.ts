@@ -1,57 +1,144 @@
-/** D3: the client address is the TCP peer, unless the peer is a trusted proxy; then the forwarding headers count. */
+/**
+ * D3, D3a: the client address is the TCP peer, unless the peer is a trusted proxy; then the one forwarding header
+ * the operator named is walked right to left. Hot path: no split, no regex, one substring per hop read.
+ */
 import { inCidr, parseAddress, type Cidr, type IpAddress } from './address';
+
+/** The header the trusted proxies write (D3a); the other one is ignored whatever it says. */
+export type ForwardedHeader = 'x-forwarded-for' | 'forwarded';
+
+/** Address-like text (digits, hex, dots, colons, brackets, quotes) is shown in logs; anything else is withheld. */
+const SHOWABLE = /^[0-9A-Fa-f:.[\]"]{1,64}$/;
+
+/** The first untrusted forwarding entry could not be parsed: refused 400 `invalid_forwarded` (D3a). */
+export class InvalidForwarded {
+  /** The offending entry for the warning log line, or "(withheld)" when it could carry anything (e.g. a key). */
+  readonly entry: string;
+  constructor(
+    /** The header read. */
+    readonly header: ForwardedHeader,
+    entry: string,
+  ) {
+    this.entry = SHOWABLE.test(entry) ? entry : `(withheld, ${entry.length} characters)`;
+  }
+}
+
+type Headers = Readonly<Record<string, string | string[] | undefined>>;
 
 /** Whether an address is inside one of the trusted proxy blocks. */
 function isTrusted(address: IpAddress, trustProxy: readonly Cidr[]): boolean {
-  return trustProxy.some((cidr) => inCidr(address, cidr));
+  for (let i = 0; i < trustProxy.length; i++) if (inCidr(address, trustProxy[i] as Cidr)) return true;
+  return false;
 }
 
-/** Addresses named by `X-Forwarded-For` (preferred) or `Forwarded: for=`, left (client) to right (nearest hop). */
-export function forwardedChain(headers: Readonly<Record<string, string | string[] | undefined>>): string[] {
-  const xff = headers['x-forwarded-for'];
-  if (xff !== undefined) {
-    const joined = Array.isArray(xff) ? xff.join(',') : xff;
-    return joined.split(',').map((s) => s.trim());
-  }
-  const fwd = headers['forwarded'];
-  if (fwd === undefined) return [];
-  const joined = Array.isArray(fwd) ? fwd.join(',') : fwd;
-  const out: string[] = [];
-  for (const element of joined.split(',')) {
-    const m = /(?:^|;)\s*for=("?)([^";]*)\1/i.exec(element.trim());
-    if (!m) continue;
-    out.push(stripForwardedPort(m[2] ?? ''));
-  }
-  return out;
+/** Whether a character code is optional whitespace (space, tab). */
+function isSpace(c: number): boolean {
+  return c === 32 || c === 9;
 }
 
-/** `Forwarded: for="[2001:db8::1]:443"` and `for=192.0.2.1:80` carry ports; drop them. */
-function stripForwardedPort(node: string): string {
-  if (node.startsWith('[')) return node.slice(1, node.indexOf(']'));
-  const colon = node.indexOf(':');
-  return colon >= 0 && node.indexOf(':', colon + 1) < 0 ? node.slice(0, colon) : node;
+/** `text[start, end)` without surrounding spaces/tabs. */
+function trimmed(text: string, start: number, end: number): string {
+  while (start < end && isSpace(text.charCodeAt(start))) start++;
+  while (end > start && isSpace(text.charCodeAt(end - 1))) end--;
+  return text.slice(start, end);
 }
 
 /**
- * The client address of a request (D3). Without a trusted peer the forwarding headers are ignored. With one, the
- * chain is walked right to left and the first address that is not a trusted proxy is the client; a malformed entry
- * ends the walk (the hop that appended it is then the client, since nothing left of it can be believed).
+ * A node as an address: `1.2.3.4`, `1.2.3.4:5678`, `[2001:db8::1]`, `[2001:db8::1]:443` or a bare IPv6 address.
+ * RFC 7239 quotes (`"[2001:db8::1]:443"`) are removed first. Null when it is none of these.
+ */
+export function parseNode(node: string): IpAddress | null {
+  let s = node;
+  if (s.length >= 2 && s.charCodeAt(0) === 34 && s.charCodeAt(s.length - 1) === 34) s = s.slice(1, -1);
+  if (s.charCodeAt(0) === 91) {
+    const close = s.indexOf(']');
+    if (close < 0) return null;
+    const rest = s.length - close - 1;
+    if (rest !== 0 && !(s.charCodeAt(close + 1) === 58 && isPort(s, close + 2))) return null;
+    return parseAddress(s.slice(1, close));
+  }
+  const colon = s.indexOf(':');
+  // One colon: IPv4 with a port. Two or more: a bare IPv6 address (its port must be bracketed).
+  if (colon >= 0 && s.indexOf(':', colon + 1) < 0) {
+    return isPort(s, colon + 1) ? parseAddress(s.slice(0, colon)) : null;
+  }
+  return parseAddress(s);
+}
+
+/** Whether `s[from..]` is 1–5 decimal digits (a port; RFC 7239 obfuscated ports are not addresses anyway). */
+function isPort(s: string, from: number): boolean {
+  const n = s.length - from;
+  if (n < 1 || n > 5) return false;
+  for (let i = from; i < s.length; i++) {
+    const c = s.charCodeAt(i);
+    if (c < 48 || c > 57) return false;
+  }
+  return true;
+}
+
+/** The `for=` value of one RFC 7239 element `text[start, end)` ("for=…;proto=…"), or null when it has none. */
+function forwardedFor(text: string, start: number, end: number): string | null {
+  let p = start;
+  while (p < end) {
+    let semi = text.indexOf(';', p);
+    if (semi < 0 || semi > end) semi = end;
+    const eq = text.indexOf('=', p);
+    if (eq > 0 && eq < semi) {
+      const name = trimmed(text, p, eq);
+      if (name.length === 3 && name.toLowerCase() === 'for') return trimmed(text, eq + 1, semi);
+    }
+    p = semi + 1;
+  }
+  return null;
+}
+
+/** One header value as a string (Node joins repeated X-Forwarded-For/Forwarded lines with ", "). */
+function headerText(value: string | string[] | undefined): string | undefined {
+  return Array.isArray(value) ? value.join(', ') : value;
+}
+
+/**
+ * Walk `text` right to left; return the first node that is not a trusted proxy, the peer when every node is
+ * trusted (or there is none), or InvalidForwarded when the first untrusted node cannot be parsed.
+ */
+function walk(
+  text: string,
+  header: ForwardedHeader,
+  peer: IpAddress,
+  trustProxy: readonly Cidr[],
+): IpAddress | InvalidForwarded {
+  let end = text.length;
+  let client = peer;
+  while (end > 0) {
+    const comma = text.lastIndexOf(',', end - 1);
+    const start = comma + 1;
+    const node = header === 'forwarded' ? forwardedFor(text, start, end) : trimmed(text, start, end);
+    end = comma < 0 ? 0 : comma;
+    // An empty list member (", ,") or an element without for= adds no hop.
+    if (node === null || node === '') continue;
+    const hop = parseNode(node);
+    if (!hop) return new InvalidForwarded(header, node);
+    client = hop;
+    if (!isTrusted(hop, trustProxy)) return hop;
+  }
+  return client;
+}
+
+/**
+ * The client address of a request (D3, D3a). Without a trusted peer the forwarding headers are ignored; with one,
+ * only `header` is read, right to left, skipping trusted proxies. Null when the connection has no peer address.
  */
 export function clientAddress(
   peer: string | undefined,
-  headers: Readonly<Record<string, string | string[] | undefined>>,
+  headers: Headers,
   trustProxy: readonly Cidr[],
-): IpAddress | null {
+  header: ForwardedHeader = 'x-forwarded-for',
+): IpAddress | InvalidForwarded | null {
+  if (peer === undefined) return null;
   // A link-local peer may carry a zone ("fe80::1%eth0"); the zone is not part of the address.
-  const peerAddress = peer === undefined ? null : parseAddress(peer.replace(/%.*$/, ''));
+  const zone = peer.indexOf('%');
+  const peerAddress = parseAddress(zone < 0 ? peer : peer.slice(0, zone));
   if (!peerAddress || trustProxy.length === 0 || !isTrusted(peerAddress, trustProxy)) return peerAddress;
-  let client = peerAddress;
-  const chain = forwardedChain(headers);
-  for (let i = chain.length - 1; i >= 0; i--) {
-    const hop = parseAddress(chain[i] ?? '');
-    if (!hop) break;
-    client = hop;
-    if (!isTrusted(hop, trustProxy)) break;
-  }
-  return client;
+  const text = headerText(headers[header]);
+  return text === undefined ? peerAddress : walk(text, header, peerAddress, trustProxy);
 }

@@ -1,5 +1,5 @@
 /** Stage: client address (D3) and, for /v1/ipv4 without `ip`, the caller's own address as the lookup (D22). */
-import { clientAddress } from '../../net/client-address';
+import { clientAddress, InvalidForwarded } from '../../net/client-address';
 import type { RequestContext, Refusal } from '../context';
 
 const IPV4_REQUIRED: Refusal = Object.freeze({
@@ -10,8 +10,16 @@ const IPV4_REQUIRED: Refusal = Object.freeze({
 
 /** Find the client address; sets address and fills in an ipv4 call's own address. */
 export function locateClient(ctx: RequestContext): Refusal | null {
-  const address = clientAddress(ctx.req.socket.remoteAddress, ctx.req.headers, ctx.deps.config.trustProxy);
+  const { req, deps } = ctx;
+  const config = deps.config;
+  const address = clientAddress(
+    req.socket.remoteAddress,
+    req.headers,
+    config.trustProxy,
+    config.trustProxyHeader,
+  );
   if (!address) throw new Error('the connection has no peer address');
+  if (address instanceof InvalidForwarded) return invalidForwarded(ctx, address);
   ctx.address = address;
   const call = ctx.call;
   // An account endpoint (ctx.account) has no backend call.
@@ -20,4 +28,15 @@ export function locateClient(ctx: RequestContext): Refusal | null {
     ctx.call = { kind: 'ipv4', ip: address.toString() };
   }
   return null;
+}
+
+/** D3a: a trusted proxy passed an entry naming no address; refused and logged, never counted against the proxy. */
+function invalidForwarded(ctx: RequestContext, invalid: InvalidForwarded): Refusal {
+  const { header, entry } = invalid;
+  ctx.deps.logger.warn({ peer: ctx.req.socket.remoteAddress, header, entry }, 'invalid forwarded entry');
+  return {
+    code: 'invalid_forwarded',
+    detail: `The ${header} header names no valid client address.`,
+    facts: { parameter: header },
+  };
 }

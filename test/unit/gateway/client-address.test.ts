@@ -1,6 +1,6 @@
 /** D3: the client address (peer, trusted proxies, IPv4-mapped) and counting units (D4, D6). */
 import { addressUnit, parseAddress, parseCidr, type Cidr } from '../../../gateway/net/address';
-import { clientAddress } from '../../../gateway/net/client-address';
+import { clientAddress, InvalidForwarded } from '../../../gateway/net/client-address';
 
 const trust = (...c: string[]): Cidr[] => c.map((s) => parseCidr(s) as Cidr);
 
@@ -22,11 +22,12 @@ describe('client address (D3)', () => {
   });
   test('reads Forwarded: for= when there is no X-Forwarded-For', () => {
     const h = { forwarded: 'for="[2001:db8::7]:443";proto=https' };
-    expect(clientAddress('127.0.0.1', h, trust('127.0.0.1'))?.toString()).toBe('2001:db8::7');
+    // D3a: Forwarded is read when the operator names it (trustProxyHeader: forwarded).
+    expect(clientAddress('127.0.0.1', h, trust('127.0.0.1'), 'forwarded')?.toString()).toBe('2001:db8::7');
   });
-  test('a malformed entry ends the walk at the hop that appended it', () => {
+  test('a malformed first untrusted entry is refused, never the proxy address (D3a supersedes D3)', () => {
     const h = { 'x-forwarded-for': '203.0.113.9, garbage' };
-    expect(clientAddress('127.0.0.1', h, trust('127.0.0.1/32'))?.toString()).toBe('127.0.0.1');
+    expect(clientAddress('127.0.0.1', h, trust('127.0.0.1/32'))).toBeInstanceOf(InvalidForwarded);
   });
   test('a link-local peer with a zone id is its address', () => {
     expect(clientAddress('fe80::1%eth0', {}, [])?.toString()).toBe('fe80::1');
