@@ -33,6 +33,7 @@ export async function createStore(cfg: StoreConfig, deps: StoreDeps): Promise<St
       redis: cfg.redis,
       ...(cfg.keyPrefix !== undefined ? { keyPrefix: cfg.keyPrefix } : {}),
       ...(deps.logger ? { logger: deps.logger } : {}),
+      clock: deps.clock,
     });
     deps.logger?.info({ store: 'shared', cluster: shared.cluster }, 'store ready');
     return shared;
@@ -50,4 +51,5 @@ export async function createStore(cfg: StoreConfig, deps: StoreDeps): Promise<St
 
 export { EmbeddedStore } from './embedded/store';
 export { runMigrations, MIGRATIONS_TABLE } from './migrations';
+export { StoreUnavailableError, isStoreUnavailable } from './faults';
 export * from './types';

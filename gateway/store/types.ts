@@ -214,6 +214,18 @@ export interface Store {
   migrate(): Promise<void>;
   close(): Promise<void>;
 
+  /* --- health (faults.ts): the store owns readiness and fault classification --- */
+  /**
+   * Whether each of the store's databases answers now, within about 1 s each (for /readyz): `{ sqlite }` or
+   * `{ redis, postgres }`; false also while the store is not fit to admit (e.g. counters being rebuilt). Never throws.
+   */
+  readiness(): Promise<Record<string, boolean>>;
+  /**
+   * Whether an error this store threw means "unavailable now" (503 store_unavailable, or uncounted service with
+   * onStoreFailure: open) rather than a bug (500). Same answer as faults.ts `isStoreUnavailable`.
+   */
+  isUnavailable(err: unknown): boolean;
+
   /* --- identification (hot path; may be cached, but changes must show within 1 s: D18, D19) --- */
   /** The key with this hash and its account, or null. Revoked keys are returned (status 'revoked'). */
   findKeyByHash(hash: string): Promise<KeyIdentity | null>;

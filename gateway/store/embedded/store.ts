@@ -8,6 +8,7 @@ import type Database from 'better-sqlite3';
 import type { Knex } from 'knex';
 import type { StoreDeps } from '../index';
 import { normaliseEmail } from '../checks';
+import { isStoreUnavailable } from '../faults';
 import { runMigrations } from '../migrations';
 import { addressKey } from '../ranges';
 import { toAccount, toKeyIdentity } from '../rows';
@@ -75,6 +76,20 @@ export class EmbeddedStore implements Store {
     this.batcher?.drain();
     await this.knex.destroy();
     if (this.db.open) this.db.close();
+  }
+
+  /** `{ sqlite }`: a trivial query answers. */
+  async readiness(): Promise<Record<string, boolean>> {
+    try {
+      this.db.prepare('SELECT 1').get();
+      return { sqlite: true };
+    } catch {
+      return { sqlite: false };
+    }
+  }
+
+  isUnavailable(err: unknown): boolean {
+    return isStoreUnavailable(err);
   }
 
   private admissions(): GroupCommit<AdmissionPlan, AdmissionResult> {

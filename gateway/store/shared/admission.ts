@@ -9,6 +9,7 @@
  * one shard are merged (the last slot set with the first counter group; everything from the counters' and wallet's
  * shard on when they share one), so keyed requests of either rule set take two steps.
  */
+import type { Clock } from '../../core/clock';
 import type { AdmissionPlan, AdmissionResult, CounterSpec, SlotSpec, Ticket } from '../types';
 import { tightestQuota } from '../quota';
 import { redisFault, StoreUnavailableError } from './errors';
@@ -118,6 +119,7 @@ export class Admitter {
     private readonly cluster: boolean,
     private readonly initWallet: WalletInit,
     private readonly recover: Recovery,
+    private readonly clock: Clock,
   ) {}
 
   /** Execute a plan all-or-nothing. */
@@ -146,7 +148,7 @@ export class Admitter {
   async releaseMarks(planId: string, marks: readonly MarkRef[]): Promise<void> {
     for (const [shard, step] of [...marks].reverse()) {
       try {
-        await scriptsOf(this.redis).ggRelease(1, this.layout.mark(shard, planId, step), Date.now());
+        await scriptsOf(this.redis).ggRelease(1, this.layout.mark(shard, planId, step), this.clock.now());
       } catch (err) {
         throw redisFault(err);
       }

@@ -3,8 +3,9 @@
  * Redis holds the hot state (daily counters, IP slots, account address sets, balances being spent). Several gateway
  * instances on one shared store behave as one gateway. See docs/shared-state.md.
  */
-import { performance } from 'node:perf_hooks';
 import type { Knex } from 'knex';
+import { systemClock, type Clock } from '../../core/clock';
+import { isStoreUnavailable } from '../faults';
 import { normaliseEmail, requireKeyOfAccount, requireLimit, requireSameTopup, requireUnits } from '../checks';
 import { newId } from '../ids';
 import { runMigrations } from '../migrations';
@@ -61,6 +62,11 @@ export interface SharedStoreOptions {
   /** How often the ledger drain runs (default 250 ms). */
   drainIntervalMs?: number;
   logger?: { warn(o: object, msg?: string): void; error(o: object, msg?: string): void };
+  /**
+   * The gateway's clock (default: system): cache lifetimes, the PostgreSQL breaker, wallet and release event times.
+   * The drain's bookkeeping of Redis stream ids stays on wall time (it pairs with Redis's own time, not with rules).
+   */
+  clock?: Clock;
 }
 
 /** The Store on PostgreSQL + Redis. Open with SharedStore.open, then migrate(). */
@@ -78,6 +84,7 @@ export class SharedStore implements Store {
   private pgDownUntil = 0;
   private drainFailing = false;
   private closed = false;
+  private readonly clock: Clock;
 
   private constructor(
     readonly redis: RedisClient,
@@ -86,9 +93,10 @@ export class SharedStore implements Store {
     private readonly opts: SharedStoreOptions,
   ) {
     this.cluster = cluster;
+    this.clock = opts.clock ?? systemClock;
     this.layout = new Layout(opts.keyPrefix ?? 'geogate:');
-    this.cache = new IdentityCache(opts.cacheTtlMs ?? 5_000);
-    this.wallets = new Wallets(redis, knex, this.layout);
+    this.cache = new IdentityCache(opts.cacheTtlMs ?? 5_000, this.clock);
+    this.wallets = new Wallets(redis, knex, this.layout, this.clock);
     this.marks = new SharedMarks(knex);
     this.drain = new Drain(redis, knex, this.layout);
     this.admitter = new Admitter(
@@ -100,6 +108,7 @@ export class SharedStore implements Store {
         if (this.pending.size < MAX_PENDING_RELEASES) this.pending.set(planId, marks);
         else this.warn(new Error(planId), 'shared store: too many unanswered admissions; one stays counted');
       },
+      this.clock,
     );
     this.bus = new InvalidationBus(
       redis,
@@ -140,14 +149,23 @@ export class SharedStore implements Store {
     if (err && !this.drainFailing) this.warn(err, 'shared store: ledger drain failing; retrying every tick');
     if (!err && this.drainFailing) this.warn({ message: 'ok' }, 'shared store: ledger drain recovered');
     this.drainFailing = err !== null;
+    await this.releasePending();
+  }
+
+  /**
+   * Release now the admissions whose answer was lost while Redis was unreachable (the background does it every
+   * drain tick); stops at the first failure. Resolves to how many are still pending.
+   */
+  async releasePending(): Promise<number> {
     for (const [planId, marks] of this.pending) {
       try {
         await this.admitter.releaseMarks(planId, marks);
         this.pending.delete(planId);
       } catch {
-        return;
+        break;
       }
     }
+    return this.pending.size;
   }
 
   async migrate(): Promise<void> {
@@ -170,6 +188,10 @@ export class SharedStore implements Store {
     await this.knex.destroy();
   }
 
+  isUnavailable(err: unknown): boolean {
+    return isStoreUnavailable(err);
+  }
+
   /** Both databases answer (for /readyz). */
   async readiness(): Promise<Record<string, boolean>> {
     const within = <T>(p: Promise<T>) =>
@@ -189,7 +211,7 @@ export class SharedStore implements Store {
       return await fn();
     } catch (err) {
       const fault = pgFault(err);
-      if (fault instanceof StoreUnavailableError) this.pgDownUntil = performance.now() + PG_BREAKER_MS;
+      if (fault instanceof StoreUnavailableError) this.pgDownUntil = this.clock.now() + PG_BREAKER_MS;
       throw fault;
     }
   }
@@ -199,7 +221,7 @@ export class SharedStore implements Store {
    * stale entry without waiting for a connect timeout on every request.
    */
   private async pgLookup<T>(fn: () => Promise<T>): Promise<T> {
-    if (performance.now() < this.pgDownUntil) {
+    if (this.clock.now() < this.pgDownUntil) {
       throw new StoreUnavailableError('postgres', 'unreachable a moment ago; retrying shortly');
     }
     return this.pg(fn);
