@@ -11,6 +11,8 @@ export type StoreConfig =
       redis: string;
       keyPrefix?: string;
       onStoreFailure?: 'closed' | 'open';
+      /** Crash sweeper (SharedStoreOptions.reservationTimeoutMs); only when answered admissions are kept. */
+      reservationTimeoutMs?: number;
     };
 
 /** What a store may need from the gateway. */
@@ -34,6 +36,7 @@ export async function createStore(cfg: StoreConfig, deps: StoreDeps): Promise<St
       ...(cfg.keyPrefix !== undefined ? { keyPrefix: cfg.keyPrefix } : {}),
       ...(deps.logger ? { logger: deps.logger } : {}),
       clock: deps.clock,
+      ...(cfg.reservationTimeoutMs !== undefined ? { reservationTimeoutMs: cfg.reservationTimeoutMs } : {}),
     });
     deps.logger?.info({ store: 'shared', cluster: shared.cluster }, 'store ready');
     return shared;

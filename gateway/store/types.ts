@@ -253,7 +253,7 @@ export interface Store {
    * limit. So with D5's two counters it shows what the caller really has left (key 10/2,500 and network
    * 2,000/2,500 → the network's). Null when `free` is empty.
    * A refusal changes nothing: no counter, slot, credit, usage or address-limit entry (D10). A plan id may be
-   * admitted once; admitting an already admitted plan id is a fault (throws).
+   * admitted once; admitting an already admitted plan id is a fault (throws) until the admission is kept.
    */
   admit(plan: AdmissionPlan): Promise<AdmissionResult>;
   /**
@@ -263,6 +263,13 @@ export interface Store {
    * ticket: a second release of the same ticket (or a copy of it) is a no-op.
    */
   release(ticket: Ticket): Promise<void>;
+  /**
+   * Keep an admission for good (the backend answered; D11 charges it): the store drops what it held to release it,
+   * so nothing per request outlives its need, and its crash sweeper (when enabled) will not release it. A later
+   * release of the ticket is then a no-op; keeping twice, or a released ticket, is a no-op. Callers may skip it (the
+   * record then expires on its own; see docs/shared-state.md) but must call it when the sweeper is enabled.
+   */
+  keep(ticket: Ticket): Promise<void>;
   /** Record a refused request in usage history only (statistics; changes no counter, slot or credit). */
   recordRefusal(subjects: string[], day: string): Promise<void>;
 

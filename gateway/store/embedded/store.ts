@@ -48,6 +48,7 @@ export class EmbeddedStore implements Store {
   private batcher: GroupCommit<AdmissionPlan, AdmissionResult> | null = null;
   private readonly pruner: Pruner;
   private lastNow = 0;
+  private keeping: { ids: string[]; done: Promise<void> } | null = null;
 
   constructor(
     path: string,
@@ -129,6 +130,32 @@ export class EmbeddedStore implements Store {
     const st = this.st();
     const undo = asEmbeddedUndo(ticket.undo);
     this.db.transaction(() => releaseInTransaction(st, ticket.planId, undo)).immediate();
+  }
+
+  /**
+   * Drop the admission's release mark (its admissions row) so a later release is a no-op; keeps of one event-loop
+   * turn share one transaction. Rows of admissions never kept are pruned after two days (prune.ts).
+   */
+  keep(ticket: Ticket): Promise<void> {
+    const st = this.st();
+    if (!this.keeping) {
+      const ids: string[] = [];
+      const done = new Promise<void>((resolve, reject) =>
+        setImmediate(() => {
+          this.keeping = null;
+          try {
+            this.db.transaction(() => ids.forEach((id) => st.admissionDelete.run(id))).immediate();
+            resolve();
+          } catch (err) {
+            reject(err instanceof Error ? err : new Error(String(err)));
+          }
+        }),
+      );
+      done.catch(() => undefined);
+      this.keeping = { ids, done };
+    }
+    this.keeping.ids.push(ticket.planId);
+    return this.keeping.done;
   }
 
   async recordRefusal(subjects: string[], day: string): Promise<void> {

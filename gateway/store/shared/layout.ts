@@ -48,6 +48,14 @@ export class Layout {
     return this.key(shard, `adm:${planId}:${step}`);
   }
 
+  /**
+   * A shard's index of admissions not settled yet: member "planId:step" → admission time (plan.now). Kept
+   * (answered) and released admissions leave it; the sweeper releases what stays past the reservation timeout.
+   */
+  inflight(shard: number): string {
+    return this.key(shard, 'inflight');
+  }
+
   /** A top-up's idempotency mark. */
   topupMark(accountId: string, ref: string): string {
     return this.key(shardOf(`account:${accountId}`), `top:${accountId}:${ref}`);

@@ -3,9 +3,10 @@
  * step all-or-nothing (D10): Redis runs a script without interleaving, and the script writes only after every check
  * has passed. Time comes from the gateway's clock in the spec (`now`, `day`); key TTLs only clean up.
  *
- * KEYS[1] = the step's admission mark (holds the undo record until released); the other keys are named in the spec
- * by index. ARGV[1] = JSON spec:
- *   { id, now, day, ttl, slots: [{k, m, cap, fixed, w, code}], ctr: [{k, l}], ctrTtl, notFree,
+ * KEYS[1] = the step's admission mark (holds the undo record until kept or released), KEYS[2] = the shard's in-flight
+ * index (member "id:step" → now; the sweeper releases what stays there too long); the other keys are named in the
+ * spec by index. ARGV[1] = JSON spec:
+ *   { id, st: step number, now, day, ttl, slots: [{k, m, cap, fixed, w, code}], ctr: [{k, l}], ctrTtl, notFree,
  *     of: {t:'refuse', code} | {t:'bill', k, acc, price, code} | {t:'free'},
  *     ev: 0 | index of the event stream, u: [usage subjects], f: [counter ids of the plan], key: keyId | '',
  *     ctrOpt: counters optional (admit the slots anyway; reserve the counters only if all are below their limits),
@@ -106,9 +107,14 @@ end
 if s.mark2 > 0 then
   -- split marks: the slots (KEYS[1]) and the counter reservation (KEYS[mark2]) can be released separately
   redis.call('SET', KEYS[1], undoOf(changes, {}, false), 'EX', s.ttl)
-  if isFree then redis.call('SET', KEYS[s.mark2], undoOf({}, counters, true), 'EX', s.ttl) end
+  redis.call('ZADD', KEYS[2], now, s.id .. ':' .. s.st)
+  if isFree then
+    redis.call('SET', KEYS[s.mark2], undoOf({}, counters, true), 'EX', s.ttl)
+    redis.call('ZADD', KEYS[2], now, s.id .. ':' .. (s.st + 1))
+  end
 else
   redis.call('SET', KEYS[1], undoOf(changes, counters, true), 'EX', s.ttl)
+  redis.call('ZADD', KEYS[2], now, s.id .. ':' .. s.st)
 end
 return {1, billed, charged, used, isFree and 1 or 0}
 `;
@@ -117,9 +123,11 @@ return {1, billed, charged, used, isFree and 1 or 0}
  * Release one admission step exactly, once (types.ts `Store.release`): KEYS[1] is the step's admission mark; its
  * undo record is applied and the mark deleted, so a second release is a no-op. An entry the admission added is
  * removed, and a lastSeen it moved restored, only when nobody used the slot since. ARGV[1] = now (ms, for the event).
+ * KEYS[2] = the shard's in-flight index, ARGV[2] = the step's member there ("planId:step"), removed in any case.
  * Reply: 1 released, 0 nothing to release.
  */
 export const RELEASE_LUA = `
+redis.call('ZREM', KEYS[2], ARGV[2])
 local raw = redis.call('GET', KEYS[1])
 if not raw then return 0 end
 redis.call('DEL', KEYS[1])
@@ -139,4 +147,18 @@ if u.ev ~= '' then
     'f', u.f, 'b', u.b, 'a', u.a, 'c', u.p, 'k', u.k)
 end
 return 1
+`;
+
+/**
+ * Keep admissions (the backend answered: the charge stands, D11): delete their marks and in-flight entries, so
+ * nothing per request outlives its need. KEYS[1] = the shard's in-flight index, KEYS[2..] = marks of that shard;
+ * ARGV[i] = the in-flight member of KEYS[i + 1]. Reply: how many marks were still there.
+ */
+export const KEEP_LUA = `
+local kept = 0
+for i = 2, #KEYS do
+  kept = kept + redis.call('DEL', KEYS[i])
+  redis.call('ZREM', KEYS[1], ARGV[i - 1])
+end
+return kept
 `;

@@ -5,7 +5,7 @@
  * once per call (a re-sent admission could count twice).
  */
 import { Cluster, Redis, type RedisOptions } from 'ioredis';
-import { ADMIT_LUA, RELEASE_LUA } from './lua-admit';
+import { ADMIT_LUA, KEEP_LUA, RELEASE_LUA } from './lua-admit';
 import { CREDIT_LUA, DEBIT_LUA, WALLET_INIT_LUA } from './lua-wallet';
 
 export type RedisClient = Redis | Cluster;
@@ -16,6 +16,7 @@ type Script = (numKeys: number, ...args: (string | number)[]) => Promise<unknown
 export interface Scripts {
   ggAdmit: Script;
   ggRelease: Script;
+  ggKeep: Script;
   ggWalletInit: Script;
   ggCredit: Script;
   ggDebit: Script;
@@ -24,6 +25,7 @@ export interface Scripts {
 const SCRIPTS: Record<keyof Scripts, string> = {
   ggAdmit: ADMIT_LUA,
   ggRelease: RELEASE_LUA,
+  ggKeep: KEEP_LUA,
   ggWalletInit: WALLET_INIT_LUA,
   ggCredit: CREDIT_LUA,
   ggDebit: DEBIT_LUA,

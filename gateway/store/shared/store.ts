@@ -29,7 +29,8 @@ import {
   type UsageRow,
   type WhitelistEntry,
 } from '../types';
-import { Admitter } from './admission';
+import { Admitter, sharedUndo } from './admission';
+import { Keeper } from './keeper';
 import { InvalidationBus } from './bus';
 import { IdentityCache, type Invalidation, type WhitelistBlock } from './cache';
 import { Drain } from './drain';
@@ -59,6 +60,14 @@ export interface SharedStoreOptions {
   keyPrefix?: string;
   /** Lifetime of identification cache entries (default 5 s; pub/sub invalidates sooner). */
   cacheTtlMs?: number;
+  /**
+   * Crash recovery (issue 13): release admissions neither kept nor released this long after they were admitted
+   * (their instance died), on open and every `sweepIntervalMs`. Set it above the backend timeout plus a margin, and
+   * only when the caller keeps every answered admission (`keep`); unset: no sweeper.
+   */
+  reservationTimeoutMs?: number;
+  /** How often the sweeper runs (default: a quarter of the reservation timeout, at most 10 s). */
+  sweepIntervalMs?: number;
   /** How often the ledger drain runs (default 250 ms). */
   drainIntervalMs?: number;
   logger?: { warn(o: object, msg?: string): void; error(o: object, msg?: string): void };
@@ -81,6 +90,9 @@ export class SharedStore implements Store {
   private readonly marks: SharedMarks;
   private readonly pending = new Map<string, MarkRef[]>();
   private timer: NodeJS.Timeout | null = null;
+  private sweepTimer: NodeJS.Timeout | null = null;
+  private sweeping: Promise<number> | null = null;
+  private readonly keeper: Keeper;
   private pgDownUntil = 0;
   private drainFailing = false;
   private closed = false;
@@ -98,6 +110,7 @@ export class SharedStore implements Store {
     this.cache = new IdentityCache(opts.cacheTtlMs ?? 5_000, this.clock);
     this.wallets = new Wallets(redis, knex, this.layout, this.clock);
     this.marks = new SharedMarks(knex);
+    this.keeper = new Keeper(redis, this.layout, this.clock);
     this.drain = new Drain(redis, knex, this.layout);
     this.admitter = new Admitter(
       redis,
@@ -135,7 +148,33 @@ export class SharedStore implements Store {
     }
     store.timer = setInterval(() => void store.background(), opts.drainIntervalMs ?? 250);
     store.timer.unref();
+    store.startSweeper();
     return store;
+  }
+
+  /** With a reservation timeout: sweep now (start-up) and periodically. */
+  private startSweeper(): void {
+    const timeout = this.opts.reservationTimeoutMs;
+    if (timeout === undefined) return;
+    const every = this.opts.sweepIntervalMs ?? Math.min(10_000, Math.max(250, Math.floor(timeout / 4)));
+    const run = () =>
+      void this.sweep().catch((err: unknown) => this.warn(err, 'shared store: sweeper failed; retrying'));
+    run();
+    this.sweepTimer = setInterval(run, every);
+    this.sweepTimer.unref();
+  }
+
+  /**
+   * Release admissions in flight longer than the reservation timeout (crashed instances'); one sweep at a time.
+   * Resolves to how many admission steps were released. No timeout configured: nothing to do (0).
+   */
+  sweep(): Promise<number> {
+    const timeout = this.opts.reservationTimeoutMs;
+    if (timeout === undefined) return Promise.resolve(0);
+    if (this.sweeping) return this.sweeping;
+    const run = this.keeper.sweep(timeout).finally(() => (this.sweeping = null));
+    this.sweeping = run;
+    return run;
   }
 
   private warn(err: unknown, msg: string): void {
@@ -181,6 +220,7 @@ export class SharedStore implements Store {
     if (this.closed) return;
     this.closed = true;
     if (this.timer) clearInterval(this.timer);
+    if (this.sweepTimer) clearInterval(this.sweepTimer);
     // Unreachable Redis: nothing can be drained, and waiting would only delay the release of the handles below.
     if (this.redis.status === 'ready') await this.drain.flush().catch(() => undefined);
     await this.bus.stop();
@@ -285,6 +325,10 @@ export class SharedStore implements Store {
 
   release(ticket: Ticket): Promise<void> {
     return this.admitter.release(ticket);
+  }
+
+  keep(ticket: Ticket): Promise<void> {
+    return this.keeper.keep(ticket.planId, sharedUndo(ticket, 'keep').marks);
   }
 
   async recordRefusal(subjects: string[], day: string): Promise<void> {
