@@ -130,6 +130,7 @@ export class Admitter {
     private readonly initWallet: WalletInit,
     private readonly recover: Recovery,
     private readonly clock: Clock,
+    private readonly notReady: () => void = () => undefined,
   ) {}
 
   /** Execute a plan all-or-nothing. */
@@ -201,6 +202,12 @@ export class Admitter {
     if (reply.kind === 'needs-wallet' && s.overflow.kind === 'bill') {
       await this.initWallet(s.overflow.accountId);
       return this.runStep(plan, s, done);
+    }
+    if (reply.kind === 'not-ready') {
+      // Redis restarted empty: nothing was written by this step; earlier steps are given back, counters rebuilt.
+      if (done.length > 0) this.recover([...done], plan.id);
+      this.notReady();
+      throw new StoreUnavailableError('redis', 'counters are being rebuilt after Redis restarted empty');
     }
     if (reply.kind === 'duplicate') throw new Error(`admission plan ${plan.id} was already admitted`);
     if (reply.kind === 'needs-wallet') throw new Error('admission script asked for a wallet without billing');

@@ -4,7 +4,8 @@
  * has passed. Time comes from the gateway's clock in the spec (`now`, `day`); key TTLs only clean up.
  *
  * KEYS[1] = the step's admission mark (holds the undo record until kept or released), KEYS[2] = the shard's in-flight
- * index (member "id:step" → now; the sweeper releases what stays there too long); the other keys are named in the
+ * index (member "id:step" → now; the sweeper releases what stays there too long), KEYS[3] = the shard's ready
+ * sentinel (missing after an empty restart until the counters are rebuilt); the other keys are named in the
  * spec by index. ARGV[1] = JSON spec:
  *   { id, st: step number, now, day, ttl, slots: [{k, m, cap, fixed, w, code}], ctr: [{k, l}], ctrTtl, notFree,
  *     of: {t:'refuse', code} | {t:'bill', k, acc, price, code} | {t:'free'},
@@ -15,11 +16,13 @@
  *          {1, billed, charged, used, free}        admitted (free: counters incremented)
  *          {2}                                     the account's balance is not in Redis yet
  *          {3}                                     this plan id (step) was admitted already
+ *          {4}                                     the shard's counters are not rebuilt yet (Redis restarted empty)
  * where `used` lists the step's counters (`ctr` order) as after this step, for the caller's quota (types.ts).
  */
 export const ADMIT_LUA = `
 local s = cjson.decode(ARGV[1])
 local now = tonumber(s.now)
+if redis.call('EXISTS', KEYS[3]) == 0 then return {4} end
 if redis.call('EXISTS', KEYS[1]) == 1 then return {3} end
 local function fmt(n) return string.format('%.0f', n) end
 
@@ -161,4 +164,23 @@ for i = 2, #KEYS do
   redis.call('ZREM', KEYS[1], ARGV[i - 1])
 end
 return kept
+`;
+
+/**
+ * Rebuild a shard's daily counters after an empty restart (rebuild.ts): each counter becomes at least its drained
+ * value (max, so a Redis that was not empty keeps its own higher, undrained counts). KEYS[1] = the shard's ready
+ * sentinel, KEYS[2..] = counters; ARGV[1] = TTL (s), ARGV[2] = 1 to set the sentinel after this chunk, ARGV[i + 2] =
+ * the drained value of KEYS[i + 1]. Reply: how many counters were raised.
+ */
+export const REBUILD_LUA = `
+local raised = 0
+for i = 2, #KEYS do
+  local v = tonumber(ARGV[i + 1])
+  if tonumber(redis.call('GET', KEYS[i]) or '0') < v then
+    redis.call('SET', KEYS[i], v, 'EX', ARGV[1])
+    raised = raised + 1
+  end
+end
+if ARGV[2] == '1' then redis.call('SET', KEYS[1], '1') end
+return raised
 `;

@@ -44,6 +44,7 @@ export type StepReply =
       free: boolean;
     }
   | { kind: 'needs-wallet' }
+  | { kind: 'not-ready' }
   | { kind: 'duplicate' };
 
 /**
@@ -53,7 +54,7 @@ export type StepReply =
  */
 export const MARK_TTL_S = 3_600;
 /** Counter TTL: a day's counter is useless after its day; the TTL only cleans up. */
-const COUNTER_TTL_S = 3 * 86_400;
+export const COUNTER_TTL_S = 3 * 86_400;
 
 /** The script's KEYS and ARGV for a step of `plan`. */
 export function stepArgs(
@@ -61,7 +62,7 @@ export function stepArgs(
   plan: AdmissionPlan,
   s: StepInput,
 ): { keys: string[]; spec: string } {
-  const keys = [layout.mark(s.shard, plan.id, s.step), layout.inflight(s.shard)];
+  const keys = [layout.mark(s.shard, plan.id, s.step), layout.inflight(s.shard), layout.ready(s.shard)];
   const add = (k: string) => keys.push(k);
   const slots = s.slots.map((sl) => {
     add(layout.slots(sl.scope));
@@ -143,6 +144,8 @@ export function parseStepReply(reply: unknown): StepReply {
       };
     case 2:
       return { kind: 'needs-wallet' };
+    case 4:
+      return { kind: 'not-ready' };
     case 3:
       return { kind: 'duplicate' };
     default:

@@ -31,6 +31,7 @@ import {
 } from '../types';
 import { Admitter, sharedUndo } from './admission';
 import { Keeper } from './keeper';
+import { rebuildCounters, shardsNotReady } from './rebuild';
 import { InvalidationBus } from './bus';
 import { IdentityCache, type Invalidation, type WhitelistBlock } from './cache';
 import { Drain } from './drain';
@@ -92,6 +93,7 @@ export class SharedStore implements Store {
   private timer: NodeJS.Timeout | null = null;
   private sweepTimer: NodeJS.Timeout | null = null;
   private sweeping: Promise<number> | null = null;
+  private rebuilding: Promise<number> | null = null;
   private readonly keeper: Keeper;
   private pgDownUntil = 0;
   private drainFailing = false;
@@ -122,6 +124,8 @@ export class SharedStore implements Store {
         else this.warn(new Error(planId), 'shared store: too many unanswered admissions; one stays counted');
       },
       this.clock,
+      () =>
+        void this.rebuild().catch((err: unknown) => this.warn(err, 'shared store: counter rebuild failed')),
     );
     this.bus = new InvalidationBus(
       redis,
@@ -150,6 +154,20 @@ export class SharedStore implements Store {
     store.timer.unref();
     store.startSweeper();
     return store;
+  }
+
+  /**
+   * Restore the daily counters of shards whose Redis lost them (restarted empty) from PostgreSQL, before admissions
+   * in those shards resume (rebuild.ts). Runs on open and when an admission finds a shard not ready; one at a time.
+   * Resolves to how many shards were rebuilt.
+   */
+  rebuild(): Promise<number> {
+    if (this.rebuilding) return this.rebuilding;
+    const run = rebuildCounters(this.redis, this.knex, this.layout, this.clock.now()).finally(
+      () => (this.rebuilding = null),
+    );
+    this.rebuilding = run;
+    return run;
   }
 
   /** With a reservation timeout: sweep now (start-up) and periodically. */
@@ -240,10 +258,17 @@ export class SharedStore implements Store {
         new Promise<boolean>((r) => setTimeout(() => r(false), 1_000).unref()),
       ]).catch(() => false);
     const [redis, postgres] = await Promise.all([
-      within(this.redis.ping()),
+      within(this.redis.ping().then(() => this.countersInPlace())),
       within(this.knex.raw('SELECT 1')),
     ]);
     return { redis, postgres };
+  }
+
+  /** Throws while a shard's counters are missing (Redis restarted empty), and starts their rebuild. */
+  private async countersInPlace(): Promise<void> {
+    if ((await shardsNotReady(this.redis, this.layout)).length === 0) return;
+    void this.rebuild().catch((err: unknown) => this.warn(err, 'shared store: counter rebuild failed'));
+    throw new Error('counters are being rebuilt');
   }
 
   private async pg<T>(fn: () => Promise<T>): Promise<T> {
