@@ -4,7 +4,12 @@ import { EmbeddedStore } from './embedded/store';
 import type { Store } from './types';
 
 export type StoreConfig =
-  | { kind: 'embedded'; path: string }
+  | {
+      kind: 'embedded';
+      path: string;
+      /** Crash recovery (EmbeddedStore opts); only when answered admissions are kept. */
+      reservationTimeoutMs?: number;
+    }
   | {
       kind: 'shared';
       postgres: string;
@@ -41,7 +46,10 @@ export async function createStore(cfg: StoreConfig, deps: StoreDeps): Promise<St
     deps.logger?.info({ store: 'shared', cluster: shared.cluster }, 'store ready');
     return shared;
   }
-  const store = new EmbeddedStore(cfg.path, deps.logger);
+  const store = new EmbeddedStore(cfg.path, deps.logger, {
+    clock: deps.clock,
+    ...(cfg.reservationTimeoutMs !== undefined ? { reservationTimeoutMs: cfg.reservationTimeoutMs } : {}),
+  });
   try {
     await store.migrate();
   } catch (err) {
