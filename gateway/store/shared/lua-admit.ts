@@ -119,6 +119,8 @@ else
   redis.call('SET', KEYS[1], undoOf(changes, counters, true), 'EX', s.ttl)
   redis.call('ZADD', KEYS[2], now, s.id .. ':' .. s.st)
 end
+-- entries older than the marks' TTL have no mark left (never kept, no sweeper): drop them so the index stays bounded
+redis.call('ZREMRANGEBYSCORE', KEYS[2], '-inf', '(' .. fmt(now - s.ttl * 1000))
 return {1, billed, charged, used, isFree and 1 or 0}
 `;
 

@@ -42,7 +42,7 @@ import * as pga from './pg-accounts';
 import { requireReachable } from './probe';
 import { SharedMarks } from './single-use';
 import { connectRedis, type RedisClient } from './redis-client';
-import type { MarkRef } from './step';
+import { MARK_TTL_S, type MarkRef } from './step';
 import { Wallets } from './wallet';
 
 /** After a PostgreSQL connection failure, identification reads fail fast (serving the cache) for this long. */
@@ -140,6 +140,12 @@ export class SharedStore implements Store {
    * the unreachable one(s), after releasing every connection, timer and pool (a process can then exit by itself).
    */
   static async open(opts: SharedStoreOptions): Promise<SharedStore> {
+    const timeout = opts.reservationTimeoutMs;
+    if (timeout !== undefined && !(timeout > 0 && timeout < MARK_TTL_S * 1000)) {
+      throw new RangeError(
+        `store.reservationTimeoutMs must be above 0 and below ${MARK_TTL_S * 1000} (the marks' TTL)`,
+      );
+    }
     const { client, cluster } = connectRedis(opts.redis);
     const knex = openPostgres(opts.postgres);
     const store = new SharedStore(client, knex, cluster, opts);
