@@ -32,7 +32,9 @@ async function main() {
   const now = Number(process.env.GEOGATE_T0);
   // GEOGATE_KEEP=1: crash recovery on, and each admission kept before it is answered (the gateway's settle stage).
   const keep = process.env.GEOGATE_KEEP === '1';
-  const cfg = keep ? { kind: 'embedded', path: dbPath, reservationTimeoutMs: 60000 } : { kind: 'embedded', path: dbPath };
+  const cfg = keep
+    ? { kind: 'embedded', path: dbPath, reservationTimeoutMs: 60000 }
+    : { kind: 'embedded', path: dbPath };
   const store = await createStore(cfg, { clock: new ManualClock(now) });
   let next = 0;
   // IN_FLIGHT admissions at a time, so the kill also lands on group commits of several admissions.
