@@ -17,7 +17,7 @@ import type { Forwarder } from './backend';
 /** The part of the store the request path uses: identification, admission and settlement. */
 export type PipelineStore = Pick<
   Store,
-  'findKeyByHash' | 'findWhitelistedAccount' | 'admit' | 'release' | 'recordRefusal' | 'usage'
+  'findKeyByHash' | 'findWhitelistedAccount' | 'admit' | 'keep' | 'release' | 'recordRefusal' | 'usage'
 >;
 
 /** What the pipeline is built from. */

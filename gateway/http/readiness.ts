@@ -1,36 +1,12 @@
 /** /readyz checks (issue 4): the store answers and the backend's /healthz answers 200 within 1 s. */
-import { EmbeddedStore } from '../store/embedded/store';
 import type { Store } from '../store/types';
 
 /** How long one readiness probe may take. */
 export const READINESS_TIMEOUT_MS = 1_000;
 
-/** A store that can report on its own databases (the shared store: `{ redis, postgres }`). */
-interface SelfChecking {
-  readiness(): Promise<Record<string, boolean>>;
-}
-
-function selfChecking(store: Store): store is Store & SelfChecking {
-  return typeof (store as Partial<SelfChecking>).readiness === 'function';
-}
-
-/** The store's readiness: its own checks, `{ sqlite }` after a trivial query, or one management read. */
-export async function storeReadiness(store: Store): Promise<Record<string, boolean>> {
-  if (selfChecking(store)) return store.readiness();
-  if (store instanceof EmbeddedStore) {
-    try {
-      store.db.prepare('SELECT 1').get();
-      return { sqlite: true };
-    } catch {
-      return { sqlite: false };
-    }
-  }
-  // Any other Store: a read that touches the database and finds nothing.
-  const ok = await store.getAccount('readiness-probe').then(
-    () => true,
-    () => false,
-  );
-  return { store: ok };
+/** The store's readiness, as the store reports it (`{ sqlite }`, `{ redis, postgres }`, …). */
+export function storeReadiness(store: Pick<Store, 'readiness'>): Promise<Record<string, boolean>> {
+  return store.readiness();
 }
 
 /** Whether the backend's /healthz answers 200 within the timeout. */
@@ -45,7 +21,10 @@ export async function backendReady(base: URL, timeoutMs = READINESS_TIMEOUT_MS):
 }
 
 /** The admin app's `readiness` callback: store checks plus `{ backend }`. */
-export function gatewayReadiness(store: Store, backend: URL): () => Promise<Record<string, boolean>> {
+export function gatewayReadiness(
+  store: Pick<Store, 'readiness'>,
+  backend: URL,
+): () => Promise<Record<string, boolean>> {
   return async () => {
     const [own, backendOk] = await Promise.all([
       storeReadiness(store).catch(() => ({ store: false })),

@@ -1,26 +1,5 @@
 /**
- * Which store errors mean "the store is unreachable" (503 store_unavailable, or uncounted service with
- * onStoreFailure: open) and which are bugs (500 internal). See docs/decisions.md.
+ * The HTTP layer's view of store faults: the store contract classifies them (gateway/store/faults.ts); this module
+ * only re-exports the classifier so the request path imports no concrete store.
  */
-import { StoreUnavailableError } from '../store/shared/errors';
-
-/**
- * SQLite result codes (primary, so extended codes such as SQLITE_IOERR_WRITE match) that mean the database file
- * cannot be used right now: locked, unreadable, disk full or read-only, out of memory. Constraint, schema and
- * misuse errors are bugs and stay out of this list.
- */
-const SQLITE_UNAVAILABLE = /^SQLITE_(BUSY|LOCKED|CANTOPEN|IOERR|FULL|NOMEM|PROTOCOL|READONLY)(_[A-Z_]+)?$/;
-
-/** better-sqlite3's error once the connection was closed (store shut down under a request). */
-const CLOSED_DATABASE = /database connection is not open/i;
-
-/** Whether a thrown store error means the store is unavailable (not a bug). */
-export function isStoreUnavailable(err: unknown): boolean {
-  if (err instanceof StoreUnavailableError) return true;
-  if (typeof err !== 'object' || err === null) return false;
-  const code = (err as { code?: unknown }).code;
-  if (code === 'store_unavailable') return true;
-  if (typeof code === 'string' && SQLITE_UNAVAILABLE.test(code)) return true;
-  const message = (err as { message?: unknown }).message;
-  return typeof message === 'string' && CLOSED_DATABASE.test(message);
-}
+export { isStoreUnavailable } from '../store/faults';

@@ -4,13 +4,20 @@ import { EmbeddedStore } from './embedded/store';
 import type { Store } from './types';
 
 export type StoreConfig =
-  | { kind: 'embedded'; path: string }
+  | {
+      kind: 'embedded';
+      path: string;
+      /** Crash recovery (EmbeddedStore opts); only when answered admissions are kept. */
+      reservationTimeoutMs?: number;
+    }
   | {
       kind: 'shared';
       postgres: string;
       redis: string;
       keyPrefix?: string;
       onStoreFailure?: 'closed' | 'open';
+      /** Crash sweeper (SharedStoreOptions.reservationTimeoutMs); only when answered admissions are kept. */
+      reservationTimeoutMs?: number;
     };
 
 /** What a store may need from the gateway. */
@@ -33,11 +40,16 @@ export async function createStore(cfg: StoreConfig, deps: StoreDeps): Promise<St
       redis: cfg.redis,
       ...(cfg.keyPrefix !== undefined ? { keyPrefix: cfg.keyPrefix } : {}),
       ...(deps.logger ? { logger: deps.logger } : {}),
+      clock: deps.clock,
+      ...(cfg.reservationTimeoutMs !== undefined ? { reservationTimeoutMs: cfg.reservationTimeoutMs } : {}),
     });
     deps.logger?.info({ store: 'shared', cluster: shared.cluster }, 'store ready');
     return shared;
   }
-  const store = new EmbeddedStore(cfg.path, deps.logger);
+  const store = new EmbeddedStore(cfg.path, deps.logger, {
+    clock: deps.clock,
+    ...(cfg.reservationTimeoutMs !== undefined ? { reservationTimeoutMs: cfg.reservationTimeoutMs } : {}),
+  });
   try {
     await store.migrate();
   } catch (err) {
@@ -50,4 +62,5 @@ export async function createStore(cfg: StoreConfig, deps: StoreDeps): Promise<St
 
 export { EmbeddedStore } from './embedded/store';
 export { runMigrations, MIGRATIONS_TABLE } from './migrations';
+export { StoreUnavailableError, isStoreUnavailable } from './faults';
 export * from './types';

@@ -214,6 +214,18 @@ export interface Store {
   migrate(): Promise<void>;
   close(): Promise<void>;
 
+  /* --- health (faults.ts): the store owns readiness and fault classification --- */
+  /**
+   * Whether each of the store's databases answers now, within about 1 s each (for /readyz): `{ sqlite }` or
+   * `{ redis, postgres }`; false also while the store is not fit to admit (e.g. counters being rebuilt). Never throws.
+   */
+  readiness(): Promise<Record<string, boolean>>;
+  /**
+   * Whether an error this store threw means "unavailable now" (503 store_unavailable, or uncounted service with
+   * onStoreFailure: open) rather than a bug (500). Same answer as faults.ts `isStoreUnavailable`.
+   */
+  isUnavailable(err: unknown): boolean;
+
   /* --- identification (hot path; may be cached, but changes must show within 1 s: D18, D19) --- */
   /** The key with this hash and its account, or null. Revoked keys are returned (status 'revoked'). */
   findKeyByHash(hash: string): Promise<KeyIdentity | null>;
@@ -241,7 +253,7 @@ export interface Store {
    * limit. So with D5's two counters it shows what the caller really has left (key 10/2,500 and network
    * 2,000/2,500 → the network's). Null when `free` is empty.
    * A refusal changes nothing: no counter, slot, credit, usage or address-limit entry (D10). A plan id may be
-   * admitted once; admitting an already admitted plan id is a fault (throws).
+   * admitted once; admitting an already admitted plan id is a fault (throws) until the admission is kept.
    */
   admit(plan: AdmissionPlan): Promise<AdmissionResult>;
   /**
@@ -251,6 +263,13 @@ export interface Store {
    * ticket: a second release of the same ticket (or a copy of it) is a no-op.
    */
   release(ticket: Ticket): Promise<void>;
+  /**
+   * Keep an admission for good (the backend answered; D11 charges it): the store drops what it held to release it,
+   * so nothing per request outlives its need, and its crash sweeper (when enabled) will not release it. A later
+   * release of the ticket is then a no-op; keeping twice, or a released ticket, is a no-op. Callers may skip it (the
+   * record then expires on its own; see docs/shared-state.md) but must call it when the sweeper is enabled.
+   */
+  keep(ticket: Ticket): Promise<void>;
   /** Record a refused request in usage history only (statistics; changes no counter, slot or credit). */
   recordRefusal(subjects: string[], day: string): Promise<void>;
 

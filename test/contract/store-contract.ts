@@ -6,6 +6,7 @@ import type { Store } from '../../gateway/store/types';
 import { accountRules } from './accounts.contract';
 import { allowanceRules } from './allowance.contract';
 import type { StoreFactory, StoreHolder } from './helpers';
+import { keepRules } from './keep.contract';
 import { keyRules } from './keys.contract';
 import { modelRules } from './model.contract';
 import { propertyRules } from './properties.contract';
@@ -39,6 +40,7 @@ export function describeStoreContract(name: string, factory: StoreFactory): void
     quotaRules(holder);
     refusalRules(holder);
     releaseRules(holder);
+    keepRules(holder);
     accountRules(holder);
     keyRules(holder);
     whitelistRules(holder);

@@ -1,4 +1,4 @@
-/** Stage: settle. Decides keep-or-release from the D11 table and releases; it renders nothing. */
+/** Stage: settle. Decides keep-or-release from the D11 table, then keeps or releases; it renders nothing. */
 import type { BackendOutcome } from '../backend';
 import type { RequestContext } from '../context';
 import { settlementFor, type Settlement } from '../settlement';
@@ -10,8 +10,14 @@ export async function settle(
   rendered: boolean,
 ): Promise<Settlement> {
   const settlement = settlementFor(outcome, rendered);
-  if (settlement.keep) return settlement;
   const { store, logger } = ctx.deps;
+  if (settlement.keep) {
+    // Not awaited: the answer is not held for it. A crash before it lands lets the sweeper release an answered
+    // request (never charge an unanswered one); the shared store batches keeps per event-loop turn.
+    if (ctx.ticket !== null)
+      store.keep(ctx.ticket).catch((err: unknown) => logger.error({ err }, 'keep failed'));
+    return settlement;
+  }
   if (ctx.ticket !== null) {
     await store.release(ctx.ticket).catch((err: unknown) => logger.error({ err }, 'release failed'));
   }

@@ -7,7 +7,9 @@
 import type Database from 'better-sqlite3';
 import type { Knex } from 'knex';
 import type { StoreDeps } from '../index';
+import { systemClock, type Clock } from '../../core/clock';
 import { normaliseEmail } from '../checks';
+import { isStoreUnavailable } from '../faults';
 import { runMigrations } from '../migrations';
 import { addressKey } from '../ranges';
 import { toAccount, toKeyIdentity } from '../rows';
@@ -32,6 +34,7 @@ import { admitInTransaction, asEmbeddedUndo, releaseInTransaction } from './admi
 import { prepareHot, type HotStatements } from './hot-statements';
 import * as keys from './keys';
 import { GroupCommit } from './group-commit';
+import { InflightLog } from './inflight';
 import { knexOnDatabase, openDatabase } from './open';
 import { Pruner } from './prune';
 import { EmbeddedMarks } from './single-use';
@@ -47,10 +50,19 @@ export class EmbeddedStore implements Store {
   private batcher: GroupCommit<AdmissionPlan, AdmissionResult> | null = null;
   private readonly pruner: Pruner;
   private lastNow = 0;
+  private keeping: { ids: string[]; done: Promise<void> } | null = null;
 
+  private inflight: InflightLog | null = null;
+  private sweepTimer: NodeJS.Timeout | null = null;
+
+  /**
+   * `opts.reservationTimeoutMs` turns on crash recovery (inflight.ts): admissions neither kept nor released within
+   * it are released on start-up (migrate) and every quarter of it (at most 10 s), by `opts.clock`.
+   */
   constructor(
     path: string,
     private readonly logger?: StoreDeps['logger'],
+    private readonly opts: { reservationTimeoutMs?: number; clock?: Clock } = {},
   ) {
     this.db = openDatabase(path);
     this.knex = knexOnDatabase(this.db);
@@ -62,19 +74,60 @@ export class EmbeddedStore implements Store {
     const st = prepareHot(this.db);
     this.hot = st;
     this.marks = new EmbeddedMarks(this.db);
+    const log = this.opts.reservationTimeoutMs !== undefined ? new InflightLog(this.db) : null;
+    this.inflight = log;
     const one = (plan: AdmissionPlan) => {
       this.lastNow = plan.now;
-      return admitInTransaction(st, plan);
+      const r = admitInTransaction(st, plan);
+      if (log && r.admitted) log.add(plan.id, plan.now, r.ticket.undo);
+      return r;
     };
     const prune = () => this.pruner.maybePrune(this.lastNow);
     const onError = (err: unknown) => this.logger?.error({ err }, 'embedded store: pruning failed');
     this.batcher = new GroupCommit(this.db, one, prune, onError);
+    if (log) this.startSweeper();
+  }
+
+  private startSweeper(): void {
+    const timeout = this.opts.reservationTimeoutMs ?? 0;
+    const run = () => {
+      try {
+        this.sweep();
+      } catch (err) {
+        this.logger?.error({ err }, 'embedded store: sweeper failed');
+      }
+    };
+    run();
+    this.sweepTimer = setInterval(run, Math.min(10_000, Math.max(250, Math.floor(timeout / 4))));
+    this.sweepTimer.unref();
+  }
+
+  /** Release admissions in flight longer than the reservation timeout (a killed process's); how many. */
+  sweep(): number {
+    const timeout = this.opts.reservationTimeoutMs;
+    if (!this.inflight || timeout === undefined || !this.db.open) return 0;
+    return this.inflight.sweep(this.st(), (this.opts.clock ?? systemClock).now() - timeout);
   }
 
   async close(): Promise<void> {
+    if (this.sweepTimer) clearInterval(this.sweepTimer);
     this.batcher?.drain();
     await this.knex.destroy();
     if (this.db.open) this.db.close();
+  }
+
+  /** `{ sqlite }`: a trivial query answers. */
+  async readiness(): Promise<Record<string, boolean>> {
+    try {
+      this.db.prepare('SELECT 1').get();
+      return { sqlite: true };
+    } catch {
+      return { sqlite: false };
+    }
+  }
+
+  isUnavailable(err: unknown): boolean {
+    return isStoreUnavailable(err);
   }
 
   private admissions(): GroupCommit<AdmissionPlan, AdmissionResult> {
@@ -113,7 +166,47 @@ export class EmbeddedStore implements Store {
   async release(ticket: Ticket): Promise<void> {
     const st = this.st();
     const undo = asEmbeddedUndo(ticket.undo);
-    this.db.transaction(() => releaseInTransaction(st, ticket.planId, undo)).immediate();
+    const log = this.inflight;
+    this.db
+      .transaction(() => {
+        releaseInTransaction(st, ticket.planId, undo);
+        log?.remove(ticket.planId);
+      })
+      .immediate();
+  }
+
+  /**
+   * Drop the admission's release mark (its admissions row) so a later release is a no-op; keeps of one event-loop
+   * turn share one transaction. Rows of admissions never kept are pruned after two days (prune.ts).
+   */
+  keep(ticket: Ticket): Promise<void> {
+    const st = this.st();
+    if (!this.keeping) {
+      const ids: string[] = [];
+      const done = new Promise<void>((resolve, reject) =>
+        setImmediate(() => {
+          this.keeping = null;
+          try {
+            const log = this.inflight;
+            this.db
+              .transaction(() =>
+                ids.forEach((id) => {
+                  st.admissionDelete.run(id);
+                  log?.remove(id);
+                }),
+              )
+              .immediate();
+            resolve();
+          } catch (err) {
+            reject(err instanceof Error ? err : new Error(String(err)));
+          }
+        }),
+      );
+      done.catch(() => undefined);
+      this.keeping = { ids, done };
+    }
+    this.keeping.ids.push(ticket.planId);
+    return this.keeping.done;
   }
 
   async recordRefusal(subjects: string[], day: string): Promise<void> {

@@ -9,9 +9,11 @@
  * one shard are merged (the last slot set with the first counter group; everything from the counters' and wallet's
  * shard on when they share one), so keyed requests of either rule set take two steps.
  */
+import type { Clock } from '../../core/clock';
 import type { AdmissionPlan, AdmissionResult, CounterSpec, SlotSpec, Ticket } from '../types';
 import { tightestQuota } from '../quota';
 import { redisFault, StoreUnavailableError } from './errors';
+import { inflightMember } from './keeper';
 import { shardOf, type Layout } from './layout';
 import { scriptsOf, type RedisClient } from './redis-client';
 import { parseStepReply, stepArgs, type MarkRef, type StepInput, type StepReply } from './step';
@@ -97,6 +99,15 @@ function see(seen: Seen, g: CounterGroup, used: readonly number[]): void {
   g.at.forEach((at, j) => (seen[at] = used[j]));
 }
 
+/** A ticket's undo record, checked (a ticket from another store or a mangled copy is a bug). */
+export function sharedUndo(ticket: Ticket, op: string): SharedUndo {
+  const undo = ticket.undo as Partial<SharedUndo> | null;
+  if (!undo || undo.v !== 'shared-1' || !Array.isArray(undo.marks)) {
+    throw new TypeError(`${op}: the ticket was not issued by the shared store`);
+  }
+  return undo as SharedUndo;
+}
+
 /** Check the plan's numbers before anything runs (a bad plan is a bug, not a refusal). */
 function checkPlan(plan: AdmissionPlan): void {
   if (
@@ -118,6 +129,8 @@ export class Admitter {
     private readonly cluster: boolean,
     private readonly initWallet: WalletInit,
     private readonly recover: Recovery,
+    private readonly clock: Clock,
+    private readonly notReady: () => void = () => undefined,
   ) {}
 
   /** Execute a plan all-or-nothing. */
@@ -134,10 +147,7 @@ export class Admitter {
 
   /** Release every step of a ticket (each step once, by its mark). */
   async release(ticket: Ticket): Promise<void> {
-    const undo = ticket.undo as Partial<SharedUndo> | null;
-    if (!undo || undo.v !== 'shared-1' || !Array.isArray(undo.marks)) {
-      throw new TypeError('release: the ticket was not issued by the shared store');
-    }
+    const undo = sharedUndo(ticket, 'release');
     // Redis down: the release is retried in the background (marks make it exactly once) and the fault reported.
     await this.compensate(ticket.planId, undo.marks);
   }
@@ -146,7 +156,13 @@ export class Admitter {
   async releaseMarks(planId: string, marks: readonly MarkRef[]): Promise<void> {
     for (const [shard, step] of [...marks].reverse()) {
       try {
-        await scriptsOf(this.redis).ggRelease(1, this.layout.mark(shard, planId, step), Date.now());
+        await scriptsOf(this.redis).ggRelease(
+          2,
+          this.layout.mark(shard, planId, step),
+          this.layout.inflight(shard),
+          this.clock.now(),
+          inflightMember(planId, step),
+        );
       } catch (err) {
         throw redisFault(err);
       }
@@ -186,6 +202,12 @@ export class Admitter {
     if (reply.kind === 'needs-wallet' && s.overflow.kind === 'bill') {
       await this.initWallet(s.overflow.accountId);
       return this.runStep(plan, s, done);
+    }
+    if (reply.kind === 'not-ready') {
+      // Redis restarted empty: nothing was written by this step; earlier steps are given back, counters rebuilt.
+      if (done.length > 0) this.recover([...done], plan.id);
+      this.notReady();
+      throw new StoreUnavailableError('redis', 'counters are being rebuilt after Redis restarted empty');
     }
     if (reply.kind === 'duplicate') throw new Error(`admission plan ${plan.id} was already admitted`);
     if (reply.kind === 'needs-wallet') throw new Error('admission script asked for a wallet without billing');

@@ -4,7 +4,7 @@
  * instance are published on Redis pub/sub and drop the entries everywhere at once. When PostgreSQL is unreachable,
  * an expired entry is served (stale-if-error) so known keys keep working; an invalidated entry is never served.
  */
-import { performance } from 'node:perf_hooks';
+import type { Clock } from '../../core/clock';
 import type { Account, KeyIdentity } from '../types';
 import { StoreUnavailableError } from './errors';
 
@@ -35,7 +35,10 @@ export class IdentityCache {
   /** Bumped by every invalidation: a load that started before it does not store its (maybe stale) result. */
   private generation = 0;
 
-  constructor(private readonly ttlMs: number) {}
+  constructor(
+    private readonly ttlMs: number,
+    private readonly clock: Clock,
+  ) {}
 
   /** The identity of a key hash, loaded with `load` when absent or expired. */
   key(hash: string, load: () => Promise<KeyIdentity | null>): Promise<KeyIdentity | null> {
@@ -50,7 +53,7 @@ export class IdentityCache {
   /** The whitelist blocks. */
   async blocks(load: () => Promise<WhitelistBlock[]>): Promise<WhitelistBlock[]> {
     const e = this.whitelist;
-    const t = performance.now();
+    const t = this.clock.now();
     if (e && t - e.at < this.ttlMs) return e.v;
     const gen = this.generation;
     try {
@@ -81,7 +84,7 @@ export class IdentityCache {
 
   private async cached<T>(map: Map<string, Entry<T>>, k: string, load: () => Promise<T>): Promise<T> {
     const e = map.get(k);
-    const t = performance.now();
+    const t = this.clock.now();
     if (e && t - e.at < this.ttlMs) return e.v;
     const gen = this.generation;
     try {

@@ -4,22 +4,17 @@
  * anonymous traffic uncounted (open).
  */
 import { ReplyError } from 'ioredis';
+import { StoreUnavailableError } from '../faults';
 
-/** Redis or PostgreSQL could not be reached (or did not answer in time). */
-export class StoreUnavailableError extends Error {
-  readonly code = 'store_unavailable' as const;
-  constructor(
-    readonly backend: 'redis' | 'postgres',
-    message: string,
-    options?: { cause?: unknown },
-  ) {
-    super(`${backend} unavailable: ${message}`, options);
-    this.name = 'StoreUnavailableError';
-  }
-}
+export { StoreUnavailableError } from '../faults';
 
-/** Redis replies that mean "the server cannot serve now", not "the command is wrong". */
-const TRANSIENT_REPLY = /^(CLUSTERDOWN|LOADING|TRYAGAIN|MASTERDOWN|BUSY|READONLY)/;
+/**
+ * Redis replies that mean "the server cannot serve now", not "the command is wrong": cluster down or resharding,
+ * loading, a script running too long, a read-only replica, out of memory under `noeviction`, too few replicas. A
+ * script's call that hits one is wrapped ("ERR Error running script … -OOM …"), so the code may follow a separator.
+ */
+const TRANSIENT_REPLY =
+  /(^|[\s:-])(CLUSTERDOWN|LOADING|TRYAGAIN|MASTERDOWN|BUSY|READONLY|OOM|NOREPLICAS|MISCONF)\b/;
 
 /** The message of an error-like value (duck-typed: errors from Node's core may come from another realm). */
 function messageOf(err: unknown): string {
@@ -34,15 +29,26 @@ export function redisFault(err: unknown): Error {
   return new StoreUnavailableError('redis', messageOf(err), { cause: err });
 }
 
+/**
+ * PostgreSQL faults by code: socket errors, connection exceptions (08), operator intervention (57P), a statement
+ * cancelled by statement_timeout (57014), insufficient resources (53: too many connections, disk full, out of memory).
+ */
+const PG_UNAVAILABLE_CODE =
+  /^(ECONN|ETIMEDOUT|EPIPE|ENOTFOUND|EHOSTUNREACH|ENETUNREACH|EAI_AGAIN|57P|57014|08|53)/;
+
+/**
+ * PostgreSQL faults by message (node-postgres and knex set no code on these): pool acquire timeout, connect timeout
+ * ("timeout expired"), query_timeout ("Query read timeout"), a connection ended under a query.
+ */
+const PG_UNAVAILABLE_MESSAGE =
+  /Timeout acquiring a connection|Connection terminated|connect ECONNREFUSED|timeout exceeded|timeout expired|Query read timeout|connection error and is not queryable|Connection ended/i;
+
 /** Whether a PostgreSQL error is a connection problem (not a constraint or SQL error). */
 export function isPgConnectionError(err: unknown): boolean {
   if (typeof err !== 'object' || err === null) return false;
   const code = (err as { code?: unknown }).code;
-  if (typeof code === 'string' && /^(ECONN|ETIMEDOUT|EPIPE|ENOTFOUND|EHOSTUNREACH|57P|08)/.test(code))
-    return true;
-  return /Timeout acquiring a connection|Connection terminated|connect ECONNREFUSED|timeout exceeded/i.test(
-    messageOf(err),
-  );
+  if (typeof code === 'string' && PG_UNAVAILABLE_CODE.test(code)) return true;
+  return PG_UNAVAILABLE_MESSAGE.test(messageOf(err));
 }
 
 /** A PostgreSQL failure as the store reports it. */

@@ -48,6 +48,27 @@ export class Layout {
     return this.key(shard, `adm:${planId}:${step}`);
   }
 
+  /**
+   * A shard's index of admissions not settled yet: member "planId:step" → admission time (plan.now). Kept
+   * (answered) and released admissions leave it; the sweeper releases what stays past the reservation timeout.
+   */
+  inflight(shard: number): string {
+    return this.key(shard, 'inflight');
+  }
+
+  /**
+   * A shard's "counters are in place" sentinel (no TTL): missing after Redis restarted empty, until the rebuild
+   * (rebuild.ts) has restored the shard's daily counters from PostgreSQL; admissions in the shard wait for it.
+   */
+  ready(shard: number): string {
+    return this.key(shard, 'ready');
+  }
+
+  /** Held by the instance rebuilding a shard's counters (a short lock). */
+  rebuildLock(shard: number): string {
+    return this.key(shard, 'rebuilding');
+  }
+
   /** A top-up's idempotency mark. */
   topupMark(accountId: string, ref: string): string {
     return this.key(shardOf(`account:${accountId}`), `top:${accountId}:${ref}`);

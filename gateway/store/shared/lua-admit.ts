@@ -3,9 +3,11 @@
  * step all-or-nothing (D10): Redis runs a script without interleaving, and the script writes only after every check
  * has passed. Time comes from the gateway's clock in the spec (`now`, `day`); key TTLs only clean up.
  *
- * KEYS[1] = the step's admission mark (holds the undo record until released); the other keys are named in the spec
- * by index. ARGV[1] = JSON spec:
- *   { id, now, day, ttl, slots: [{k, m, cap, fixed, w, code}], ctr: [{k, l}], ctrTtl, notFree,
+ * KEYS[1] = the step's admission mark (holds the undo record until kept or released), KEYS[2] = the shard's in-flight
+ * index (member "id:step" → now; the sweeper releases what stays there too long), KEYS[3] = the shard's ready
+ * sentinel (missing after an empty restart until the counters are rebuilt); the other keys are named in the
+ * spec by index. ARGV[1] = JSON spec:
+ *   { id, st: step number, now, day, ttl, slots: [{k, m, cap, fixed, w, code}], ctr: [{k, l}], ctrTtl, notFree,
  *     of: {t:'refuse', code} | {t:'bill', k, acc, price, code} | {t:'free'},
  *     ev: 0 | index of the event stream, u: [usage subjects], f: [counter ids of the plan], key: keyId | '',
  *     ctrOpt: counters optional (admit the slots anyway; reserve the counters only if all are below their limits),
@@ -14,11 +16,13 @@
  *          {1, billed, charged, used, free}        admitted (free: counters incremented)
  *          {2}                                     the account's balance is not in Redis yet
  *          {3}                                     this plan id (step) was admitted already
+ *          {4}                                     the shard's counters are not rebuilt yet (Redis restarted empty)
  * where `used` lists the step's counters (`ctr` order) as after this step, for the caller's quota (types.ts).
  */
 export const ADMIT_LUA = `
 local s = cjson.decode(ARGV[1])
 local now = tonumber(s.now)
+if redis.call('EXISTS', KEYS[3]) == 0 then return {4} end
 if redis.call('EXISTS', KEYS[1]) == 1 then return {3} end
 local function fmt(n) return string.format('%.0f', n) end
 
@@ -106,10 +110,17 @@ end
 if s.mark2 > 0 then
   -- split marks: the slots (KEYS[1]) and the counter reservation (KEYS[mark2]) can be released separately
   redis.call('SET', KEYS[1], undoOf(changes, {}, false), 'EX', s.ttl)
-  if isFree then redis.call('SET', KEYS[s.mark2], undoOf({}, counters, true), 'EX', s.ttl) end
+  redis.call('ZADD', KEYS[2], now, s.id .. ':' .. s.st)
+  if isFree then
+    redis.call('SET', KEYS[s.mark2], undoOf({}, counters, true), 'EX', s.ttl)
+    redis.call('ZADD', KEYS[2], now, s.id .. ':' .. (s.st + 1))
+  end
 else
   redis.call('SET', KEYS[1], undoOf(changes, counters, true), 'EX', s.ttl)
+  redis.call('ZADD', KEYS[2], now, s.id .. ':' .. s.st)
 end
+-- entries older than the marks' TTL have no mark left (never kept, no sweeper): drop them so the index stays bounded
+redis.call('ZREMRANGEBYSCORE', KEYS[2], '-inf', '(' .. fmt(now - s.ttl * 1000))
 return {1, billed, charged, used, isFree and 1 or 0}
 `;
 
@@ -117,9 +128,11 @@ return {1, billed, charged, used, isFree and 1 or 0}
  * Release one admission step exactly, once (types.ts `Store.release`): KEYS[1] is the step's admission mark; its
  * undo record is applied and the mark deleted, so a second release is a no-op. An entry the admission added is
  * removed, and a lastSeen it moved restored, only when nobody used the slot since. ARGV[1] = now (ms, for the event).
+ * KEYS[2] = the shard's in-flight index, ARGV[2] = the step's member there ("planId:step"), removed in any case.
  * Reply: 1 released, 0 nothing to release.
  */
 export const RELEASE_LUA = `
+redis.call('ZREM', KEYS[2], ARGV[2])
 local raw = redis.call('GET', KEYS[1])
 if not raw then return 0 end
 redis.call('DEL', KEYS[1])
@@ -139,4 +152,37 @@ if u.ev ~= '' then
     'f', u.f, 'b', u.b, 'a', u.a, 'c', u.p, 'k', u.k)
 end
 return 1
+`;
+
+/**
+ * Keep admissions (the backend answered: the charge stands, D11): delete their marks and in-flight entries, so
+ * nothing per request outlives its need. KEYS[1] = the shard's in-flight index, KEYS[2..] = marks of that shard;
+ * ARGV[i] = the in-flight member of KEYS[i + 1]. Reply: how many marks were still there.
+ */
+export const KEEP_LUA = `
+local kept = 0
+for i = 2, #KEYS do
+  kept = kept + redis.call('DEL', KEYS[i])
+  redis.call('ZREM', KEYS[1], ARGV[i - 1])
+end
+return kept
+`;
+
+/**
+ * Rebuild a shard's daily counters after an empty restart (rebuild.ts): each counter becomes at least its drained
+ * value (max, so a Redis that was not empty keeps its own higher, undrained counts). KEYS[1] = the shard's ready
+ * sentinel, KEYS[2..] = counters; ARGV[1] = TTL (s), ARGV[2] = 1 to set the sentinel after this chunk, ARGV[i + 2] =
+ * the drained value of KEYS[i + 1]. Reply: how many counters were raised.
+ */
+export const REBUILD_LUA = `
+local raised = 0
+for i = 2, #KEYS do
+  local v = tonumber(ARGV[i + 1])
+  if tonumber(redis.call('GET', KEYS[i]) or '0') < v then
+    redis.call('SET', KEYS[i], v, 'EX', ARGV[1])
+    raised = raised + 1
+  end
+end
+if ARGV[2] == '1' then redis.call('SET', KEYS[1], '1') end
+return raised
 `;

@@ -5,7 +5,7 @@
  * once per call (a re-sent admission could count twice).
  */
 import { Cluster, Redis, type RedisOptions } from 'ioredis';
-import { ADMIT_LUA, RELEASE_LUA } from './lua-admit';
+import { ADMIT_LUA, KEEP_LUA, REBUILD_LUA, RELEASE_LUA } from './lua-admit';
 import { CREDIT_LUA, DEBIT_LUA, WALLET_INIT_LUA } from './lua-wallet';
 
 export type RedisClient = Redis | Cluster;
@@ -16,6 +16,8 @@ type Script = (numKeys: number, ...args: (string | number)[]) => Promise<unknown
 export interface Scripts {
   ggAdmit: Script;
   ggRelease: Script;
+  ggKeep: Script;
+  ggRebuild: Script;
   ggWalletInit: Script;
   ggCredit: Script;
   ggDebit: Script;
@@ -24,6 +26,8 @@ export interface Scripts {
 const SCRIPTS: Record<keyof Scripts, string> = {
   ggAdmit: ADMIT_LUA,
   ggRelease: RELEASE_LUA,
+  ggKeep: KEEP_LUA,
+  ggRebuild: REBUILD_LUA,
   ggWalletInit: WALLET_INIT_LUA,
   ggCredit: CREDIT_LUA,
   ggDebit: DEBIT_LUA,

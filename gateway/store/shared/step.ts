@@ -44,12 +44,17 @@ export type StepReply =
       free: boolean;
     }
   | { kind: 'needs-wallet' }
+  | { kind: 'not-ready' }
   | { kind: 'duplicate' };
 
-/** Mark TTL: like the embedded store's admissions rows, a release is possible for two days. */
-export const MARK_TTL_S = 2 * 86_400;
+/**
+ * Mark TTL, a backstop only: a mark is deleted when its admission is kept (answered) or released, and the sweeper
+ * releases one left unsettled past the reservation timeout. One that outlives all three (no keep and no sweeper)
+ * leaves Redis after an hour, so Redis memory stays O(requests in flight), not O(requests) (issue 13).
+ */
+export const MARK_TTL_S = 3_600;
 /** Counter TTL: a day's counter is useless after its day; the TTL only cleans up. */
-const COUNTER_TTL_S = 3 * 86_400;
+export const COUNTER_TTL_S = 3 * 86_400;
 
 /** The script's KEYS and ARGV for a step of `plan`. */
 export function stepArgs(
@@ -57,7 +62,7 @@ export function stepArgs(
   plan: AdmissionPlan,
   s: StepInput,
 ): { keys: string[]; spec: string } {
-  const keys = [layout.mark(s.shard, plan.id, s.step)];
+  const keys = [layout.mark(s.shard, plan.id, s.step), layout.inflight(s.shard), layout.ready(s.shard)];
   const add = (k: string) => keys.push(k);
   const slots = s.slots.map((sl) => {
     add(layout.slots(sl.scope));
@@ -98,6 +103,7 @@ export function stepArgs(
   }
   const spec = {
     id: plan.id,
+    st: s.step,
     now: plan.now,
     day: plan.day,
     ttl: MARK_TTL_S,
@@ -138,6 +144,8 @@ export function parseStepReply(reply: unknown): StepReply {
       };
     case 2:
       return { kind: 'needs-wallet' };
+    case 4:
+      return { kind: 'not-ready' };
     case 3:
       return { kind: 'duplicate' };
     default:

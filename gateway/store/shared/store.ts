@@ -3,8 +3,9 @@
  * Redis holds the hot state (daily counters, IP slots, account address sets, balances being spent). Several gateway
  * instances on one shared store behave as one gateway. See docs/shared-state.md.
  */
-import { performance } from 'node:perf_hooks';
 import type { Knex } from 'knex';
+import { systemClock, type Clock } from '../../core/clock';
+import { isStoreUnavailable } from '../faults';
 import { normaliseEmail, requireKeyOfAccount, requireLimit, requireSameTopup, requireUnits } from '../checks';
 import { newId } from '../ids';
 import { runMigrations } from '../migrations';
@@ -28,7 +29,9 @@ import {
   type UsageRow,
   type WhitelistEntry,
 } from '../types';
-import { Admitter } from './admission';
+import { Admitter, sharedUndo } from './admission';
+import { Keeper } from './keeper';
+import { rebuildCounters, shardsNotReady } from './rebuild';
 import { InvalidationBus } from './bus';
 import { IdentityCache, type Invalidation, type WhitelistBlock } from './cache';
 import { Drain } from './drain';
@@ -39,7 +42,7 @@ import * as pga from './pg-accounts';
 import { requireReachable } from './probe';
 import { SharedMarks } from './single-use';
 import { connectRedis, type RedisClient } from './redis-client';
-import type { MarkRef } from './step';
+import { MARK_TTL_S, type MarkRef } from './step';
 import { Wallets } from './wallet';
 
 /** After a PostgreSQL connection failure, identification reads fail fast (serving the cache) for this long. */
@@ -58,9 +61,22 @@ export interface SharedStoreOptions {
   keyPrefix?: string;
   /** Lifetime of identification cache entries (default 5 s; pub/sub invalidates sooner). */
   cacheTtlMs?: number;
+  /**
+   * Crash recovery (issue 13): release admissions neither kept nor released this long after they were admitted
+   * (their instance died), on open and every `sweepIntervalMs`. Set it above the backend timeout plus a margin, and
+   * only when the caller keeps every answered admission (`keep`); unset: no sweeper.
+   */
+  reservationTimeoutMs?: number;
+  /** How often the sweeper runs (default: a quarter of the reservation timeout, at most 10 s). */
+  sweepIntervalMs?: number;
   /** How often the ledger drain runs (default 250 ms). */
   drainIntervalMs?: number;
   logger?: { warn(o: object, msg?: string): void; error(o: object, msg?: string): void };
+  /**
+   * The gateway's clock (default: system): cache lifetimes, the PostgreSQL breaker, wallet and release event times.
+   * The drain's bookkeeping of Redis stream ids stays on wall time (it pairs with Redis's own time, not with rules).
+   */
+  clock?: Clock;
 }
 
 /** The Store on PostgreSQL + Redis. Open with SharedStore.open, then migrate(). */
@@ -75,9 +91,14 @@ export class SharedStore implements Store {
   private readonly marks: SharedMarks;
   private readonly pending = new Map<string, MarkRef[]>();
   private timer: NodeJS.Timeout | null = null;
+  private sweepTimer: NodeJS.Timeout | null = null;
+  private sweeping: Promise<number> | null = null;
+  private rebuilding: Promise<number> | null = null;
+  private readonly keeper: Keeper;
   private pgDownUntil = 0;
   private drainFailing = false;
   private closed = false;
+  private readonly clock: Clock;
 
   private constructor(
     readonly redis: RedisClient,
@@ -86,10 +107,12 @@ export class SharedStore implements Store {
     private readonly opts: SharedStoreOptions,
   ) {
     this.cluster = cluster;
+    this.clock = opts.clock ?? systemClock;
     this.layout = new Layout(opts.keyPrefix ?? 'geogate:');
-    this.cache = new IdentityCache(opts.cacheTtlMs ?? 5_000);
-    this.wallets = new Wallets(redis, knex, this.layout);
+    this.cache = new IdentityCache(opts.cacheTtlMs ?? 5_000, this.clock);
+    this.wallets = new Wallets(redis, knex, this.layout, this.clock);
     this.marks = new SharedMarks(knex);
+    this.keeper = new Keeper(redis, this.layout, this.clock);
     this.drain = new Drain(redis, knex, this.layout);
     this.admitter = new Admitter(
       redis,
@@ -100,6 +123,9 @@ export class SharedStore implements Store {
         if (this.pending.size < MAX_PENDING_RELEASES) this.pending.set(planId, marks);
         else this.warn(new Error(planId), 'shared store: too many unanswered admissions; one stays counted');
       },
+      this.clock,
+      () =>
+        void this.rebuild().catch((err: unknown) => this.warn(err, 'shared store: counter rebuild failed')),
     );
     this.bus = new InvalidationBus(
       redis,
@@ -114,6 +140,12 @@ export class SharedStore implements Store {
    * the unreachable one(s), after releasing every connection, timer and pool (a process can then exit by itself).
    */
   static async open(opts: SharedStoreOptions): Promise<SharedStore> {
+    const timeout = opts.reservationTimeoutMs;
+    if (timeout !== undefined && !(timeout > 0 && timeout < MARK_TTL_S * 1000)) {
+      throw new RangeError(
+        `store.reservationTimeoutMs must be above 0 and below ${MARK_TTL_S * 1000} (the marks' TTL)`,
+      );
+    }
     const { client, cluster } = connectRedis(opts.redis);
     const knex = openPostgres(opts.postgres);
     const store = new SharedStore(client, knex, cluster, opts);
@@ -126,7 +158,47 @@ export class SharedStore implements Store {
     }
     store.timer = setInterval(() => void store.background(), opts.drainIntervalMs ?? 250);
     store.timer.unref();
+    store.startSweeper();
     return store;
+  }
+
+  /**
+   * Restore the daily counters of shards whose Redis lost them (restarted empty) from PostgreSQL, before admissions
+   * in those shards resume (rebuild.ts). Runs on open and when an admission finds a shard not ready; one at a time.
+   * Resolves to how many shards were rebuilt.
+   */
+  rebuild(): Promise<number> {
+    if (this.rebuilding) return this.rebuilding;
+    const run = rebuildCounters(this.redis, this.knex, this.layout, this.clock.now()).finally(
+      () => (this.rebuilding = null),
+    );
+    this.rebuilding = run;
+    return run;
+  }
+
+  /** With a reservation timeout: sweep now (start-up) and periodically. */
+  private startSweeper(): void {
+    const timeout = this.opts.reservationTimeoutMs;
+    if (timeout === undefined) return;
+    const every = this.opts.sweepIntervalMs ?? Math.min(10_000, Math.max(250, Math.floor(timeout / 4)));
+    const run = () =>
+      void this.sweep().catch((err: unknown) => this.warn(err, 'shared store: sweeper failed; retrying'));
+    run();
+    this.sweepTimer = setInterval(run, every);
+    this.sweepTimer.unref();
+  }
+
+  /**
+   * Release admissions in flight longer than the reservation timeout (crashed instances'); one sweep at a time.
+   * Resolves to how many admission steps were released. No timeout configured: nothing to do (0).
+   */
+  sweep(): Promise<number> {
+    const timeout = this.opts.reservationTimeoutMs;
+    if (timeout === undefined) return Promise.resolve(0);
+    if (this.sweeping) return this.sweeping;
+    const run = this.keeper.sweep(timeout).finally(() => (this.sweeping = null));
+    this.sweeping = run;
+    return run;
   }
 
   private warn(err: unknown, msg: string): void {
@@ -140,14 +212,23 @@ export class SharedStore implements Store {
     if (err && !this.drainFailing) this.warn(err, 'shared store: ledger drain failing; retrying every tick');
     if (!err && this.drainFailing) this.warn({ message: 'ok' }, 'shared store: ledger drain recovered');
     this.drainFailing = err !== null;
+    await this.releasePending();
+  }
+
+  /**
+   * Release now the admissions whose answer was lost while Redis was unreachable (the background does it every
+   * drain tick); stops at the first failure. Resolves to how many are still pending.
+   */
+  async releasePending(): Promise<number> {
     for (const [planId, marks] of this.pending) {
       try {
         await this.admitter.releaseMarks(planId, marks);
         this.pending.delete(planId);
       } catch {
-        return;
+        break;
       }
     }
+    return this.pending.size;
   }
 
   async migrate(): Promise<void> {
@@ -163,11 +244,16 @@ export class SharedStore implements Store {
     if (this.closed) return;
     this.closed = true;
     if (this.timer) clearInterval(this.timer);
+    if (this.sweepTimer) clearInterval(this.sweepTimer);
     // Unreachable Redis: nothing can be drained, and waiting would only delay the release of the handles below.
     if (this.redis.status === 'ready') await this.drain.flush().catch(() => undefined);
     await this.bus.stop();
     this.redis.disconnect();
     await this.knex.destroy();
+  }
+
+  isUnavailable(err: unknown): boolean {
+    return isStoreUnavailable(err);
   }
 
   /** Both databases answer (for /readyz). */
@@ -178,10 +264,17 @@ export class SharedStore implements Store {
         new Promise<boolean>((r) => setTimeout(() => r(false), 1_000).unref()),
       ]).catch(() => false);
     const [redis, postgres] = await Promise.all([
-      within(this.redis.ping()),
+      within(this.redis.ping().then(() => this.countersInPlace())),
       within(this.knex.raw('SELECT 1')),
     ]);
     return { redis, postgres };
+  }
+
+  /** Throws while a shard's counters are missing (Redis restarted empty), and starts their rebuild. */
+  private async countersInPlace(): Promise<void> {
+    if ((await shardsNotReady(this.redis, this.layout)).length === 0) return;
+    void this.rebuild().catch((err: unknown) => this.warn(err, 'shared store: counter rebuild failed'));
+    throw new Error('counters are being rebuilt');
   }
 
   private async pg<T>(fn: () => Promise<T>): Promise<T> {
@@ -189,7 +282,7 @@ export class SharedStore implements Store {
       return await fn();
     } catch (err) {
       const fault = pgFault(err);
-      if (fault instanceof StoreUnavailableError) this.pgDownUntil = performance.now() + PG_BREAKER_MS;
+      if (fault instanceof StoreUnavailableError) this.pgDownUntil = this.clock.now() + PG_BREAKER_MS;
       throw fault;
     }
   }
@@ -199,7 +292,7 @@ export class SharedStore implements Store {
    * stale entry without waiting for a connect timeout on every request.
    */
   private async pgLookup<T>(fn: () => Promise<T>): Promise<T> {
-    if (performance.now() < this.pgDownUntil) {
+    if (this.clock.now() < this.pgDownUntil) {
       throw new StoreUnavailableError('postgres', 'unreachable a moment ago; retrying shortly');
     }
     return this.pg(fn);
@@ -263,6 +356,10 @@ export class SharedStore implements Store {
 
   release(ticket: Ticket): Promise<void> {
     return this.admitter.release(ticket);
+  }
+
+  keep(ticket: Ticket): Promise<void> {
+    return this.keeper.keep(ticket.planId, sharedUndo(ticket, 'keep').marks);
   }
 
   async recordRefusal(subjects: string[], day: string): Promise<void> {

@@ -4,6 +4,7 @@
  * writes the event the drain turns into the ledger row, so Redis and the ledger cannot disagree once drained.
  * Top-ups are applied once per idempotency key (or per ledger id when there is none).
  */
+import type { Clock } from '../../core/clock';
 import type { Knex } from 'knex';
 import { newId } from '../ids';
 import { toLedger } from '../rows';
@@ -23,6 +24,7 @@ export class Wallets {
     private readonly redis: RedisClient,
     private readonly knex: Knex,
     private readonly layout: Layout,
+    private readonly clock: Clock,
   ) {}
 
   /** Initialise an account's wallet from its ledger sum, once; unknown account → Error. */
@@ -37,7 +39,7 @@ export class Wallets {
       throw pgFault(err);
     }
     const b = await this.call(() =>
-      scriptsOf(this.redis).ggWalletInit(1, this.layout.wallet(accountId), sum, Date.now()),
+      scriptsOf(this.redis).ggWalletInit(1, this.layout.wallet(accountId), sum, this.clock.now()),
     );
     return Number(b);
   }

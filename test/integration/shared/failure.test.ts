@@ -9,6 +9,7 @@
  *   history reads fail with StoreUnavailableError, and the ledger catches up when the proxy is restored.
  */
 import { performance } from 'node:perf_hooks';
+import { ManualClock } from '../../../gateway/core/clock';
 import { randomBytes } from 'node:crypto';
 import { reconcile, StoreUnavailableError, type SharedStore } from '../../../gateway/store/shared';
 import type { AdmissionPlan, AdmissionResult } from '../../../gateway/store/types';
@@ -121,7 +122,7 @@ describeShared(
         expect(out.admitted).toBeGreaterThanOrEqual(duringDown.admitted + 50); // recovered with no manual step
         expect(out.other).toEqual([]);
 
-        await sleep(600); // background release of admissions whose answer was lost
+        await store.releasePending(); // admissions whose answer was lost (the background does it too)
         const report = await reconcile(store);
         expect(report.drifts).toEqual([]);
         const ledger = await store.ledger(acc.id, 100_000);
@@ -231,10 +232,12 @@ describeShared(
         await setup.credit(acc.id, 50, null, T0);
         await setup.close(); // only the proxied instance drains from here on
 
-        const store = await env.open({ postgres: proxy.urlFor(env.db.url), cacheTtlMs: 50 });
+        // The store's cache lifetime and breaker run on this clock: the test moves it instead of sleeping.
+        const clock = new ManualClock(T0);
+        const store = await env.open({ postgres: proxy.urlFor(env.db.url), cacheTtlMs: 50, clock });
         expect((await store.findKeyByHash('h-pgdown'))?.key.status).toBe('active');
         await proxy.cut();
-        await sleep(100); // the cache entry is past its lifetime: only the stale-if-error path can answer
+        clock.advance(100); // the cache entry is past its lifetime: only the stale-if-error path can answer
 
         const t = performance.now();
         expect((await store.findKeyByHash('h-pgdown'))?.account.id).toBe(acc.id);
@@ -250,7 +253,7 @@ describeShared(
         await expect(store.ledger(acc.id, 100)).rejects.toBeInstanceOf(StoreUnavailableError);
 
         await proxy.listen();
-        await sleep(1_200); // breaker window passes; the background drain runs
+        clock.advance(1_200); // the breaker window passes (ledger() drains before reading)
         const ledger = await store.ledger(acc.id, 100);
         expect(ledger.filter((e) => e.kind === 'charge')).toHaveLength(20);
         expect((await store.getAccount(acc.id))?.balance).toBe(30);

@@ -30,7 +30,12 @@ const IN_FLIGHT = 8;
 async function main() {
   const [dbPath, accountId, keyId, scope] = process.argv.slice(2);
   const now = Number(process.env.GEOGATE_T0);
-  const store = await createStore({ kind: 'embedded', path: dbPath }, { clock: new ManualClock(now) });
+  // GEOGATE_KEEP=1: crash recovery on, and each admission kept before it is answered (the gateway's settle stage).
+  const keep = process.env.GEOGATE_KEEP === '1';
+  const cfg = keep
+    ? { kind: 'embedded', path: dbPath, reservationTimeoutMs: 60000 }
+    : { kind: 'embedded', path: dbPath };
+  const store = await createStore(cfg, { clock: new ManualClock(now) });
   let next = 0;
   // IN_FLIGHT admissions at a time, so the kill also lands on group commits of several admissions.
   const worker = async () => {
@@ -57,6 +62,7 @@ async function main() {
       };
       const r = await store.admit(plan);
       if (!r.admitted) throw new Error(`refused: ${r.code}`);
+      if (keep) await store.keep(r.ticket);
       // process.stdout on a pipe writes synchronously (blocking) on Linux: once it returns, the line is in the pipe
       // and the parent reads it even after a SIGKILL.
       process.stdout.write(`${r.billed ? 'billed' : 'free'} ${plan.id}\n`);

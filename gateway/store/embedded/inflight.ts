@@ -1,0 +1,55 @@
+/**
+ * Crash recovery for the embedded store (issue 13 item 7), on when a reservation timeout is configured: each
+ * admission also writes its undo record to `embedded_inflight` in the same transaction; keep and release delete it;
+ * the sweep (on start-up and periodically) releases admissions older than the timeout that are still there, i.e.
+ * those a killed process admitted but never settled. Its own table (created here, like the shared store's drain
+ * table), so the shared migrations are unchanged.
+ */
+import type Database from 'better-sqlite3';
+import { asEmbeddedUndo, releaseInTransaction } from './admission';
+import type { HotStatements } from './hot-statements';
+
+/** The in-flight log's statements. */
+export class InflightLog {
+  private readonly insertSt: Database.Statement;
+  private readonly deleteSt: Database.Statement;
+  private readonly olderSt: Database.Statement;
+
+  constructor(private readonly db: Database.Database) {
+    db.exec(
+      `CREATE TABLE IF NOT EXISTS embedded_inflight (
+         plan_id TEXT PRIMARY KEY, admitted_at INTEGER NOT NULL, undo TEXT NOT NULL)`,
+    );
+    this.insertSt = db.prepare('INSERT INTO embedded_inflight (plan_id, admitted_at, undo) VALUES (?, ?, ?)');
+    this.deleteSt = db.prepare('DELETE FROM embedded_inflight WHERE plan_id = ?');
+    this.olderSt = db.prepare('SELECT plan_id, undo FROM embedded_inflight WHERE admitted_at < ? LIMIT 1000');
+  }
+
+  /** Record an admission (call inside its transaction). */
+  add(planId: string, admittedAt: number, undo: unknown): void {
+    this.insertSt.run(planId, admittedAt, JSON.stringify(undo));
+  }
+
+  /** Forget an admission (kept or released). */
+  remove(planId: string): void {
+    this.deleteSt.run(planId);
+  }
+
+  /** Release every admission admitted before `cutoff` and still in flight; how many were released. */
+  sweep(st: HotStatements, cutoff: number): number {
+    let released = 0;
+    for (;;) {
+      const rows = this.olderSt.all(cutoff) as { plan_id: string; undo: string }[];
+      for (const r of rows) {
+        this.db
+          .transaction(() => {
+            releaseInTransaction(st, r.plan_id, asEmbeddedUndo(JSON.parse(r.undo)));
+            this.remove(r.plan_id);
+          })
+          .immediate();
+        released += 1;
+      }
+      if (rows.length < 1000) return released;
+    }
+  }
+}
