@@ -3,7 +3,6 @@ import { ADAPTERS } from '../../adapters';
 import type { Adapter } from '../../adapters/types';
 import { parseCidr, type Cidr } from '../net/address';
 import { ruleSetFor, type Limits, type RuleSet } from '../policy/ruleset';
-import type { DashboardConfig } from '../../dashboard/config';
 import type { RawConfig } from './schema';
 
 /** One host the gateway serves. */
@@ -47,8 +46,6 @@ export interface CompiledConfig {
   /** Name → host for the main listener. */
   hostsByName: Map<string, CompiledHost>;
   logLevel: string;
-  /** Issue 6: the dashboard section, or null when the config has none. */
-  dashboard: DashboardConfig | null;
 }
 
 /** Drop undefined members so `Partial<Limits>` stays exact. */
@@ -94,6 +91,5 @@ export function compileConfig(raw: RawConfig, file: string): CompiledConfig {
     defaultHost: hosts.find((h) => h.port === null) ?? null,
     hostsByName,
     logLevel: raw.log?.level ?? 'info',
-    dashboard: raw.dashboard ?? null,
   };
 }
