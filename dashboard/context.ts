@@ -1,4 +1,5 @@
 /** Everything the routes share, built once per app from the deps. */
+import { AccountsService } from '../gateway/accounts/service';
 import type { DashboardDeps } from './deps';
 import { MagicLinks } from './magic-link';
 import { createMailer, type Mailer } from './mailer';
@@ -12,6 +13,8 @@ import { Secrets } from './session';
 export const SIGNIN_LIMITS = { perEmail: 10, perAddress: 30, windowMs: 15 * 60_000 };
 
 export interface AppContext extends DashboardDeps {
+  /** The shared account rules (gateway/accounts). */
+  accounts: AccountsService;
   secrets: Secrets;
   links: MagicLinks;
   mailer: Mailer;
@@ -29,13 +32,15 @@ export function createContext(deps: DashboardDeps): AppContext {
     throw new Error('dashboard.sessionSecret needs at least 32 characters');
   const secrets = new Secrets(config.sessionSecret);
   const stripe = config.payments.stripe;
+  const accounts = deps.accounts ?? new AccountsService(deps);
   const payments =
     deps.payments ??
     (config.payments.provider === 'stripe' && stripe
       ? stripeProvider(stripe, config.publicUrl)
-      : testProvider(deps.store, clock));
+      : testProvider(accounts));
   return {
     ...deps,
+    accounts,
     secrets,
     links: new MagicLinks(secrets, clock, deps.store),
     mailer: deps.mailer ?? createMailer(config, deps.logger),

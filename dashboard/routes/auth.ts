@@ -1,9 +1,9 @@
 /**
- * Sign-up and sign-in. Rule set A: e-mail, name, password (scrypt, gateway/admin/password.ts). Rule set B: e-mail
+ * Sign-up and sign-in. Rule set A: e-mail, name, password (scrypt, gateway/accounts/password.ts). Rule set B: e-mail
  * only and a one-time link by e-mail. Attempts are limited per e-mail and per client address (429).
  */
 import type { Request, Response, Router } from 'express';
-import { hashPassword, verifyPassword } from '../../gateway/admin/password';
+import { hashPassword, verifyPassword } from '../../gateway/accounts/password';
 import { addressUnit } from '../../gateway/net/address';
 import { clientAddress } from '../../gateway/net/client-address';
 import { StoreConflict } from '../../gateway/store/types';

@@ -123,7 +123,7 @@ export class AccountsService {
 
   /** A: buy an Unlimited package from the balance (D17): its own key, valid one calendar month, atomically. */
   async buyPackage(
-    account: Account,
+    account: Pick<Account, 'id' | 'balance'>,
     label: string | null,
   ): Promise<CreatedKey & { price: number; balance: number }> {
     this.require('packages');
