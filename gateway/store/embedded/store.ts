@@ -35,6 +35,7 @@ import { GroupCommit } from './group-commit';
 import { knexOnDatabase, openDatabase } from './open';
 import { Pruner } from './prune';
 import { EmbeddedMarks } from './single-use';
+import { EmbeddedWindows } from './throttle';
 import * as reports from './reports';
 import * as whitelist from './whitelist';
 
@@ -44,6 +45,7 @@ export class EmbeddedStore implements Store {
   private readonly knex: Knex;
   private hot: HotStatements | null = null;
   private marks: EmbeddedMarks | null = null;
+  private windows: EmbeddedWindows | null = null;
   private batcher: GroupCommit<AdmissionPlan, AdmissionResult> | null = null;
   private readonly pruner: Pruner;
   private lastNow = 0;
@@ -62,6 +64,7 @@ export class EmbeddedStore implements Store {
     const st = prepareHot(this.db);
     this.hot = st;
     this.marks = new EmbeddedMarks(this.db);
+    this.windows = new EmbeddedWindows(this.db);
     const one = (plan: AdmissionPlan) => {
       this.lastNow = plan.now;
       return admitInTransaction(st, plan);
@@ -193,6 +196,11 @@ export class EmbeddedStore implements Store {
   }
   async isConsumed(id: string, now: number): Promise<boolean> {
     return this.singleUse().isConsumed(id, now);
+  }
+
+  async hitWindow(name: string, windowMs: number, now: number): Promise<{ count: number; resetAt: number }> {
+    if (!this.windows) throw new Error('embedded store: migrate() was not called');
+    return this.windows.hitWindow(name, windowMs, now);
   }
 
   private singleUse(): EmbeddedMarks {

@@ -38,6 +38,7 @@ import { ensureDrainTable, openPostgres } from './pg';
 import * as pga from './pg-accounts';
 import { requireReachable } from './probe';
 import { SharedMarks } from './single-use';
+import { SharedWindows } from './throttle';
 import { connectRedis, type RedisClient } from './redis-client';
 import type { MarkRef } from './step';
 import { Wallets } from './wallet';
@@ -73,6 +74,7 @@ export class SharedStore implements Store {
   private readonly wallets: Wallets;
   private readonly admitter: Admitter;
   private readonly marks: SharedMarks;
+  private readonly windows: SharedWindows;
   private readonly pending = new Map<string, MarkRef[]>();
   private timer: NodeJS.Timeout | null = null;
   private pgDownUntil = 0;
@@ -90,6 +92,7 @@ export class SharedStore implements Store {
     this.cache = new IdentityCache(opts.cacheTtlMs ?? 5_000);
     this.wallets = new Wallets(redis, knex, this.layout);
     this.marks = new SharedMarks(knex);
+    this.windows = new SharedWindows(redis, this.layout.prefix);
     this.drain = new Drain(redis, knex, this.layout);
     this.admitter = new Admitter(
       redis,
@@ -483,6 +486,10 @@ export class SharedStore implements Store {
 
   isConsumed(id: string, now: number): Promise<boolean> {
     return this.pg(() => this.marks.isConsumed(id, now));
+  }
+
+  hitWindow(name: string, windowMs: number, now: number): Promise<{ count: number; resetAt: number }> {
+    return this.windows.hitWindow(name, windowMs, now);
   }
 
   /** Before a history read: drain pending events (Redis down: read what PostgreSQL has). */
