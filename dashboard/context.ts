@@ -6,11 +6,10 @@ import { createMailer, type Mailer } from './mailer';
 import { stripeProvider } from './payments/stripe-provider';
 import { testProvider } from './payments/test-provider';
 import type { PaymentProvider } from './payments/types';
-import { AttemptLimiter } from './ratelimit';
 import { Secrets } from './session';
 
-/** Sign-in attempts allowed per window: per e-mail address and per client address. */
-export const SIGNIN_LIMITS = { perEmail: 10, perAddress: 30, windowMs: 15 * 60_000 };
+/** Sign-in attempts allowed per window (dashboard/throttle.ts). */
+export { SIGNIN_LIMITS } from './throttle';
 
 export interface AppContext extends DashboardDeps {
   /** The shared account rules (gateway/accounts). */
@@ -19,8 +18,6 @@ export interface AppContext extends DashboardDeps {
   links: MagicLinks;
   mailer: Mailer;
   payments: PaymentProvider;
-  limitEmail: AttemptLimiter;
-  limitAddress: AttemptLimiter;
   /** The public origin ("https://dash.example.com") that state-changing requests must come from. */
   origin: string;
 }
@@ -45,8 +42,6 @@ export function createContext(deps: DashboardDeps): AppContext {
     links: new MagicLinks(secrets, clock, deps.store),
     mailer: deps.mailer ?? createMailer(config, deps.logger),
     payments,
-    limitEmail: new AttemptLimiter(clock, SIGNIN_LIMITS.perEmail, SIGNIN_LIMITS.windowMs),
-    limitAddress: new AttemptLimiter(clock, SIGNIN_LIMITS.perAddress, SIGNIN_LIMITS.windowMs),
     origin: new URL(config.publicUrl).origin,
   };
 }
