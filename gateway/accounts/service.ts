@@ -117,7 +117,7 @@ export class AccountsService {
   }
 
   /** Revoke a key (already revoked: the store's StoreConflict 'already_revoked'). */
-  revokeKey(key: ApiKey): Promise<ApiKey> {
+  async revokeKey(key: ApiKey): Promise<ApiKey> {
     return this.d.store.revokeKey(key.id, this.d.clock.now());
   }
 
@@ -147,7 +147,7 @@ export class AccountsService {
   }
 
   /** Add `units` to the balance, exactly once per idempotency key (D16). */
-  topUp(
+  async topUp(
     accountId: string,
     units: number,
     idempotencyKey: string | null,
@@ -156,13 +156,13 @@ export class AccountsService {
   }
 
   /** B: set the Unlimited plan's end (epoch ms) or return to credits (null). */
-  setPlan(accountId: string, until: number | null): Promise<Account> {
+  async setPlan(accountId: string, until: number | null): Promise<Account> {
     this.require('plan');
     return this.d.store.setUnlimitedUntil(accountId, until);
   }
 
   /** B: the account's whitelist. */
-  whitelist(accountId: string): Promise<WhitelistEntry[]> {
+  async whitelist(accountId: string): Promise<WhitelistEntry[]> {
     this.require('whitelist');
     return this.d.store.listWhitelist(accountId);
   }
@@ -174,7 +174,7 @@ export class AccountsService {
   }
 
   /** B: add an address or IPv6 block (normalised here too); another account's overlap is the store's conflict. */
-  addWhitelist(accountId: string, address: string): Promise<WhitelistEntry> {
+  async addWhitelist(accountId: string, address: string): Promise<WhitelistEntry> {
     const cidr = this.whitelistCidr(address);
     return this.d.store.addWhitelist(accountId, cidr, this.d.clock.now());
   }
