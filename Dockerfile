@@ -19,6 +19,7 @@ COPY backend ./backend
 COPY gateway ./gateway
 COPY adapters ./adapters
 COPY dashboard ./dashboard
+COPY runtime ./runtime
 COPY scripts ./scripts
 COPY bench ./bench
 # tsc + node dist/scripts/build-data.js (reads only node_modules).

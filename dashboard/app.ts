@@ -75,7 +75,7 @@ export function createDashboardApp(deps: DashboardDeps): express.Express {
   router.use(dashboardIds());
   const stripe = deps.config.payments.stripe;
   if (deps.config.payments.provider === 'stripe' && stripe) {
-    stripeWebhook(router, { store: deps.store, clock: deps.clock, logger: deps.logger, cfg: stripe });
+    stripeWebhook(router, { accounts: ctx.accounts, logger: deps.logger, cfg: stripe });
   }
   router.use(express.urlencoded({ extended: false, limit: '16kb' }), express.json({ limit: '16kb' }));
   router.use(loadSession(ctx), csrf(ctx));

@@ -1,4 +1,4 @@
-/** The `dashboard:` config section (zod fragment for gateway/config/schema.ts) and its parsed type. */
+/** The `dashboard:` config section (zod fragment composed into the whole config by runtime/config.ts) and its type. */
 import { z } from 'zod';
 
 const port = z.int().min(0).max(65535);
@@ -40,6 +40,11 @@ export const dashboardConfigSchema = z
     publicUrl: httpUrl,
     sessionSecret: z.string().min(32, 'the session secret needs at least 32 characters'),
     smtp: smtp.optional(),
+    /**
+     * Development mode: without SMTP, sign-in links are written to the log so a local demo can sign in. Off by
+     * default: a link signs in, so it is a secret and never logged otherwise (issue 13).
+     */
+    development: z.boolean().optional(),
     payments: z
       .strictObject({ provider: z.enum(['test', 'stripe']), stripe: stripe.optional() })
       .refine((p) => p.provider !== 'stripe' || p.stripe !== undefined, {

@@ -1,23 +1,23 @@
 /** Everything the routes share, built once per app from the deps. */
+import { AccountsService } from '../gateway/accounts/service';
 import type { DashboardDeps } from './deps';
 import { MagicLinks } from './magic-link';
 import { createMailer, type Mailer } from './mailer';
 import { stripeProvider } from './payments/stripe-provider';
 import { testProvider } from './payments/test-provider';
 import type { PaymentProvider } from './payments/types';
-import { AttemptLimiter } from './ratelimit';
 import { Secrets } from './session';
 
-/** Sign-in attempts allowed per window: per e-mail address and per client address. */
-export const SIGNIN_LIMITS = { perEmail: 10, perAddress: 30, windowMs: 15 * 60_000 };
+/** Sign-in attempts allowed per window (dashboard/throttle.ts). */
+export { SIGNIN_LIMITS } from './throttle';
 
 export interface AppContext extends DashboardDeps {
+  /** The shared account rules (gateway/accounts). */
+  accounts: AccountsService;
   secrets: Secrets;
   links: MagicLinks;
   mailer: Mailer;
   payments: PaymentProvider;
-  limitEmail: AttemptLimiter;
-  limitAddress: AttemptLimiter;
   /** The public origin ("https://dash.example.com") that state-changing requests must come from. */
   origin: string;
 }
@@ -29,19 +29,19 @@ export function createContext(deps: DashboardDeps): AppContext {
     throw new Error('dashboard.sessionSecret needs at least 32 characters');
   const secrets = new Secrets(config.sessionSecret);
   const stripe = config.payments.stripe;
+  const accounts = deps.accounts ?? new AccountsService(deps);
   const payments =
     deps.payments ??
     (config.payments.provider === 'stripe' && stripe
       ? stripeProvider(stripe, config.publicUrl)
-      : testProvider(deps.store, clock));
+      : testProvider(accounts));
   return {
     ...deps,
+    accounts,
     secrets,
     links: new MagicLinks(secrets, clock, deps.store),
     mailer: deps.mailer ?? createMailer(config, deps.logger),
     payments,
-    limitEmail: new AttemptLimiter(clock, SIGNIN_LIMITS.perEmail, SIGNIN_LIMITS.windowMs),
-    limitAddress: new AttemptLimiter(clock, SIGNIN_LIMITS.perAddress, SIGNIN_LIMITS.windowMs),
     origin: new URL(config.publicUrl).origin,
   };
 }

@@ -1,5 +1,6 @@
 /** What the dashboard needs from its host (the gateway). */
 import type pino from 'pino';
+import type { AccountsService } from '../gateway/accounts/service';
 import type { Clock } from '../gateway/core/clock';
 import type { Cidr } from '../gateway/net/address';
 import type { ForwardedHeader } from '../gateway/net/client-address';
@@ -25,4 +26,6 @@ export interface DashboardDeps {
   /** Overrides for tests: a payment provider (e.g. Stripe with an injected client) or a mailer. */
   payments?: PaymentProvider;
   mailer?: Mailer;
+  /** The shared account rules; built from store, rules, clock and pepper when not given. */
+  accounts?: AccountsService;
 }

@@ -1,4 +1,7 @@
-/** Sending sign-in links: over SMTP (nodemailer) when configured, else into the log for local demos. */
+/**
+ * Sending sign-in links: over SMTP (nodemailer) when configured. Without SMTP a link is written to the log only in
+ * development mode (`dashboard.development: true`); otherwise the log says a link could not be sent, without it.
+ */
 import nodemailer from 'nodemailer';
 import type pino from 'pino';
 import type { DashboardConfig } from './config';
@@ -23,11 +26,20 @@ function text(link: string, minutes: number): string {
 /** The configured mailer. */
 export function createMailer(config: DashboardConfig, logger: pino.Logger): Mailer {
   const smtp = config.smtp;
-  if (!smtp) {
+  if (!smtp && config.development === true) {
     return {
       async sendSignInLink(to, link) {
-        // No SMTP server: a local demo reads the link from the log (docs/dashboard.md).
+        // Development mode, no SMTP server: a local demo reads the link from the log (docs/dashboard.md).
         logger.warn({ to, link }, 'dashboard: no SMTP configured; sign-in link written to the log');
+      },
+    };
+  }
+  if (!smtp) {
+    return {
+      async sendSignInLink() {
+        logger.error(
+          'dashboard: no SMTP configured; a sign-in link was not sent (configure dashboard.smtp, or set dashboard.development: true to log links on a local demo)',
+        );
       },
     };
   }

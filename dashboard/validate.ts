@@ -1,22 +1,19 @@
 /**
- * Form and JSON input checks. The field rules are the admin API's (gateway/admin/validate.ts, address.ts) so an
- * account looks the same from both sides; their refusals become DashboardErrors naming the field.
+ * Form and JSON input checks. The field rules are the accounts service's (gateway/accounts/fields.ts, address.ts),
+ * shared with the admin API so an account looks the same from both sides; refusals become DashboardErrors.
  */
-import * as adminAddress from '../gateway/admin/address';
-import { AdminProblem } from '../gateway/admin/problem';
-import * as adminValidate from '../gateway/admin/validate';
+import * as adminAddress from '../gateway/accounts/address';
+import { InputError } from '../gateway/accounts/errors';
+import * as adminValidate from '../gateway/accounts/fields';
 import { parseMoney, type RuleSet } from '../gateway/policy/ruleset';
 import { DashboardError, invalidField } from './errors';
 
-/** Run an admin validator; its AdminProblem becomes a field error with the field name stripped from the text. */
+/** Run a shared validator; its InputError becomes a field error. */
 function adapt<T>(field: string, fn: () => T): T {
   try {
     return fn();
   } catch (err) {
-    if (err instanceof AdminProblem) {
-      const text = err.detail.startsWith(`${field}: `) ? err.detail.slice(field.length + 2) : err.detail;
-      throw invalidField(field, capitalise(text));
-    }
+    if (err instanceof InputError) throw invalidField(field, capitalise(err.detail));
     throw err;
   }
 }

@@ -1,12 +1,11 @@
 /**
- * The in-process gateway: main listener, one listener per host with its own port, the admin listener, and the
- * dashboard's listener when the config has a `dashboard:` section (issue 6).
+ * The in-process gateway: main listener, one listener per host with its own port, and the admin listener. The
+ * dashboard is composed beside it by the composition root (runtime/server.ts); the gateway knows nothing of it.
  */
 import { randomBytes } from 'node:crypto';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Logger } from 'pino';
-import { createDashboardApp } from '../dashboard/app';
 import { createAdminApp } from './admin/app';
 import type { CompiledConfig, CompiledHost } from './config/compile';
 import type { Clock } from './core/clock';
@@ -32,8 +31,6 @@ export interface GatewayUrls {
   adminUrl: string;
   /** Host label → URL of its own listener (hosts with a `port`), or the main URL for name-matched hosts. */
   hostUrls: Record<string, string>;
-  /** The dashboard's listener URL, or null when the config has no `dashboard:` section. */
-  dashboardUrl: string | null;
 }
 
 export interface Gateway {
@@ -53,7 +50,7 @@ function hostName(header: string | undefined): string {
 }
 
 /** Listen on host:port and resolve with the URL. */
-function listenOn(server: http.Server, host: string, port: number): Promise<string> {
+export function listenOn(server: http.Server, host: string, port: number): Promise<string> {
   return new Promise((resolve, reject) => {
     server.once('error', reject);
     server.listen(port, host, () => {
@@ -66,7 +63,7 @@ function listenOn(server: http.Server, host: string, port: number): Promise<stri
 }
 
 /** Close a server, ending idle keep-alive connections. */
-function closeServer(server: http.Server): Promise<void> {
+export function closeServer(server: http.Server): Promise<void> {
   return new Promise((resolve) => {
     if (!server.listening) return resolve();
     server.close(() => resolve());
@@ -114,23 +111,7 @@ export function createGateway(deps: GatewayDeps): Gateway {
       readiness: gatewayReadiness(deps.store, config.backend.url),
     }),
   );
-  const dashboardConfig = config.dashboard;
-  const dashboard = dashboardConfig
-    ? limitedServer(
-        limits.dashboard,
-        createDashboardApp({
-          store: deps.store,
-          rules: config.rules,
-          pepper: config.keyPepper,
-          clock: deps.clock,
-          logger: deps.logger,
-          config: dashboardConfig,
-          trustProxy: config.trustProxy,
-          trustProxyHeader: config.trustProxyHeader,
-        }),
-      )
-    : null;
-  const all = [main, admin, ...perPort.map((p) => p.server), ...(dashboard ? [dashboard] : [])];
+  const all = [main, admin, ...perPort.map((p) => p.server)];
 
   return {
     adminToken,
@@ -141,11 +122,7 @@ export function createGateway(deps: GatewayDeps): Gateway {
       for (const h of config.hosts) if (h.port === null) hostUrls[h.label] = mainUrl;
       for (const p of perPort)
         hostUrls[p.host.label] = await listenOn(p.server, config.listen.host, p.host.port ?? 0);
-      const dashboardUrl =
-        dashboard && dashboardConfig
-          ? await listenOn(dashboard, dashboardConfig.listen.host, dashboardConfig.listen.port)
-          : null;
-      return { mainUrl, adminUrl, hostUrls, dashboardUrl };
+      return { mainUrl, adminUrl, hostUrls };
     },
     async close() {
       await Promise.all(all.map(closeServer));

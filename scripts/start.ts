@@ -4,25 +4,17 @@
  * secret in the data folder so keys, the CLI and dashboard sessions keep working across restarts, and prints the URLs
  * and how to create a first key.
  */
-import { randomBytes } from 'node:crypto';
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import pino from 'pino';
 import { startBackend } from '../backend/server';
-import { compileConfig } from '../gateway/config/compile';
-import { loadConfigFile } from '../gateway/config/load';
 import { systemClock } from '../gateway/core/clock';
-import { createGateway } from '../gateway/server';
 import { createStore } from '../gateway/store';
 import { repoRoot } from '../gateway/core/paths';
-
-/** A secret kept in a file (created with mode 0600 on first start). */
-function keptSecret(file: string): string {
-  if (existsSync(file)) return readFileSync(file, 'utf8').trim();
-  const secret = randomBytes(32).toString('base64url');
-  writeFileSync(file, secret + '\n', { mode: 0o600 });
-  return secret;
-}
+import { compileConfig, loadConfigFile } from '../runtime/config';
+import { developmentNotice } from '../runtime/main';
+import { keptSecret } from '../runtime/secret-file';
+import { createGateway } from '../runtime/server';
 
 /** `--policy A|B` or `--config FILE`. */
 function configFile(root: string, argv: readonly string[]): string {
@@ -55,7 +47,10 @@ async function main(): Promise<void> {
   const config = compileConfig(loadConfigFile(file, env), file);
   const adminToken = config.admin.token ?? (process.env['GEOGATE_ADMIN_TOKEN'] || keptSecret(tokenFile));
   const logger = pino({ level: config.logLevel });
-  const store = await createStore(config.store, { clock: systemClock, logger });
+  const store = await createStore(
+    { ...config.store, reservationTimeoutMs: config.reservationTimeoutMs },
+    { clock: systemClock, logger },
+  );
   const gateway = createGateway({ config, store, clock: systemClock, logger, adminToken });
   const urls = await gateway.listen();
 
@@ -73,6 +68,7 @@ async function main(): Promise<void> {
       ...(urls.dashboardUrl ? [`  dashboard:   ${urls.dashboardUrl}`] : []),
       `  backend:     ${backend.url}`,
       `  store:       ${config.store.kind === 'embedded' ? config.store.path : 'shared'}`,
+      ...[developmentNotice(config)].filter((n): n is string => n !== null).map((n) => `  ${n}`),
       '',
       'Create a first account and key with the CLI:',
       `  export GEOGATE_ADMIN_URL=${urls.adminUrl}`,

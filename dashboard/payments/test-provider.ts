@@ -1,18 +1,18 @@
 /** The `test` provider for demos and tests: the payment completes at once and credits the account. */
-import type { Clock } from '../../gateway/core/clock';
-import { StoreConflict, type Store } from '../../gateway/store/types';
+import type { AccountsService } from '../../gateway/accounts/service';
+import { StoreConflict } from '../../gateway/store/types';
 import { invalidField } from '../errors';
 import type { PaymentProvider } from './types';
 
 /** A provider that credits immediately, exactly once per idempotency key. */
-export function testProvider(store: Store, clock: Clock): PaymentProvider {
+export function testProvider(accounts: Pick<AccountsService, 'topUp'>): PaymentProvider {
   return {
     name: 'test',
     checkAmount() {},
     async startTopUp(req) {
       try {
         const key = `test:${req.idempotencyKey}`;
-        const { balance } = await store.credit(req.accountId, req.units, key, clock.now());
+        const { balance } = await accounts.topUp(req.accountId, req.units, key);
         return { kind: 'credited', balance };
       } catch (err) {
         if (err instanceof StoreConflict && err.reason === 'idempotency_mismatch') {

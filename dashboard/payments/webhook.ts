@@ -2,8 +2,8 @@
 import express, { type Router } from 'express';
 import type pino from 'pino';
 import Stripe from 'stripe';
-import type { Clock } from '../../gateway/core/clock';
-import { StoreConflict, type Store } from '../../gateway/store/types';
+import type { AccountsService } from '../../gateway/accounts/service';
+import { StoreConflict } from '../../gateway/store/types';
 import type { StripeConfig } from '../config';
 
 /** The credit a completed session carries, or null when it is not a paid top-up of ours. */
@@ -24,9 +24,9 @@ function topUpOf(
 /** Register the webhook route (raw body: the signature covers the exact bytes). */
 export function stripeWebhook(
   router: Router,
-  deps: { store: Store; clock: Clock; logger: pino.Logger; cfg: StripeConfig },
+  deps: { accounts: Pick<AccountsService, 'topUp'>; logger: pino.Logger; cfg: StripeConfig },
 ): void {
-  const { store, clock, logger, cfg } = deps;
+  const { accounts, logger, cfg } = deps;
   const stripe = new Stripe(cfg.secretKey);
   router.post('/webhooks/stripe', express.raw({ type: '*/*', limit: '256kb' }), async (req, res) => {
     const signature = req.headers['stripe-signature'];
@@ -53,7 +53,7 @@ export function stripeWebhook(
       return;
     }
     try {
-      const r = await store.credit(topUp.accountId, topUp.units, `stripe:${session.id}`, clock.now());
+      const r = await accounts.topUp(topUp.accountId, topUp.units, `stripe:${session.id}`);
       logger.info(
         { session: session.id, accountId: topUp.accountId, replayed: r.replayed },
         'dashboard: top-up',

@@ -1,17 +1,17 @@
 /**
- * Sign-up and sign-in. Rule set A: e-mail, name, password (scrypt, gateway/admin/password.ts). Rule set B: e-mail
- * only and a one-time link by e-mail. Attempts are limited per e-mail and per client address (429).
+ * Sign-up and sign-in. Rule set A: e-mail, name, password (scrypt, gateway/accounts/password.ts). Rule set B: e-mail
+ * only and a one-time link by e-mail. Attempts are limited per client address and per (e-mail, address) (429,
+ * dashboard/throttle.ts, shared through the store).
  */
 import type { Request, Response, Router } from 'express';
-import { hashPassword, verifyPassword } from '../../gateway/admin/password';
-import { addressUnit } from '../../gateway/net/address';
-import { clientAddress, InvalidForwarded } from '../../gateway/net/client-address';
+import { hashPassword, verifyPassword } from '../../gateway/accounts/password';
 import { StoreConflict } from '../../gateway/store/types';
 import type { AppContext } from '../context';
 import { DashboardError } from '../errors';
 import { LINK_MINUTES } from '../magic-link';
 import { handle, preSessionToken, type Signed } from '../middleware';
 import { endSession, startSession } from '../session';
+import { limitAttempt } from '../throttle';
 import * as v from '../validate';
 import * as views from '../views/auth';
 
@@ -24,32 +24,6 @@ function body(req: Request): Record<string, unknown> {
 
 function str(x: unknown): string {
   return typeof x === 'string' ? x : '';
-}
-
-/** Count an attempt for the client address and (when given) the e-mail; throws 429 when over either limit. */
-export function limitAttempt(ctx: AppContext, req: Request, email: string | null): void {
-  const address = clientAddress(
-    req.socket.remoteAddress,
-    req.headers,
-    ctx.trustProxy ?? [],
-    ctx.trustProxyHeader,
-  );
-  // D3a: a malformed forwarding entry is refused, never counted against the proxy's own address.
-  if (address instanceof InvalidForwarded)
-    throw new DashboardError('invalid_parameter', 'The forwarding header is malformed', address.header);
-  const wait =
-    // IPv6 clients are limited per /64, like IP slots (D6): one host holds a whole /64.
-    ctx.limitAddress.hit(`ip:${address ? addressUnit(address, 32, 64) : 'unknown'}`) ??
-    (email ? ctx.limitEmail.hit(`email:${email.trim().toLowerCase()}`) : null);
-  if (wait !== null) {
-    const minutes = Math.ceil(wait / 60);
-    throw new DashboardError(
-      'rate_limited',
-      `Too many sign-in attempts. Try again in ${minutes} minute${minutes === 1 ? '' : 's'}.`,
-      undefined,
-      wait,
-    );
-  }
 }
 
 /** A form refusal shown on the form again (429 keeps its status and Retry-After). */
@@ -84,7 +58,7 @@ export function authRoutes(router: Router, ctx: AppContext): void {
       const values = { email: str(b['email']), name: str(b['name']) };
       const render = (s: views.FormState) => views.signUpPage(rules, preSessionToken(ctx, req, res), s);
       try {
-        limitAttempt(ctx, req, passwords ? null : str(b['email']) || null);
+        await limitAttempt(ctx, req, passwords ? null : str(b['email']) || null);
         const email = v.email(b['email']);
         if (!passwords) return await sendLink(ctx, res, email, true);
         const name = v.name(b['name']);
@@ -122,7 +96,7 @@ export function authRoutes(router: Router, ctx: AppContext): void {
       const values = { email: str(b['email']) };
       const render = (s: views.FormState) => views.signInPage(rules, preSessionToken(ctx, req, res), s);
       try {
-        limitAttempt(ctx, req, str(b['email']) || null);
+        await limitAttempt(ctx, req, str(b['email']) || null);
         const email = v.email(b['email']);
         if (!passwords) return await sendLink(ctx, res, email, false);
         const account = await store.findAccountByEmail(email);

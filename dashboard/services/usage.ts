@@ -1,10 +1,10 @@
 /** Usage history of the account or one of its keys: today against the free allowance, and the last 30 days. */
 import { DAY_MS, nextUtcMidnight, utcDay } from '../../gateway/core/clock';
-import type { DashboardDeps } from '../deps';
+import type { AppContext } from '../context';
 import { ownKey } from './keys';
 import { iso } from './views';
 
-type Deps = Pick<DashboardDeps, 'store' | 'rules' | 'clock' | 'pepper'>;
+type Deps = Pick<AppContext, 'store' | 'rules' | 'clock' | 'accounts'>;
 
 export const USAGE_DAYS = 30;
 

@@ -1,15 +1,9 @@
 /** JSON shapes of the account's records (never a key hash or another account's data). */
-import { kindAt } from '../../gateway/admin/views';
-import { formatMoney, type RuleSet } from '../../gateway/policy/ruleset';
+import { iso, kindAt, money } from '../../gateway/accounts/values';
+import type { RuleSet } from '../../gateway/policy/ruleset';
 import type { ApiKey, LedgerEntry, SlotView, WhitelistEntry } from '../../gateway/store/types';
 
-/** ISO 8601 or null. */
-export const iso = (ms: number | null): string | null => (ms === null ? null : new Date(ms).toISOString());
-
-/** Money as the API shows it: A "12.3456" (EUR), B 123 (credits). */
-export function money(rules: RuleSet, units: number): string | number {
-  return rules.moneyDecimals === 0 ? units : formatMoney(rules, units);
-}
+export { iso, money };
 
 /** A key as the customer sees it. */
 export function keyView(key: ApiKey, now: number) {

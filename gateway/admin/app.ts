@@ -3,7 +3,8 @@
  * plus unauthenticated /healthz and /readyz. Mounted by the gateway on the admin listener (loopback by default).
  */
 import express from 'express';
-import type { AdminDeps } from './deps';
+import { AccountsService } from '../accounts/service';
+import type { AdminDeps, RouteDeps } from './deps';
 import { bearerAuth, errorHandler, jsonBody, requestLog } from './http';
 import { adminIds } from './ids';
 import { AdminProblem, sendProblem } from './problem';
@@ -11,6 +12,7 @@ import { accountRoutes } from './routes/accounts';
 import { creditRoutes } from './routes/credit';
 import { keyRoutes } from './routes/keys';
 import { packageRoutes } from './routes/packages';
+import { accountRefusals } from './routes/refusals';
 import { planRoutes } from './routes/plan';
 import { usageRoutes } from './routes/usage';
 import { whitelistRoutes } from './routes/whitelist';
@@ -44,13 +46,14 @@ export function createAdminApp(deps: AdminDeps): express.Express {
     res.status(ready ? 200 : 503).json({ status: ready ? 'ready' : 'not_ready', checks });
   });
 
+  const routeDeps: RouteDeps = { ...deps, accounts: deps.accounts ?? new AccountsService(deps) };
   const admin = express.Router();
   admin.use(requestLog(deps.logger), bearerAuth(deps.token), adminIds(), ...jsonBody());
-  for (const group of ROUTE_GROUPS) group(admin, deps);
+  for (const group of ROUTE_GROUPS) group(admin, routeDeps);
   admin.use((_req, res) => {
     sendProblem(res, new AdminProblem('not_found', 'no such admin endpoint; see docs/admin.md'));
   });
-  admin.use(errorHandler(deps.logger));
+  admin.use(accountRefusals(deps.rules), errorHandler(deps.logger));
   app.use('/admin', admin);
   app.use((_req, res) => sendProblem(res, new AdminProblem('not_found', 'no such endpoint')));
   return app;

@@ -1,5 +1,6 @@
 /** What the admin app needs from its host (re-exported by app.ts). */
 import type pino from 'pino';
+import type { AccountsService } from '../accounts/service';
 import type { Clock } from '../core/clock';
 import type { RuleSet } from '../policy/ruleset';
 import type { Store } from '../store/types';
@@ -16,4 +17,11 @@ export interface AdminDeps {
   logger: pino.Logger;
   /** Readiness checks for /readyz (issue 4), e.g. `{ store: true }`. */
   readiness?: () => Promise<Record<string, boolean>>;
+  /** The shared account rules; built from store, rules, clock and pepper when not given. */
+  accounts?: AccountsService;
+}
+
+/** What the route groups get: the deps with the accounts service in place. */
+export interface RouteDeps extends AdminDeps {
+  accounts: AccountsService;
 }

@@ -3,8 +3,9 @@ import { z } from 'zod';
 import { KEY_PREFIX } from '../core/keys';
 import type { RuleSet } from '../policy/ruleset';
 import { parseMoney } from '../policy/ruleset';
+import * as fields from '../accounts/fields';
+import { asProblem } from './input';
 import { invalid } from './problem';
-import { PASSWORD_MAX_LENGTH, PASSWORD_MIN_LENGTH } from './password';
 
 /** Parse `body` as a strict object with these optional members (unknown members are refused by name). */
 export function parseBody(body: unknown, fields: readonly string[]): Record<string, unknown> {
@@ -31,10 +32,6 @@ function check<T>(schema: z.ZodType<T>, name: string, value: unknown): T {
   throw invalid(name, r.error.issues[0]?.message ?? 'invalid value');
 }
 
-/** Whether a string holds a C0 control character or DEL. */
-const hasControl = (s: string): boolean =>
-  [...s].some((c) => c.charCodeAt(0) < 0x20 || c.charCodeAt(0) === 0x7f);
-
 /** A required string with a precise message when missing or of another type. */
 function str(what: string) {
   return z.string({
@@ -42,45 +39,14 @@ function str(what: string) {
   });
 }
 
-// Pragmatic strict address syntax: dot-atom local part, LDH labels, alphabetic TLD (RFC 5321 lengths).
-const EMAIL =
-  /^[A-Za-z0-9!#$%&'*+/=?^_`{|}~-]+(?:\.[A-Za-z0-9!#$%&'*+/=?^_`{|}~-]+)*@(?:[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?\.)+[A-Za-z]{2,63}$/;
-
-/** An e-mail address, trimmed; kept as typed (the store compares e-mail addresses case-insensitively). */
-export function email(value: unknown): string {
-  const s = check(str('an e-mail address'), 'email', value).trim();
-  const at = s.lastIndexOf('@');
-  if (s.length > 254 || at > 64 || !EMAIL.test(s)) throw invalid('email', 'is not a valid e-mail address');
-  return s;
-}
-
+/** An e-mail address, trimmed (gateway/accounts/fields.ts); a refusal is a 400 naming the field. */
+export const email = (value: unknown): string => asProblem(() => fields.email(value));
 /** A person's or company's name: 1..200 characters, no control characters. */
-export function name(value: unknown): string {
-  const s = check(str('a name'), 'name', value).trim();
-  if (s.length === 0 || s.length > 200 || hasControl(s)) {
-    throw invalid('name', 'must be 1 to 200 characters without control characters');
-  }
-  return s;
-}
-
+export const name = (value: unknown): string => asProblem(() => fields.name(value));
 /** A password: 12..1024 characters (code points). */
-export function password(value: unknown): string {
-  const s = check(str('a password'), 'password', value);
-  const length = [...s].length;
-  if (length < PASSWORD_MIN_LENGTH || length > PASSWORD_MAX_LENGTH) {
-    throw invalid('password', `must be ${PASSWORD_MIN_LENGTH} to ${PASSWORD_MAX_LENGTH} characters long`);
-  }
-  return s;
-}
-
+export const password = (value: unknown): string => asProblem(() => fields.password(value));
 /** A key label: 1..100 characters, no control characters. */
-export function label(value: unknown): string {
-  const s = check(str('a label'), 'label', value).trim();
-  if (s.length === 0 || s.length > 100 || hasControl(s)) {
-    throw invalid('label', 'must be 1 to 100 characters without control characters');
-  }
-  return s;
-}
+export const label = (value: unknown): string => asProblem(() => fields.label(value));
 
 /** A positive money amount in integer units: A a decimal EUR string (≤ 4 decimals), B whole credits. */
 export function amount(rules: RuleSet, value: unknown): number {

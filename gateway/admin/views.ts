@@ -1,24 +1,9 @@
 /** JSON views of store records for admin responses. Times are ISO 8601; money uses the rule set's unit. Never a key hash. */
+import { iso, kindAt, money } from '../accounts/values';
 import type { RuleSet } from '../policy/ruleset';
-import { formatMoney } from '../policy/ruleset';
-import type { Account, ApiKey, KeyKind, LedgerEntry, SlotView, WhitelistEntry } from '../store/types';
+import type { Account, ApiKey, LedgerEntry, SlotView, WhitelistEntry } from '../store/types';
 
-/** ISO 8601 of epoch ms, or null. */
-export function iso(ms: number | null): string | null {
-  return ms === null ? null : new Date(ms).toISOString();
-}
-
-/** A balance or amount as the API shows it: A "12.3456" (EUR), B 123 (credits). */
-export function money(rules: RuleSet, units: number): string | number {
-  return rules.moneyDecimals === 0 ? units : formatMoney(rules, units);
-}
-
-/** The kind a key has now: an Unlimited package key becomes pay-per-use when its package ends (D17). */
-export function kindAt(key: ApiKey, now: number): KeyKind {
-  return key.kind === 'unlimited' && (key.packageUntil === null || key.packageUntil > now)
-    ? 'unlimited'
-    : 'payg';
-}
+export { iso, kindAt, money };
 
 /** A key without its secret parts. */
 export function keyView(key: ApiKey, now: number) {

@@ -5,7 +5,6 @@ import { parseCidr, type Cidr } from '../net/address';
 import type { ForwardedHeader } from '../net/client-address';
 import { compileServerLimits, type ListenerLimits } from '../net/server-limits';
 import { ruleSetFor, type Limits, type RuleSet } from '../policy/ruleset';
-import type { DashboardConfig } from '../../dashboard/config';
 import type { RawConfig } from './schema';
 
 /** One host the gateway serves. */
@@ -33,6 +32,12 @@ export type CompiledStoreConfig =
       onStoreFailure: 'closed' | 'open';
     };
 
+/**
+ * The crash sweeper releases an admission neither kept nor released this long after it was made (issue 13 item 7):
+ * the backend timeout plus a margin for rendering and settling, so it never touches a request still in flight.
+ */
+const SWEEP_MARGIN_MS = 10_000;
+
 export interface CompiledConfig {
   file: string;
   rules: RuleSet;
@@ -40,6 +45,8 @@ export interface CompiledConfig {
   admin: { listen: { host: string; port: number }; token: string | null };
   backend: { url: URL; timeoutMs: number };
   store: CompiledStoreConfig;
+  /** The crash sweeper's age limit for unsettled admissions, passed to the store (backend timeout + margin). */
+  reservationTimeoutMs: number;
   onStoreFailure: 'closed' | 'open';
   trustProxy: Cidr[];
   /** D3a: the one forwarding header read behind a trusted proxy. */
@@ -53,8 +60,6 @@ export interface CompiledConfig {
   /** Name → host for the main listener. */
   hostsByName: Map<string, CompiledHost>;
   logLevel: string;
-  /** Issue 6: the dashboard section, or null when the config has none. */
-  dashboard: DashboardConfig | null;
 }
 
 /** Drop undefined members so `Partial<Limits>` stays exact. */
@@ -93,6 +98,7 @@ export function compileConfig(raw: RawConfig, file: string): CompiledConfig {
     admin: { listen: raw.admin.listen, token: raw.admin.token ?? null },
     backend: { url: new URL(raw.backend.url), timeoutMs: raw.backend.timeoutMs },
     store,
+    reservationTimeoutMs: raw.backend.timeoutMs + SWEEP_MARGIN_MS,
     onStoreFailure: raw.onStoreFailure,
     trustProxy: raw.trustProxy.map((c) => parseCidr(c) as Cidr),
     trustProxyHeader: raw.trustProxyHeader,
@@ -102,6 +108,5 @@ export function compileConfig(raw: RawConfig, file: string): CompiledConfig {
     defaultHost: hosts.find((h) => h.port === null) ?? null,
     hostsByName,
     logLevel: raw.log?.level ?? 'info',
-    dashboard: raw.dashboard ?? null,
   };
 }

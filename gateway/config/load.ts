@@ -59,19 +59,34 @@ function describeIssues(file: string, issues: readonly z.core.$ZodIssue[]): stri
     .join('\n');
 }
 
-/** Validate an already-parsed document (used by tests and by `loadConfigFile`). */
-export function validateConfig(doc: unknown, file: string, env: NodeJS.ProcessEnv = process.env): RawConfig {
+/** Validate an already-parsed document against `schema` (the composition root passes its composed schema). */
+export function validateWith<T>(
+  schema: z.ZodType<T>,
+  doc: unknown,
+  file: string,
+  env: NodeJS.ProcessEnv = process.env,
+): T {
   if (doc === null || typeof doc !== 'object' || Array.isArray(doc)) {
     throw new ConfigError(`${file}: the config must be a YAML mapping`);
   }
   const substituted = substituteEnv(doc, env, file);
-  const result = configSchema.safeParse(substituted);
+  const result = schema.safeParse(substituted);
   if (!result.success) throw new ConfigError(describeIssues(file, result.error.issues));
   return result.data;
 }
 
+/** Validate an already-parsed document (used by tests and by `loadConfigFile`). */
+export function validateConfig(doc: unknown, file: string, env: NodeJS.ProcessEnv = process.env): RawConfig {
+  return validateWith(configSchema, doc, file, env);
+}
+
 /** Read, substitute and validate a YAML config file. */
 export function loadConfigFile(file: string, env: NodeJS.ProcessEnv = process.env): RawConfig {
+  return validateConfig(readConfigDocument(file), file, env);
+}
+
+/** Read and parse a YAML config file (no validation). */
+export function readConfigDocument(file: string): unknown {
   let text: string;
   try {
     text = readFileSync(file, 'utf8');
@@ -84,5 +99,5 @@ export function loadConfigFile(file: string, env: NodeJS.ProcessEnv = process.en
   } catch (e) {
     throw new ConfigError(`${file}: not valid YAML: ${(e as Error).message}`);
   }
-  return validateConfig(doc, file, env);
+  return doc;
 }

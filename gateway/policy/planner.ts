@@ -22,6 +22,12 @@ export function hasValidPackage(key: ApiKey, now: number): boolean {
   return key.kind === 'unlimited' && (key.packageUntil === null || key.packageUntil > now);
 }
 
+/** How many IP slots a key has at `now`: an Unlimited package key's while its package runs, else pay-per-use's. */
+export function keySlotCapacity(rules: RuleSet, key: ApiKey, now: number): number {
+  const unlimited = rules.unlimited === 'package-key' && hasValidPackage(key, now);
+  return unlimited ? rules.limits.slotsUnlimited : rules.limits.slotsPayg;
+}
+
 /** B: the account's Unlimited plan is valid at `now` (D17). */
 export function hasValidPlan(account: Account, now: number): boolean {
   return account.unlimitedUntil !== null && account.unlimitedUntil > now;
@@ -88,7 +94,7 @@ function keyAndNetworkParts(
 ): PlanParts {
   const member = slotMember(rules, address);
   const unlimited = rules.unlimited === 'package-key' && hasValidPackage(key, now);
-  const capacity = unlimited ? rules.limits.slotsUnlimited : rules.limits.slotsPayg;
+  const capacity = keySlotCapacity(rules, key, now);
   const limit = rules.limits.freePerDay;
   return {
     slots: [slotSpec(rules, `key:${key.id}`, member, capacity, 'key_ip_limit')],
@@ -121,7 +127,15 @@ function accountParts(
   now: number,
 ): PlanParts {
   const keySlots = key
-    ? [slotSpec(rules, `key:${key.id}`, slotMember(rules, address), rules.limits.slotsPayg, 'key_ip_limit')]
+    ? [
+        slotSpec(
+          rules,
+          `key:${key.id}`,
+          slotMember(rules, address),
+          keySlotCapacity(rules, key, now),
+          'key_ip_limit',
+        ),
+      ]
     : [];
   const planValid = rules.unlimited === 'account-plan' && hasValidPlan(account, now);
   return {

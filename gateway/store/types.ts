@@ -342,4 +342,12 @@ export interface Store {
   consumeOnce(id: string, expiresAt: number, now: number): Promise<boolean>;
   /** Whether `id` holds an unexpired mark at `now` (a mark expired at `now` → false). */
   isConsumed(id: string, now: number): Promise<boolean>;
+
+  /**
+   * --- windowed counters (dashboard sign-in throttling), shared by every instance on the store ---
+   * Count one hit of `name`: the first hit, or the first at or after its window's end, starts a window of
+   * `windowMs` at `now` (count 1); later hits add one. Returns the count including this hit and the window's end.
+   * Atomic: N concurrent hits of a fresh name return counts 1..N. `name` ≤ 200 characters ('invalid_input').
+   */
+  hitWindow(name: string, windowMs: number, now: number): Promise<{ count: number; resetAt: number }>;
 }

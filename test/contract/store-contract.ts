@@ -13,6 +13,7 @@ import { propertyRules } from './properties.contract';
 import { quotaRules } from './quota.contract';
 import { refusalRules } from './refusal.contract';
 import { singleUseRules } from './single-use.contract';
+import { throttleRules } from './throttle.contract';
 import { releaseRules } from './release.contract';
 import { slotRules } from './slots.contract';
 import { whitelistRules } from './whitelist.contract';
@@ -47,5 +48,6 @@ export function describeStoreContract(name: string, factory: StoreFactory): void
     propertyRules(holder);
     modelRules(holder);
     singleUseRules(holder);
+    throttleRules(holder);
   });
 }

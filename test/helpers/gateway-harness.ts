@@ -7,11 +7,10 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pino from 'pino';
-import { compileConfig, type CompiledConfig } from '../../gateway/config/compile';
-import { validateConfig } from '../../gateway/config/load';
+import { compileConfig, validateConfig, type AppConfig as CompiledConfig } from '../../runtime/config';
 import { ManualClock } from '../../gateway/core/clock';
 import { generateKey, hashKey, keyPrefix } from '../../gateway/core/keys';
-import { createGateway, type Gateway, type GatewayUrls } from '../../gateway/server';
+import { createGateway, type Gateway, type GatewayUrls } from '../../runtime/server';
 import { createStore } from '../../gateway/store';
 import type { Account, ApiKey, KeyKind, Store } from '../../gateway/store/types';
 

@@ -1,33 +1,32 @@
 /** Accounts: sign-up, lookup, detail, suspension, ledger. */
 import type { Router } from 'express';
-import type { AdminDeps } from '../deps';
-import { hashPassword } from '../password';
+import { hashPassword } from '../../accounts/password';
+import type { RouteDeps } from '../deps';
 import { AdminProblem, invalid } from '../problem';
 import { route } from '../http';
 import * as v from '../validate';
 import { accountSummary, keyView, ledgerView, planView, slotView, whitelistView } from '../views';
 import type { Account } from '../../store/types';
-import { loadAccount, param } from './common';
+import { param } from './common';
 
 /** The full account view: summary, plan, keys, and in B the whitelist and the account's addresses. */
-export async function accountDetail(deps: AdminDeps, account: Account) {
-  const { store, rules, clock } = deps;
+export async function accountDetail(deps: RouteDeps, account: Account) {
+  const { rules, clock, accounts } = deps;
   const now = clock.now();
-  const keys = await store.listKeys(account.id);
+  const keys = await deps.store.listKeys(account.id);
   const detail = {
     ...accountSummary(rules, account),
     plan: planView(rules, account, keys, now),
     keys: keys.map((k) => keyView(k, now)),
   };
   if (!rules.whitelist) return detail;
-  const whitelist = await store.listWhitelist(account.id);
-  const { slotMode, limits } = rules;
-  const addresses = await store.listSlots(`account:${account.id}`, slotMode, limits.slotWindowMs, now);
+  const whitelist = await accounts.whitelist(account.id);
+  const addresses = await accounts.accountAddresses(account.id);
   return { ...detail, whitelist: whitelist.map(whitelistView), addresses: addresses.map(slotView) };
 }
 
 /** Sign-up fields: A needs e-mail, name and password; B only an e-mail (name/password refused, not ignored). */
-async function signup(deps: AdminDeps, body: unknown) {
+async function signup(deps: RouteDeps, body: unknown) {
   const b = v.parseBody(body, ['email', 'name', 'password']);
   const email = v.email(b.email);
   if (!deps.rules.signupNeedsNameAndPassword) {
@@ -42,8 +41,8 @@ async function signup(deps: AdminDeps, body: unknown) {
 }
 
 /** Register the account routes. */
-export function accountRoutes(router: Router, deps: AdminDeps): void {
-  const { store, rules, clock } = deps;
+export function accountRoutes(router: Router, deps: RouteDeps): void {
+  const { store, rules, clock, accounts } = deps;
 
   route(router, '/accounts', {
     post: async (req, res) => {
@@ -64,7 +63,7 @@ export function accountRoutes(router: Router, deps: AdminDeps): void {
 
   route(router, '/accounts/:id', {
     get: async (req, res) => {
-      res.json(await accountDetail(deps, await loadAccount(store, param(req, 'id'))));
+      res.json(await accountDetail(deps, await accounts.account(param(req, 'id'))));
     },
   });
 
@@ -75,7 +74,7 @@ export function accountRoutes(router: Router, deps: AdminDeps): void {
     route(router, `/accounts/:id/${action}`, {
       post: async (req, res) => {
         v.parseBody(req.body, []);
-        const account = await loadAccount(store, param(req, 'id'));
+        const account = await accounts.account(param(req, 'id'));
         res.json(await accountDetail(deps, await store.setAccountStatus(account.id, status)));
       },
     });
@@ -88,7 +87,7 @@ export function accountRoutes(router: Router, deps: AdminDeps): void {
       if (!/^[0-9]{1,4}$/.test(q.limit ?? '100') || limit < 1 || limit > 1000) {
         throw invalid('limit', 'must be a whole number from 1 to 1000');
       }
-      const account = await loadAccount(store, param(req, 'id'));
+      const account = await accounts.account(param(req, 'id'));
       const entries = await store.ledger(account.id, limit);
       res.json({ accountId: account.id, entries: entries.map((e) => ledgerView(rules, e)) });
     },

@@ -1,11 +1,11 @@
 /** Rule set B: the Unlimited plan as a flag on the account with an end date, set by the operator (D17). */
 import type { Router } from 'express';
-import type { AdminDeps } from '../deps';
+import type { RouteDeps } from '../deps';
 import { route } from '../http';
 import { invalid } from '../problem';
 import * as v from '../validate';
 import { planView } from '../views';
-import { loadAccount, param, requireFeature } from './common';
+import { param } from './common';
 
 /** The requested plan end: epoch ms for Unlimited, null for credits. */
 function parsePlan(body: unknown, now: number): number | null {
@@ -25,19 +25,15 @@ function parsePlan(body: unknown, now: number): number | null {
 }
 
 /** Register PUT /accounts/:id/plan. */
-export function planRoutes(router: Router, deps: AdminDeps): void {
-  const { store, rules, clock } = deps;
+export function planRoutes(router: Router, deps: RouteDeps): void {
+  const { rules, clock, accounts } = deps;
   route(router, '/accounts/:id/plan', {
     put: async (req, res) => {
-      requireFeature(
-        rules.unlimited === 'account-plan',
-        rules,
-        'Unlimited is sold as packages with their own key; use POST /admin/accounts/{id}/packages',
-      );
+      accounts.require('plan');
       const now = clock.now();
       const until = parsePlan(req.body, now);
-      const account = await loadAccount(store, param(req, 'id'));
-      const updated = await store.setUnlimitedUntil(account.id, until);
+      const account = await accounts.account(param(req, 'id'));
+      const updated = await accounts.setPlan(account.id, until);
       res.json({ accountId: updated.id, plan: planView(rules, updated, [], now) });
     },
   });

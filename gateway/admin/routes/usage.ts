@@ -2,11 +2,11 @@
 import type { Router } from 'express';
 import { DAY_MS, utcDay } from '../../core/clock';
 import type { UsageRow } from '../../store/types';
-import type { AdminDeps } from '../deps';
+import type { RouteDeps } from '../deps';
 import { route } from '../http';
 import { invalid } from '../problem';
 import * as v from '../validate';
-import { loadAccount, param } from './common';
+import { param } from './common';
 
 /** Longest range one request may ask for, in days (inclusive). */
 export const MAX_USAGE_DAYS = 366;
@@ -48,12 +48,12 @@ export function usageDays(rows: UsageRow[], accountId: string, from: string, to:
 }
 
 /** Register GET /accounts/:id/usage?from&to. */
-export function usageRoutes(router: Router, deps: AdminDeps): void {
-  const { store, clock } = deps;
+export function usageRoutes(router: Router, deps: RouteDeps): void {
+  const { store, clock, accounts } = deps;
   route(router, '/accounts/:id/usage', {
     get: async (req, res) => {
       const { from, to } = usageRange(v.parseQuery(req.query, ['from', 'to']), clock.now());
-      const account = await loadAccount(store, param(req, 'id'));
+      const account = await accounts.account(param(req, 'id'));
       const keys = await store.listKeys(account.id);
       const subjects = [`account:${account.id}`, ...keys.map((k) => `key:${k.id}`)];
       const rows = await store.usage(subjects, from, to);

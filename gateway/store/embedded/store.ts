@@ -38,6 +38,7 @@ import { InflightLog } from './inflight';
 import { knexOnDatabase, openDatabase } from './open';
 import { Pruner } from './prune';
 import { EmbeddedMarks } from './single-use';
+import { EmbeddedWindows } from './throttle';
 import * as reports from './reports';
 import * as whitelist from './whitelist';
 
@@ -47,6 +48,7 @@ export class EmbeddedStore implements Store {
   private readonly knex: Knex;
   private hot: HotStatements | null = null;
   private marks: EmbeddedMarks | null = null;
+  private windows: EmbeddedWindows | null = null;
   private batcher: GroupCommit<AdmissionPlan, AdmissionResult> | null = null;
   private readonly pruner: Pruner;
   private lastNow = 0;
@@ -76,6 +78,7 @@ export class EmbeddedStore implements Store {
     this.marks = new EmbeddedMarks(this.db);
     const log = this.opts.reservationTimeoutMs !== undefined ? new InflightLog(this.db) : null;
     this.inflight = log;
+    this.windows = new EmbeddedWindows(this.db);
     const one = (plan: AdmissionPlan) => {
       this.lastNow = plan.now;
       const r = admitInTransaction(st, plan);
@@ -286,6 +289,11 @@ export class EmbeddedStore implements Store {
   }
   async isConsumed(id: string, now: number): Promise<boolean> {
     return this.singleUse().isConsumed(id, now);
+  }
+
+  async hitWindow(name: string, windowMs: number, now: number): Promise<{ count: number; resetAt: number }> {
+    if (!this.windows) throw new Error('embedded store: migrate() was not called');
+    return this.windows.hitWindow(name, windowMs, now);
   }
 
   private singleUse(): EmbeddedMarks {

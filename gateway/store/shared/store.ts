@@ -41,6 +41,7 @@ import { ensureDrainTable, openPostgres } from './pg';
 import * as pga from './pg-accounts';
 import { requireReachable } from './probe';
 import { SharedMarks } from './single-use';
+import { SharedWindows } from './throttle';
 import { connectRedis, type RedisClient } from './redis-client';
 import { MARK_TTL_S, type MarkRef } from './step';
 import { Wallets } from './wallet';
@@ -89,6 +90,7 @@ export class SharedStore implements Store {
   private readonly wallets: Wallets;
   private readonly admitter: Admitter;
   private readonly marks: SharedMarks;
+  private readonly windows: SharedWindows;
   private readonly pending = new Map<string, MarkRef[]>();
   private timer: NodeJS.Timeout | null = null;
   private sweepTimer: NodeJS.Timeout | null = null;
@@ -113,6 +115,7 @@ export class SharedStore implements Store {
     this.wallets = new Wallets(redis, knex, this.layout, this.clock);
     this.marks = new SharedMarks(knex);
     this.keeper = new Keeper(redis, this.layout, this.clock);
+    this.windows = new SharedWindows(redis, this.layout.prefix);
     this.drain = new Drain(redis, knex, this.layout);
     this.admitter = new Admitter(
       redis,
@@ -580,6 +583,10 @@ export class SharedStore implements Store {
 
   isConsumed(id: string, now: number): Promise<boolean> {
     return this.pg(() => this.marks.isConsumed(id, now));
+  }
+
+  hitWindow(name: string, windowMs: number, now: number): Promise<{ count: number; resetAt: number }> {
+    return this.windows.hitWindow(name, windowMs, now);
   }
 
   /** Before a history read: drain pending events (Redis down: read what PostgreSQL has). */

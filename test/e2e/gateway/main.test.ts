@@ -1,6 +1,6 @@
 /** The gateway process (`node dist/gateway/main.js --config FILE`): refuses bad configs clearly, starts, serves. */
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { call } from '../../helpers/gateway-harness';
@@ -70,10 +70,18 @@ describe('a running gateway process', () => {
     await backend.stop();
   });
 
-  test('prints its URLs and a generated admin token once; serves the main host and the admin API', async () => {
+  test('prints its URLs and where a generated admin token is kept (issue 13: never the token); serves the main host and the admin API', async () => {
     const file = configFile('ok.yaml', ['policy: A', ...base(backend.url)]);
-    gw = await startGatewayProc(file, 3, { PEPPER: 'p'.repeat(20), GEOGATE_ADMIN_TOKEN: '' });
-    const token = /generated admin token \(shown once\): (\S+)/.exec(gw.output())?.[1];
+    const tokenFile = join(dir, 'secrets', 'admin-token');
+    gw = await startGatewayProc(file, 3, {
+      PEPPER: 'p'.repeat(20),
+      GEOGATE_ADMIN_TOKEN: '',
+      GEOGATE_ADMIN_TOKEN_FILE: tokenFile,
+    });
+    expect(gw.output()).toContain(`gateway: admin token in ${tokenFile} (mode 0600)`);
+    expect(statSync(tokenFile).mode & 0o777).toBe(0o600);
+    const token = readFileSync(tokenFile, 'utf8').trim();
+    expect(gw.output()).not.toContain(token);
     expect(token).toMatch(/^[A-Za-z0-9_-]{32}$/);
     const adminUrl = gw.urls[2] as string;
     expect((await call(gw.url, '/v1/ipv4?ip=8.8.8.8')).json.country_code).toBe('US');

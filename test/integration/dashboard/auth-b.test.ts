@@ -113,8 +113,8 @@ describe('rule set B links (captured mailer)', () => {
 });
 
 describe('rule set B without SMTP', () => {
-  test('the link is written to the log so a local demo works', async () => {
-    h = await harness('B', { mailer: null });
+  test('in development mode the link is written to the log so a local demo works', async () => {
+    h = await harness('B', { mailer: null, config: { development: true } });
     const c = new Client(h.app);
     await c.get('/signup');
     await c.form('/signup', { email: 'demo@example.com' });
@@ -122,5 +122,14 @@ describe('rule set B without SMTP', () => {
     expect(m).not.toBeNull();
     const url = new URL(m?.[1] ?? '');
     expect((await c.form('/signin/link', { token: url.searchParams.get('token') ?? '' })).status).toBe(303);
+  });
+
+  test('by default (no development mode) no link or token reaches the log (issue 13)', async () => {
+    h = await harness('B', { mailer: null });
+    const c = new Client(h.app);
+    await c.get('/signup');
+    expect((await c.form('/signup', { email: 'demo@example.com' })).status).toBe(200);
+    expect(h.logs.text).toContain('no SMTP configured; a sign-in link was not sent');
+    expect(h.logs.text).not.toMatch(/token=|signin\/link|"link"/);
   });
 });

@@ -1,5 +1,6 @@
 /** Test harness: the dashboard app over a real embedded store (temp SQLite), a ManualClock, captured logs and mail. */
 import { mkdtempSync, rmSync } from 'node:fs';
+import type { Agent } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Writable } from 'node:stream';
@@ -124,9 +125,12 @@ export class Client {
   constructor(
     private readonly app: Express,
     public origin: string | null = ORIGIN,
+    /** An agent to connect with, e.g. one with a `localAddress` so the client comes from another address. */
+    private readonly agent?: Agent,
   ) {}
 
   private prepare(test: request.Test, headers: Record<string, string>): request.Test {
+    if (this.agent) test.agent(this.agent);
     if (this.cookies.size) test.set('Cookie', [...this.cookies].map(([k, v]) => `${k}=${v}`).join('; '));
     if (this.origin) test.set('Origin', this.origin);
     for (const [k, v] of Object.entries(headers)) test.set(k, v);

@@ -1,7 +1,5 @@
-/** Pure parts of the dashboard: HTML escaping, the usage chart, the attempt limiter, the config section. */
-import { ManualClock } from '../../../gateway/core/clock';
+/** Pure parts of the dashboard: HTML escaping, the usage chart, the config section. */
 import { dashboardConfigSchema } from '../../../dashboard/config';
-import { AttemptLimiter } from '../../../dashboard/ratelimit';
 import { html, time } from '../../../dashboard/views/html';
 import { usageChart } from '../../../dashboard/views/usage';
 
@@ -39,20 +37,6 @@ describe('usageChart', () => {
     const svg = usageChart([{ day: '2026-01-01', free: 0, billed: 0, refused: 0 }]).text;
     expect(svg).not.toContain('class="free"');
     expect(svg).not.toContain('NaN');
-  });
-});
-
-describe('AttemptLimiter', () => {
-  test('allows `limit` attempts per window per name, then says how long to wait, then resets', () => {
-    const clock = new ManualClock(0);
-    const l = new AttemptLimiter(clock, 2, 60_000);
-    expect(l.hit('a')).toBeNull();
-    expect(l.hit('a')).toBeNull();
-    clock.advance(15_000);
-    expect(l.hit('a')).toBe(45);
-    expect(l.hit('b')).toBeNull();
-    clock.advance(45_000);
-    expect(l.hit('a')).toBeNull();
   });
 });
 

@@ -2,8 +2,7 @@
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { compileConfig } from '../../../gateway/config/compile';
-import { loadConfigFile, validateConfig } from '../../../gateway/config/load';
+import { compileConfig, loadConfigFile, validateConfig } from '../../../runtime/config';
 
 const base = () => ({
   policy: 'A',

@@ -6,8 +6,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { compileConfig } from '../../../gateway/config/compile';
-import { ConfigError, loadConfigFile } from '../../../gateway/config/load';
+import { compileConfig, ConfigError, loadConfigFile } from '../../../runtime/config';
 
 const ROOT = join(__dirname, '..', '..', '..');
 const FILE = join(ROOT, 'config', 'docker.yaml');

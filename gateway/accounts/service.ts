@@ -1,0 +1,191 @@
+/**
+ * The accounts service: every account rule the admin API and the dashboard share (issue 9). Keys (creation with
+ * their one-time secret, detail with IP slots and when each frees, revocation), Unlimited packages (A) and the plan
+ * (B), top-ups, the whitelist (B). The HTTP layers validate the shape of their input, call these, and render.
+ */
+import { generateKey, hashKey, keyPrefix } from '../core/keys';
+import type { Clock } from '../core/clock';
+import { keySlotCapacity } from '../policy/planner';
+import type { RuleSet } from '../policy/ruleset';
+import {
+  StoreConflict,
+  type Account,
+  type ApiKey,
+  type LedgerEntry,
+  type NewKey,
+  type SlotView,
+  type Store,
+  type WhitelistEntry,
+} from '../store/types';
+import { normaliseWhitelistAddress } from './address';
+import { AccountError, type Feature } from './errors';
+import { addCalendarMonth } from './month';
+import { iso } from './values';
+
+/** What the service needs. */
+export interface AccountsDeps {
+  store: Store;
+  rules: RuleSet;
+  clock: Clock;
+  /** Server-side secret of key hashes (D14). */
+  pepper: string;
+}
+
+/** A key with its IP slot capacity now and the slots it holds (spec 5.5). */
+export interface KeyDetail {
+  key: ApiKey;
+  slotCapacity: number;
+  slots: SlotView[];
+}
+
+/** A key just created: the record and its secret, shown once and never again (D14). */
+export interface CreatedKey {
+  key: ApiKey;
+  secret: string;
+}
+
+const FEATURE_OF: Record<Feature, (rules: RuleSet) => boolean> = {
+  packages: (r) => r.unlimited === 'package-key',
+  plan: (r) => r.unlimited === 'account-plan',
+  whitelist: (r) => r.whitelist,
+};
+
+/** The shared account rules over one store. */
+export class AccountsService {
+  constructor(private readonly d: AccountsDeps) {}
+
+  /** The rule set in force. */
+  get rules(): RuleSet {
+    return this.d.rules;
+  }
+
+  /** Refuse unless the rule set has `feature`. */
+  require(feature: Feature): void {
+    if (!FEATURE_OF[feature](this.d.rules)) throw new AccountError({ code: 'not_in_rule_set', feature });
+  }
+
+  /** The account, or not found. */
+  async account(id: string): Promise<Account> {
+    const account = await this.d.store.getAccount(id);
+    if (!account) throw new AccountError({ code: 'not_found', missing: 'account' });
+    return account;
+  }
+
+  /** The key, or not found; with `ownerId`, another account's key is not found either (never "forbidden"). */
+  async key(id: string, ownerId?: string): Promise<ApiKey> {
+    const key = await this.d.store.getKey(id);
+    if (!key || (ownerId !== undefined && key.accountId !== ownerId)) {
+      throw new AccountError({ code: 'not_found', missing: 'key' });
+    }
+    return key;
+  }
+
+  /** The account's keys, newest first. */
+  async keys(accountId: string): Promise<ApiKey[]> {
+    const keys = await this.d.store.listKeys(accountId);
+    return keys.sort((a, b) => b.createdAt - a.createdAt);
+  }
+
+  /** A key with its slot capacity now and the slots it holds, each with when it frees. */
+  async keyDetail(key: ApiKey): Promise<KeyDetail> {
+    const now = this.d.clock.now();
+    const { limits, slotMode } = this.d.rules;
+    const slots = await this.d.store.listSlots(`key:${key.id}`, slotMode, limits.slotWindowMs, now);
+    return { key, slotCapacity: keySlotCapacity(this.d.rules, key, now), slots };
+  }
+
+  /** The addresses counted against the account's Unlimited address limit (B). */
+  async accountAddresses(accountId: string): Promise<SlotView[]> {
+    const { limits, slotMode } = this.d.rules;
+    const scope = `account:${accountId}`;
+    return this.d.store.listSlots(scope, slotMode, limits.slotWindowMs, this.d.clock.now());
+  }
+
+  /** A fresh key and what the store keeps of it (the HMAC under the pepper and the display prefix). */
+  private newKey(fields: Omit<NewKey, 'hash' | 'prefix'>): { secret: string; input: NewKey } {
+    const secret = generateKey();
+    return { secret, input: { ...fields, hash: hashKey(secret, this.d.pepper), prefix: keyPrefix(secret) } };
+  }
+
+  /** Create a pay-per-use key. A rule set that labels every key numbers an unlabelled one ("Key 3"). */
+  async createKey(accountId: string, label: string | null): Promise<CreatedKey> {
+    const { store, rules, clock } = this.d;
+    const named =
+      label ?? (rules.keyLabelRequired ? `Key ${(await store.listKeys(accountId)).length + 1}` : null);
+    const { secret, input } = this.newKey({ accountId, label: named, kind: 'payg', packageUntil: null });
+    return { key: await store.createKey(input, clock.now()), secret };
+  }
+
+  /** Revoke a key (already revoked: the store's StoreConflict 'already_revoked'). */
+  async revokeKey(key: ApiKey): Promise<ApiKey> {
+    return this.d.store.revokeKey(key.id, this.d.clock.now());
+  }
+
+  /** A: buy an Unlimited package from the balance (D17): its own key, valid one calendar month, atomically. */
+  async buyPackage(
+    account: Pick<Account, 'id' | 'balance'>,
+    label: string | null,
+  ): Promise<CreatedKey & { price: number; balance: number }> {
+    this.require('packages');
+    const now = this.d.clock.now();
+    const until = addCalendarMonth(now);
+    const named = label ?? `Unlimited until ${iso(until)?.slice(0, 10)}`;
+    const { secret, input } = this.newKey({
+      accountId: account.id,
+      label: named,
+      kind: 'unlimited',
+      packageUntil: until,
+    });
+    const price = this.d.rules.limits.packagePrice;
+    try {
+      const bought = await this.d.store.buyPackage(account.id, price, input, now);
+      return { key: bought.key, secret, price, balance: bought.balance };
+    } catch (err) {
+      if (!(err instanceof StoreConflict && err.reason === 'insufficient_balance')) throw err;
+      throw new AccountError({ code: 'insufficient_balance', price, balance: account.balance });
+    }
+  }
+
+  /** Add `units` to the balance, exactly once per idempotency key (D16). */
+  async topUp(
+    accountId: string,
+    units: number,
+    idempotencyKey: string | null,
+  ): Promise<{ entry: LedgerEntry; balance: number; replayed: boolean }> {
+    return this.d.store.credit(accountId, units, idempotencyKey, this.d.clock.now());
+  }
+
+  /** B: set the Unlimited plan's end (epoch ms) or return to credits (null). */
+  async setPlan(accountId: string, until: number | null): Promise<Account> {
+    this.require('plan');
+    return this.d.store.setUnlimitedUntil(accountId, until);
+  }
+
+  /** B: the account's whitelist. */
+  async whitelist(accountId: string): Promise<WhitelistEntry[]> {
+    this.require('whitelist');
+    return this.d.store.listWhitelist(accountId);
+  }
+
+  /** B: a whitelist address or IPv6 block normalised to CIDR (D18); an InputError names `address`. */
+  whitelistCidr(address: string): string {
+    this.require('whitelist');
+    return normaliseWhitelistAddress(address, this.d.rules.limits.whitelistMinIpv6Prefix);
+  }
+
+  /** B: add an address or IPv6 block (normalised here too); another account's overlap is the store's conflict. */
+  async addWhitelist(accountId: string, address: string): Promise<WhitelistEntry> {
+    const cidr = this.whitelistCidr(address);
+    return this.d.store.addWhitelist(accountId, cidr, this.d.clock.now());
+  }
+
+  /** B: remove one of the account's entries; another account's entry is not found. */
+  async removeWhitelist(accountId: string, entryId: string): Promise<void> {
+    this.require('whitelist');
+    const entries = await this.d.store.listWhitelist(accountId);
+    if (!entries.some((e) => e.id === entryId)) {
+      throw new AccountError({ code: 'not_found', missing: 'whitelist_entry' });
+    }
+    await this.d.store.removeWhitelist(accountId, entryId);
+  }
+}

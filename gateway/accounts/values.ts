@@ -1,0 +1,20 @@
+/** Values both account front ends show the same way: times, money, a key's kind now. */
+import { formatMoney, type RuleSet } from '../policy/ruleset';
+import type { ApiKey, KeyKind } from '../store/types';
+
+/** ISO 8601 of epoch ms, or null. */
+export function iso(ms: number | null): string | null {
+  return ms === null ? null : new Date(ms).toISOString();
+}
+
+/** A balance or amount as the APIs show it: A "12.3456" (EUR), B 123 (credits). */
+export function money(rules: RuleSet, units: number): string | number {
+  return rules.moneyDecimals === 0 ? units : formatMoney(rules, units);
+}
+
+/** The kind a key has now: an Unlimited package key becomes pay-per-use when its package ends (D17). */
+export function kindAt(key: ApiKey, now: number): KeyKind {
+  return key.kind === 'unlimited' && (key.packageUntil === null || key.packageUntil > now)
+    ? 'unlimited'
+    : 'payg';
+}

@@ -1,0 +1,41 @@
+/**
+ * The whole config file, composed at the root: the gateway's schema with the dashboard's own section. Same names as
+ * gateway/config (validateConfig, loadConfigFile, compileConfig) so a caller that runs everything imports from here.
+ */
+import type { z } from 'zod';
+import { dashboardConfigSchema, type DashboardConfig } from '../dashboard/config';
+import { compileConfig as compileGatewayConfig, type CompiledConfig } from '../gateway/config/compile';
+import { readConfigDocument, validateWith } from '../gateway/config/load';
+import { configSchema } from '../gateway/config/schema';
+
+export { ConfigError } from '../gateway/config/load';
+
+/** The gateway's schema plus the dashboard's section (absent: no dashboard). */
+export const appConfigSchema = configSchema.extend({ dashboard: dashboardConfigSchema.optional() });
+
+/** A validated config before compilation. */
+export type AppRawConfig = z.infer<typeof appConfigSchema>;
+
+/** The compiled gateway config plus the dashboard section (null when the config has none). */
+export interface AppConfig extends CompiledConfig {
+  dashboard: DashboardConfig | null;
+}
+
+/** Validate an already-parsed document (env substitution first). */
+export function validateConfig(
+  doc: unknown,
+  file: string,
+  env: NodeJS.ProcessEnv = process.env,
+): AppRawConfig {
+  return validateWith(appConfigSchema, doc, file, env);
+}
+
+/** Read, substitute and validate a YAML config file. */
+export function loadConfigFile(file: string, env: NodeJS.ProcessEnv = process.env): AppRawConfig {
+  return validateConfig(readConfigDocument(file), file, env);
+}
+
+/** Compile the gateway's part and keep the dashboard's section. */
+export function compileConfig(raw: AppRawConfig, file: string): AppConfig {
+  return { ...compileGatewayConfig(raw, file), dashboard: raw.dashboard ?? null };
+}

@@ -1,0 +1,95 @@
+/**
+ * The process entry (`node dist/gateway/main.js --config FILE`, kept at that path for the Docker image): the gateway
+ * (main host, drop-in hosts, admin API) and the dashboard when the config has one. Prints "gateway: ..." lines when
+ * ready. The admin token comes from the config, else GEOGATE_ADMIN_TOKEN, else it is kept in a file readable by the
+ * owner only (GEOGATE_ADMIN_TOKEN_FILE, else data/admin-token) whose path is printed; the token itself never is.
+ */
+import pino from 'pino';
+import { systemClock } from '../gateway/core/clock';
+import { ConfigError } from '../gateway/config/load';
+import { createStore } from '../gateway/store';
+import { compileConfig, loadConfigFile, type AppConfig } from './config';
+import { adminTokenFile, keptSecret } from './secret-file';
+import { createGateway } from './server';
+
+/** The `--config FILE` argument. */
+export function parseArgs(argv: readonly string[]): { config: string } {
+  let config: string | null = null;
+  for (let i = 0; i < argv.length; i++) {
+    const a = argv[i];
+    if (a === '--config' && argv[i + 1] !== undefined) config = argv[++i] as string;
+    else if (a?.startsWith('--config=')) config = a.slice('--config='.length);
+    else throw new ConfigError(`unknown argument: ${a ?? ''} (usage: gateway --config FILE)`);
+  }
+  if (!config) throw new ConfigError('missing --config FILE');
+  return { config };
+}
+
+/**
+ * stdout, written asynchronously: one request line per request stays, but under load the lines queued while a write
+ * is in flight go out together instead of one blocking write each. pino flushes what is left on exit.
+ */
+export function logDestination(): pino.DestinationStream {
+  return pino.destination({ dest: 1, sync: false });
+}
+
+/** The admin token and a sentence saying where it comes from (never the token itself). */
+export function adminToken(config: AppConfig, env: NodeJS.ProcessEnv): { token: string; source: string } {
+  if (config.admin.token) return { token: config.admin.token, source: 'the config file' };
+  const fromEnv = env['GEOGATE_ADMIN_TOKEN'];
+  if (fromEnv) return { token: fromEnv, source: 'GEOGATE_ADMIN_TOKEN' };
+  const file = adminTokenFile(env);
+  return { token: keptSecret(file, 24), source: `${file} (mode 0600)` };
+}
+
+/** The launcher's line for development mode, or null. */
+export function developmentNotice(config: AppConfig): string | null {
+  return config.dashboard?.development === true
+    ? 'dashboard: DEVELOPMENT MODE: without SMTP, sign-in links are written to the log (never use this in production)'
+    : null;
+}
+
+async function main(): Promise<void> {
+  const { config: file } = parseArgs(process.argv.slice(2));
+  const config = compileConfig(loadConfigFile(file), file);
+  const logger = pino({ level: config.logLevel, base: { svc: 'gateway' } }, logDestination());
+  const token = adminToken(config, process.env);
+  const store = await createStore(
+    { ...config.store, reservationTimeoutMs: config.reservationTimeoutMs },
+    { clock: systemClock, logger },
+  );
+  const gateway = createGateway({ config, store, clock: systemClock, logger, adminToken: token.token });
+  const urls = await gateway.listen();
+  console.log(`gateway: admin token in ${token.source}`);
+  console.log(`gateway: rule set ${config.rules.name}, listening on ${urls.mainUrl}`);
+  for (const [name, url] of Object.entries(urls.hostUrls)) console.log(`gateway: host ${name} on ${url}`);
+  console.log(`gateway: admin API on ${urls.adminUrl}`);
+  if (urls.dashboardUrl) console.log(`gateway: dashboard on ${urls.dashboardUrl}`);
+  const notice = developmentNotice(config);
+  if (notice) console.log(notice);
+  let closing = false;
+  const stop = (): void => {
+    if (closing) return;
+    closing = true;
+    gateway
+      .close()
+      .then(() => store.close())
+      .then(
+        () => process.exit(0),
+        () => process.exit(1),
+      );
+    setTimeout(() => process.exit(0), 3000).unref();
+  };
+  process.once('SIGTERM', stop);
+  process.once('SIGINT', stop);
+}
+
+/** Run the process: exit 2 on a config error, 1 on any other start failure. */
+export function run(): void {
+  main().catch((err: unknown) => {
+    console.error(
+      err instanceof ConfigError ? err.message : `gateway: failed to start: ${(err as Error).message}`,
+    );
+    process.exit(err instanceof ConfigError ? 2 : 1);
+  });
+}

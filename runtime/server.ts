@@ -1,0 +1,69 @@
+/**
+ * The composition root's servers: the gateway (main, per-host and admin listeners) and, when the config has a
+ * `dashboard:` section, the customer dashboard on its own listener over the same store (issue 6).
+ */
+import type http from 'node:http';
+import { createDashboardApp } from '../dashboard/app';
+import {
+  closeServer,
+  createGateway as createGatewayOnly,
+  listenOn,
+  type GatewayDeps,
+  type GatewayUrls as GatewayOnlyUrls,
+} from '../gateway/server';
+import { limitedServer } from '../gateway/net/server-limits';
+import type { AppConfig } from './config';
+
+/** What the root needs: the gateway's dependencies with the composed config. */
+export interface AppDeps extends Omit<GatewayDeps, 'config'> {
+  config: AppConfig;
+}
+
+/** Every listener's URL. */
+export interface GatewayUrls extends GatewayOnlyUrls {
+  /** The dashboard's listener URL, or null when the config has no `dashboard:` section. */
+  dashboardUrl: string | null;
+}
+
+/** The running whole: gateway plus dashboard. */
+export interface Gateway {
+  listen(): Promise<GatewayUrls>;
+  close(): Promise<void>;
+  /** The admin token in use (never logged). */
+  readonly adminToken: string;
+}
+
+/** The dashboard's server, or null when the config has no dashboard section. */
+function dashboardServer(deps: AppDeps): http.Server | null {
+  const { config } = deps;
+  if (!config.dashboard) return null;
+  const app = createDashboardApp({
+    store: deps.store,
+    rules: config.rules,
+    pepper: config.keyPepper,
+    clock: deps.clock,
+    logger: deps.logger,
+    config: config.dashboard,
+    trustProxy: config.trustProxy,
+    trustProxyHeader: config.trustProxyHeader,
+  });
+  return limitedServer(config.serverLimits.dashboard, app);
+}
+
+/** Build the gateway and the dashboard from one config and one store. */
+export function createGateway(deps: AppDeps): Gateway {
+  const gateway = createGatewayOnly(deps);
+  const dashboard = dashboardServer(deps);
+  const listen = deps.config.dashboard?.listen;
+  return {
+    adminToken: gateway.adminToken,
+    async listen() {
+      const urls = await gateway.listen();
+      const dashboardUrl = dashboard && listen ? await listenOn(dashboard, listen.host, listen.port) : null;
+      return { ...urls, dashboardUrl };
+    },
+    async close() {
+      await Promise.all([gateway.close(), dashboard ? closeServer(dashboard) : Promise.resolve()]);
+    },
+  };
+}
