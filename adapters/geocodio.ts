@@ -97,7 +97,10 @@ function renderError(
 ): AdapterResponse {
   if (code === 'not_found' && state !== null) return json(200, { results: [] });
   const row = GEOCODIO_ERRORS[code];
-  return json(row.status, { error: detail || row.error, results: [] });
+  // geopy 2.3 (geocodio.py _geocoder_exception_handler) detects the quota by Geocodio's own sentence: it leads.
+  const read = code === 'no_credits' || code === 'quota_exceeded';
+  const error = read ? (detail ? `${row.error} ${detail}` : row.error) : detail || row.error;
+  return json(row.status, { error, results: [] });
 }
 
 /** The Geocodio adapter. */

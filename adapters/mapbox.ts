@@ -53,7 +53,8 @@ export const MAPBOX_ERRORS: ErrorTable<MapboxError> = {
   internal: { status: 500, message: 'Internal Server Error' },
 };
 
-const V5 = /^\/geocoding\/v5\/mapbox\.places(?:-permanent)?\/([^/]+)\.json$/;
+// `\.json/` too: geopy 2.3 MapBox sends a trailing slash (mapbox.py api_path); Mapbox answers both (issue 16).
+const V5 = /^\/geocoding\/v5\/mapbox\.places(?:-permanent)?\/([^/]+)\.json\/?$/;
 const V6 = '/search/geocode/v6/reverse';
 
 /** The level the `types` filter admits: place if allowed, else region, else country, else none. */

@@ -59,7 +59,9 @@ describe('geocodio adapter: every gateway code (D24)', () => {
       const res = geocodio.renderError(state, code, 'the detail', {});
       expect(res.status).toBe(row.status);
       // `results: []` so node-geocoder geocodio resolves [] instead of throwing on `results.length`.
-      expect(body(res)).toEqual({ error: 'the detail', results: [] });
+      // no_credits / quota_exceeded: Geocodio's sentence first, which geopy matches (issue 16), then the detail.
+      const read = code === 'no_credits' || code === 'quota_exceeded';
+      expect(body(res)).toEqual({ error: read ? `${row.error} the detail` : 'the detail', results: [] });
       expect(body(geocodio.renderError(state, code, '', {}))).toEqual({ error: row.error, results: [] });
     }
   });

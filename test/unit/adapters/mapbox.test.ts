@@ -11,6 +11,7 @@ describe('mapbox adapter: request translation', () => {
     [`${V5}/2.2945%2C48.8584.json`, ''],
     [`${V5}/2.2945%2c48.8584.json`, 'limit=1&types=address'],
     ['/geocoding/v5/mapbox.places-permanent/2.2945,48.8584.json', ''],
+    [`${V5}/2.2945%2C48.8584.json/`, 'access_token=x'], // geopy 2.3 MapBox: trailing slash (issue 16)
     [V6, 'longitude=2.2945&latitude=48.8584'],
   ])('reads longitude first from %s?%s', (path, query) => {
     expect(parsed(mapbox.parse(req(path, query))).call).toEqual({

@@ -1,0 +1,220 @@
+/**
+ * geopy 2.3.0 from Debian (python3-geopy), unmodified, against the drop-in hosts (issue 16 item 6). Each geocoder is
+ * given the drop-in host through its own `domain` + `scheme` options, or, where geopy hard-codes the provider's host
+ * (Bing, HereV7, Geocodio), through its own `proxies` option and the forward proxy of env.ts. For each: a reverse
+ * geocode of central Paris, an unknown key, no key, no credit (rule set A: 402 no_credits) and a used daily
+ * allowance (rule set B: quota_exceeded), each asserting the exception class geopy itself raises.
+ */
+import { CASES, expressible, type Expected } from './cases';
+import {
+  PARIS,
+  PYTHON,
+  runScript,
+  startClientEnv,
+  type ClientEnv,
+  type Gateway,
+  type ScriptOutput,
+} from './env';
+
+/** How a geocoder reaches a listener: its own base-URL options, or geopy's `proxies` option. */
+type Reach = 'domain' | 'proxy';
+
+interface GeopyClient {
+  service: string;
+  adapter: string;
+  reach: Reach;
+  /** The constructor argument that carries the key (absent: the client has no key parameter). */
+  keyArg?: string;
+  /** The geopy exception class for each refusal case, or why the case cannot be expressed. */
+  invalid: Expected<string>;
+  noKey: Expected<string>;
+  noCredit: Expected<string>;
+  used: Expected<string>;
+}
+
+const NO_KEY_PARAM =
+  'the client has no key parameter (the provider has no keys); served by the anonymous allowance';
+
+export const GEOPY_CLIENTS: GeopyClient[] = [
+  {
+    service: 'nominatim',
+    adapter: 'nominatim',
+    reach: 'domain',
+    invalid: { cannot: NO_KEY_PARAM },
+    noKey: { error: 'GeocoderAuthenticationFailure' },
+    noCredit: { cannot: NO_KEY_PARAM },
+    used: { error: 'GeocoderRateLimited' },
+  },
+  {
+    service: 'photon',
+    adapter: 'photon',
+    reach: 'domain',
+    invalid: { cannot: NO_KEY_PARAM },
+    noKey: { error: 'GeocoderAuthenticationFailure' },
+    noCredit: { cannot: NO_KEY_PARAM },
+    used: { error: 'GeocoderRateLimited' },
+  },
+  {
+    service: 'googlev3',
+    adapter: 'google',
+    reach: 'domain',
+    keyArg: 'api_key',
+    invalid: { error: 'GeocoderQueryError' },
+    noKey: { error: 'ConfigurationError' },
+    noCredit: { error: 'GeocoderQuotaExceeded' },
+    used: { error: 'GeocoderQuotaExceeded' },
+  },
+  {
+    service: 'mapbox',
+    adapter: 'mapbox',
+    reach: 'domain',
+    keyArg: 'api_key',
+    invalid: { error: 'GeocoderAuthenticationFailure' },
+    noKey: { error: 'GeocoderAuthenticationFailure' },
+    noCredit: { error: 'GeocoderQuotaExceeded' },
+    used: { error: 'GeocoderRateLimited' },
+  },
+  {
+    service: 'herev7',
+    adapter: 'here',
+    reach: 'proxy',
+    keyArg: 'apikey',
+    invalid: { error: 'GeocoderAuthenticationFailure' },
+    noKey: { error: 'GeocoderAuthenticationFailure' },
+    noCredit: { error: 'GeocoderQuotaExceeded' },
+    used: { error: 'GeocoderRateLimited' },
+  },
+  {
+    service: 'opencage',
+    adapter: 'opencage',
+    reach: 'domain',
+    keyArg: 'api_key',
+    invalid: { error: 'GeocoderAuthenticationFailure' },
+    noKey: { error: 'GeocoderAuthenticationFailure' },
+    noCredit: { error: 'GeocoderQuotaExceeded' },
+    used: { error: 'GeocoderQuotaExceeded' },
+  },
+  {
+    service: 'geocodio',
+    adapter: 'geocodio',
+    reach: 'proxy',
+    keyArg: 'api_key',
+    invalid: { error: 'GeocoderInsufficientPrivileges' },
+    noKey: { error: 'GeocoderInsufficientPrivileges' },
+    noCredit: { error: 'GeocoderQuotaExceeded' },
+    used: { error: 'GeocoderQuotaExceeded' },
+  },
+  {
+    service: 'tomtom',
+    adapter: 'tomtom',
+    reach: 'domain',
+    keyArg: 'api_key',
+    invalid: { error: 'GeocoderInsufficientPrivileges' },
+    noKey: { error: 'GeocoderInsufficientPrivileges' },
+    noCredit: { error: 'GeocoderInsufficientPrivileges' },
+    used: { error: 'GeocoderInsufficientPrivileges' },
+  },
+  {
+    service: 'bing',
+    adapter: 'bing',
+    reach: 'proxy',
+    keyArg: 'api_key',
+    invalid: { error: 'GeocoderAuthenticationFailure' },
+    noKey: { error: 'GeocoderAuthenticationFailure' },
+    noCredit: { error: 'GeocoderQuotaExceeded' },
+    used: { error: 'GeocoderRateLimited' },
+  },
+  {
+    service: 'pelias',
+    adapter: 'pelias',
+    reach: 'domain',
+    keyArg: 'api_key',
+    invalid: { error: 'GeocoderAuthenticationFailure' },
+    noKey: { error: 'GeocoderAuthenticationFailure' },
+    noCredit: { error: 'GeocoderInsufficientPrivileges' },
+    used: { error: 'GeocoderRateLimited' },
+  },
+  {
+    service: 'geocodeearth',
+    adapter: 'pelias',
+    reach: 'domain',
+    keyArg: 'api_key',
+    invalid: { error: 'GeocoderAuthenticationFailure' },
+    noKey: { error: 'GeocoderAuthenticationFailure' },
+    noCredit: { error: 'GeocoderInsufficientPrivileges' },
+    used: { error: 'GeocoderRateLimited' },
+  },
+];
+
+let env: ClientEnv;
+jest.setTimeout(60_000);
+
+beforeAll(async () => {
+  env = await startClientEnv([...new Set(GEOPY_CLIENTS.map((c) => c.adapter))]);
+}, 60_000);
+
+afterAll(async () => {
+  await env?.close();
+});
+
+/** Runs one reverse geocode; `key` null sends none (keyed clients get an empty key: the only way to omit it). */
+function reverse(c: GeopyClient, gw: Gateway, key: string | null, anonymous = false): Promise<ScriptOutput> {
+  const options: Record<string, unknown> = { scheme: 'http', user_agent: 'geogate-e2e', timeout: 10 };
+  if (c.reach === 'domain') options['domain'] = new URL(env.url(gw, c.adapter, anonymous)).host;
+  else options['proxies'] = { http: env.proxy(gw) };
+  if (c.keyArg) options[c.keyArg] = key ?? '';
+  const args = { service: c.service, options, lat: PARIS.lat, lon: PARIS.lon };
+  return runScript(PYTHON, 'geopy_reverse.py', [JSON.stringify(args)]);
+}
+
+/** A successful reverse geocode of central Paris as geopy returns it. */
+function expectParis(out: ScriptOutput): void {
+  expect(out).toMatchObject({ ok: true, geopy: '2.3.0' });
+  expect(String(out['address'])).toMatch(/Paris|France/);
+  // The backend's nearest locality to the Eiffel Tower, within a few kilometres.
+  expect(Math.abs(Number(out['lat']) - PARIS.lat)).toBeLessThan(0.1);
+  expect(Math.abs(Number(out['lon']) - PARIS.lon)).toBeLessThan(0.1);
+}
+
+/** Asserts the geopy exception class of a refusal. */
+function expectError(out: ScriptOutput, error: string): void {
+  expect({ ok: out['ok'], error: out['error'] }).toEqual({ ok: false, error });
+  expect(out['bases']).toContain('GeopyError');
+}
+
+describe.each(GEOPY_CLIENTS.map((c) => [`${c.service} → ${c.adapter}`, c] as const))('geopy %s', (_n, c) => {
+  beforeEach(() => env.nextDay());
+
+  it('success: reverse geocodes central Paris', async () => {
+    expectParis(await reverse(c, 'B', c.keyArg ? await env.freshKey('B') : null, !c.keyArg));
+  });
+
+  it('invalid key', async () => {
+    if (!expressible(c.invalid)) return expect(c.keyArg).toBeUndefined();
+    expectError(await reverse(c, 'B', env.unknownKey), c.invalid.error);
+  });
+
+  it('no key', async () => {
+    if (!expressible(c.noKey)) return;
+    expectError(await reverse(c, 'B', null), c.noKey.error);
+  });
+
+  it('no credit (rule set A: the free request is used, no balance)', async () => {
+    if (!expressible(c.noCredit)) return expect(c.keyArg).toBeUndefined();
+    const key = await env.freshKey('A');
+    expectParis(await reverse(c, 'A', key));
+    expectError(await reverse(c, 'A', key), c.noCredit.error);
+  });
+
+  it('allowance used (rule set B: the free request is used)', async () => {
+    if (!expressible(c.used)) return;
+    const key = c.keyArg ? await env.freshKey('B') : null;
+    expectParis(await reverse(c, 'B', key, !c.keyArg));
+    expectError(await reverse(c, 'B', key, !c.keyArg), c.used.error);
+  });
+});
+
+it('covers the five cases for every geopy client', () => {
+  expect(CASES).toHaveLength(5);
+  expect(new Set(GEOPY_CLIENTS.map((c) => c.service)).size).toBe(GEOPY_CLIENTS.length);
+});
