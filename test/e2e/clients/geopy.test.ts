@@ -158,12 +158,24 @@ afterAll(async () => {
 });
 
 /** Runs one reverse geocode; `key` null sends none (keyed clients get an empty key: the only way to omit it). */
-function reverse(c: GeopyClient, gw: Gateway, key: string | null, anonymous = false): Promise<ScriptOutput> {
+function reverse(
+  c: GeopyClient,
+  gw: Gateway,
+  key: string | null,
+  anonymous = false,
+  geocode?: string,
+): Promise<ScriptOutput> {
   const options: Record<string, unknown> = { scheme: 'http', user_agent: 'geogate-e2e', timeout: 10 };
   if (c.reach === 'domain') options['domain'] = new URL(env.url(gw, c.adapter, anonymous)).host;
   else options['proxies'] = { http: env.proxy(gw) };
   if (c.keyArg) options[c.keyArg] = key ?? '';
-  const args = { service: c.service, options, lat: PARIS.lat, lon: PARIS.lon };
+  const args = {
+    service: c.service,
+    options,
+    lat: PARIS.lat,
+    lon: PARIS.lon,
+    ...(geocode ? { geocode } : {}),
+  };
   return runScript(PYTHON, 'geopy_reverse.py', [JSON.stringify(args)]);
 }
 
@@ -217,4 +229,50 @@ describe.each(GEOPY_CLIENTS.map((c) => [`${c.service} → ${c.adapter}`, c] as c
 it('covers the five cases for every geopy client', () => {
   expect(CASES).toHaveLength(5);
   expect(new Set(GEOPY_CLIENTS.map((c) => c.service)).size).toBe(GEOPY_CLIENTS.length);
+});
+
+describe('photon and pelias hosts: forward search and refusals on the wire', () => {
+  const client = (service: string) => GEOPY_CLIENTS.find((c) => c.service === service) as GeopyClient;
+  beforeEach(() => env.nextDay());
+
+  it.each([['photon'], ['pelias']])(
+    '%s: forward search is refused (400, geopy GeocoderQueryError) and not counted',
+    async (service) => {
+      const c = client(service);
+      const key = c.keyArg ? await env.freshKey('B') : null;
+      expectError(await reverse(c, 'B', key, !c.keyArg, 'Berlin'), 'GeocoderQueryError');
+      // The day's one free request is still there: the refusal changed nothing.
+      expectParis(await reverse(c, 'B', key, !c.keyArg));
+    },
+  );
+
+  it.each([
+    ['photon', '/api?q=Berlin', { message: 'forward search is not available on this host yet' }],
+    ['pelias', '/v1/search?text=Berlin', { errors: ['forward search is not available on this host yet'] }],
+  ])("%s: the search refusal body is the provider's shape", async (adapter, path, part) => {
+    const res = await fetch(`${env.url('B', adapter, adapter === 'photon')}${path}`);
+    expect(res.status).toBe(400);
+    const b = (await res.json()) as Record<string, unknown>;
+    expect(adapter === 'photon' ? b : b['geocoding']).toMatchObject(part);
+  });
+
+  it('pelias follows geocode.earth: 401 without key, 403 over the plan (no credit), 429 with quota headers', async () => {
+    const reverseUrl = (gw: Gateway, key?: string) =>
+      `${env.url(gw, 'pelias')}/v1/reverse?point.lat=${PARIS.lat}&point.lon=${PARIS.lon}${key ? `&api_key=${key}` : ''}`;
+    const noKey = await fetch(reverseUrl('B'));
+    expect(noKey.status).toBe(401);
+    expect(await noKey.json()).toMatchObject({ geocoding: { errors: [expect.any(String)] }, features: [] });
+    const a = await env.freshKey('A');
+    expect((await fetch(reverseUrl('A', a))).status).toBe(200);
+    expect((await fetch(reverseUrl('A', a))).status).toBe(403);
+    const b = await env.freshKey('B');
+    expect((await fetch(reverseUrl('B', b))).status).toBe(200);
+    const limited = await fetch(reverseUrl('B', b));
+    expect(limited.status).toBe(429);
+    expect(limited.headers.get('x-quota-reset')).toMatch(/^\d+$/);
+    expect(limited.headers.get('ratelimit')).toMatch(/r=0/);
+    const body = JSON.stringify(await limited.json());
+    expect(body).toMatch(/allowance is used up/);
+    expect(body).not.toContain(b);
+  });
 });

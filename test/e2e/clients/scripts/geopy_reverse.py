@@ -2,7 +2,7 @@
 """One reverse geocode with an unmodified geopy geocoder (Debian python3-geopy), pointed at a drop-in host.
 
 Usage: geopy_reverse.py '<json>' with {"service", "options", "lat", "lon"}; "options" are the geocoder's own
-constructor arguments (domain, scheme, api_key, proxies...). Prints one JSON line: {"ok": true, "address", "lat",
+constructor arguments (domain, scheme, api_key, proxies...). With "geocode": "<text>" a forward search is made instead. Prints one JSON line: {"ok": true, "address", "lat",
 "lon", "raw"} or {"ok": false, "error": <exception class>, "bases": [<geopy exception classes>], "message"}.
 """
 import json
@@ -17,7 +17,10 @@ def main():
     result = {"geopy": geopy.__version__}
     try:
         geocoder = get_geocoder_for_service(args["service"])(**args["options"])
-        location = geocoder.reverse((args["lat"], args["lon"]), exactly_one=True)
+        if "geocode" in args:
+            location = geocoder.geocode(args["geocode"], exactly_one=True)
+        else:
+            location = geocoder.reverse((args["lat"], args["lon"]), exactly_one=True)
         if location is None:
             result.update(ok=True, address=None)
         else:
