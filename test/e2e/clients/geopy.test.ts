@@ -5,6 +5,8 @@
  * geocode of central Paris, an unknown key, no key, no credit (rule set A: 402 no_credits) and a used daily
  * allowance (rule set B: quota_exceeded), each asserting the exception class geopy itself raises.
  */
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { CASES, expressible, type Expected } from './cases';
 import {
   PARIS,
@@ -21,6 +23,8 @@ type Reach = 'domain' | 'proxy';
 
 interface GeopyClient {
   service: string;
+  /** The geocoder's class name, as in the docs table. */
+  name: string;
   adapter: string;
   reach: Reach;
   /** The constructor argument that carries the key (absent: the client has no key parameter). */
@@ -35,9 +39,10 @@ interface GeopyClient {
 const NO_KEY_PARAM =
   'the client has no key parameter (the provider has no keys); served by the anonymous allowance';
 
-export const GEOPY_CLIENTS: GeopyClient[] = [
+const GEOPY_CLIENTS: GeopyClient[] = [
   {
     service: 'nominatim',
+    name: 'Nominatim',
     adapter: 'nominatim',
     reach: 'domain',
     invalid: { cannot: NO_KEY_PARAM },
@@ -47,6 +52,7 @@ export const GEOPY_CLIENTS: GeopyClient[] = [
   },
   {
     service: 'photon',
+    name: 'Photon',
     adapter: 'photon',
     reach: 'domain',
     invalid: { cannot: NO_KEY_PARAM },
@@ -56,6 +62,7 @@ export const GEOPY_CLIENTS: GeopyClient[] = [
   },
   {
     service: 'googlev3',
+    name: 'GoogleV3',
     adapter: 'google',
     reach: 'domain',
     keyArg: 'api_key',
@@ -66,6 +73,7 @@ export const GEOPY_CLIENTS: GeopyClient[] = [
   },
   {
     service: 'mapbox',
+    name: 'MapBox',
     adapter: 'mapbox',
     reach: 'domain',
     keyArg: 'api_key',
@@ -76,6 +84,7 @@ export const GEOPY_CLIENTS: GeopyClient[] = [
   },
   {
     service: 'herev7',
+    name: 'HereV7',
     adapter: 'here',
     reach: 'proxy',
     keyArg: 'apikey',
@@ -86,6 +95,7 @@ export const GEOPY_CLIENTS: GeopyClient[] = [
   },
   {
     service: 'opencage',
+    name: 'OpenCage',
     adapter: 'opencage',
     reach: 'domain',
     keyArg: 'api_key',
@@ -96,6 +106,7 @@ export const GEOPY_CLIENTS: GeopyClient[] = [
   },
   {
     service: 'geocodio',
+    name: 'Geocodio',
     adapter: 'geocodio',
     reach: 'proxy',
     keyArg: 'api_key',
@@ -106,6 +117,7 @@ export const GEOPY_CLIENTS: GeopyClient[] = [
   },
   {
     service: 'tomtom',
+    name: 'TomTom',
     adapter: 'tomtom',
     reach: 'domain',
     keyArg: 'api_key',
@@ -116,6 +128,7 @@ export const GEOPY_CLIENTS: GeopyClient[] = [
   },
   {
     service: 'bing',
+    name: 'Bing',
     adapter: 'bing',
     reach: 'proxy',
     keyArg: 'api_key',
@@ -126,6 +139,7 @@ export const GEOPY_CLIENTS: GeopyClient[] = [
   },
   {
     service: 'pelias',
+    name: 'Pelias',
     adapter: 'pelias',
     reach: 'domain',
     keyArg: 'api_key',
@@ -136,6 +150,7 @@ export const GEOPY_CLIENTS: GeopyClient[] = [
   },
   {
     service: 'geocodeearth',
+    name: 'GeocodeEarth',
     adapter: 'pelias',
     reach: 'domain',
     keyArg: 'api_key',
@@ -275,4 +290,22 @@ describe('photon and pelias hosts: forward search and refusals on the wire', () 
     expect(body).toMatch(/allowance is used up/);
     expect(body).not.toContain(b);
   });
+});
+
+it('docs/adapters.md shows each geopy client with the outcomes asserted here', () => {
+  const doc = readFileSync(join(__dirname, '..', '..', '..', 'docs', 'adapters.md'), 'utf8');
+  for (const c of GEOPY_CLIENTS) {
+    const row = doc.split('\n').find((l) => l.startsWith(`| geopy \`${c.name}\` | \`${c.adapter}\` |`));
+    expect(row).toBeDefined();
+    const cells = (row as string)
+      .split('|')
+      .map((x) => x.trim())
+      .slice(3, 8);
+    expect(cells[0]).toMatch(/^✅/);
+    [c.invalid, c.noKey, c.noCredit, c.used].forEach((e, i) => {
+      const cell = cells[i + 1] as string;
+      if (expressible(e)) expect(cell).toContain(`\`${e.error}\``);
+      else expect(cell).toMatch(/^— /);
+    });
+  }
 });
