@@ -97,13 +97,14 @@ function properties(r: ReverseRecord): Record<string, unknown> {
 }
 
 function renderReverse(_state: PhotonState, r: ReverseRecord): AdapterResponse {
+  const p = resultPoint(r);
   const features =
     r.locality === null && r.country === null
       ? []
       : [
           {
             type: 'Feature',
-            geometry: { type: 'Point', coordinates: [resultPoint(r).lon, resultPoint(r).lat] },
+            geometry: { type: 'Point', coordinates: [p.lon, p.lat] },
             properties: properties(r),
           },
         ];

@@ -42,7 +42,7 @@ describe('adapter registry', () => {
     expect((adapter as Adapter<unknown>).name).toBe(name);
   });
 
-  it('holds the thirteen drop-in providers of issue 5', () => {
+  it('holds the thirteen drop-in providers of issue 5 and Photon and Pelias (issue 16)', () => {
     expect(dropIns.map(([n]) => n).sort()).toEqual([
       'bing',
       'geoapify',
