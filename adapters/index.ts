@@ -11,6 +11,8 @@ import { mapbox } from './mapbox';
 import { nativeAdapter } from './native';
 import { nominatim } from './nominatim';
 import { opencage } from './opencage';
+import { pelias } from './pelias';
+import { photon } from './photon';
 import { positionstack } from './positionstack';
 import { tomtom } from './tomtom';
 import type { Adapter } from './types';
@@ -30,6 +32,8 @@ export const ADAPTERS: Record<string, Adapter<any>> = {
   ipstack,
   locationiq,
   opencage,
+  pelias,
+  photon,
   positionstack,
   tomtom,
 };

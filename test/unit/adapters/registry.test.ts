@@ -26,6 +26,8 @@ function sample(name: string, adapter: Adapter<unknown>): AdapterRequest {
     bing: ['/REST/v1/Locations/48.8584,2.2945', q('')],
     ipinfo: ['/8.8.8.8/json', q('')],
     ipstack: ['/8.8.8.8', q('')],
+    photon: ['/reverse', q('lat=48.8584&lon=2.2945')],
+    pelias: ['/v1/reverse', q('point.lat=48.8584&point.lon=2.2945')],
   };
   const s = samples[name];
   if (!s) throw new Error(`no sample request for adapter ${name}: add one here`);
@@ -40,7 +42,7 @@ describe('adapter registry', () => {
     expect((adapter as Adapter<unknown>).name).toBe(name);
   });
 
-  it('holds the thirteen drop-in providers of issue 5', () => {
+  it('holds the thirteen drop-in providers of issue 5 and Photon and Pelias (issue 16)', () => {
     expect(dropIns.map(([n]) => n).sort()).toEqual([
       'bing',
       'geoapify',
@@ -53,6 +55,8 @@ describe('adapter registry', () => {
       'mapbox',
       'nominatim',
       'opencage',
+      'pelias',
+      'photon',
       'positionstack',
       'tomtom',
     ]);

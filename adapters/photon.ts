@@ -1,0 +1,136 @@
+/**
+ * Drop-in host for Photon (komoot) clients: `GET /reverse?lat=&lon=` answers a GeoJSON FeatureCollection with
+ * Photon's flat `properties` (osm_key/osm_value, name, city, state, country, countrycode, extent). Forward search
+ * (`GET /api?q=`) is refused in Photon's own error shape, `{"message": …}` with 400, until the backend can search.
+ * Photon has no key; the `key` query parameter is our addition (spec 4.3), as on the Nominatim host.
+ */
+import type { IpRecord, ReverseRecord } from '../backend/records';
+import type { ErrorFacts, GatewayCode } from '../gateway/core/errors';
+import { parseLatLon } from './common/coords';
+import { queryCredentials } from './common/credentials';
+import type { ErrorTable } from './common/parse';
+import { methodRefusal, once, refuse } from './common/parse';
+import { compact, placeNumber, resultPoint, smallBox } from './common/place';
+import { parseQuery } from './common/query';
+import { json } from './common/respond';
+import type { Adapter, AdapterRequest, AdapterResponse, ParseResult } from './types';
+
+/** Photon reverse state: nothing to remember but the request itself (Photon has one output format). */
+export interface PhotonState {
+  query: { lat: number; lon: number };
+}
+
+/** A Photon error: the HTTP status and the fixed message used when the gateway gives no detail. */
+export interface PhotonError {
+  status: number;
+  message: string;
+}
+
+/**
+ * D24: each gateway code as a Photon error. Photon itself only sends `{"message"}` with 400 (bad parameters) and
+ * 404/500; it has no keys, so the access refusals use HTTP's meanings (401/402/403/429) in the same shape.
+ */
+export const PHOTON_ERRORS: ErrorTable<PhotonError> = {
+  missing_key: { status: 401, message: 'Missing API key' },
+  invalid_key: { status: 401, message: 'Invalid API key' },
+  key_revoked: { status: 401, message: 'API key revoked' },
+  no_credits: { status: 402, message: 'No credits left' },
+  key_ip_limit: { status: 403, message: 'All IP slots of this key are in use' },
+  account_ip_limit: { status: 403, message: 'Address limit of this account reached' },
+  account_suspended: { status: 403, message: 'Account suspended' },
+  quota_exceeded: { status: 429, message: 'Daily quota exceeded' },
+  conflicting_credentials: { status: 400, message: 'Conflicting credentials' },
+  invalid_parameter: { status: 400, message: 'Invalid parameter' },
+  invalid_forwarded: { status: 400, message: 'Invalid forwarding header' },
+  ipv4_required: { status: 400, message: 'An IPv4 address is required' },
+  not_found: { status: 404, message: 'Not found' },
+  method_not_allowed: { status: 405, message: 'Method not allowed' },
+  backend_unavailable: { status: 502, message: 'Bad gateway' },
+  backend_timeout: { status: 504, message: 'Gateway timeout' },
+  store_unavailable: { status: 503, message: 'Service unavailable' },
+  internal: { status: 500, message: 'Internal server error' },
+};
+
+/** The accepted request forms (Photon answers each path with and without the trailing slash). */
+export const PHOTON_PATHS = { reverse: ['/reverse', '/reverse/'], search: ['/api', '/api/'] } as const;
+
+/** Parameters read once; the others Photon documents (lang, limit, radius, layer, osm_tag...) are ignored. */
+const SINGLE = ['lat', 'lon'] as const;
+
+function parse(req: AdapterRequest): ParseResult<PhotonState> {
+  const search = (PHOTON_PATHS.search as readonly string[]).includes(req.path);
+  if (!search && !(PHOTON_PATHS.reverse as readonly string[]).includes(req.path)) return null;
+  const refusal = methodRefusal(req);
+  if (refusal) return refusal;
+  if (search) return refuse('invalid_parameter', 'q', 'forward search is not available on this host yet');
+  const q = parseQuery(req.query);
+  const values: Record<string, string | undefined> = {};
+  for (const name of SINGLE) {
+    const read = once(q, name);
+    if ('refusal' in read) return read.refusal;
+    values[name] = read.value;
+  }
+  const point = parseLatLon(values['lat'], values['lon'], { lat: 'lat', lon: 'lon' });
+  if (!point.ok) return refuse('invalid_parameter', point.parameter, point.detail);
+  const state: PhotonState = { query: { lat: point.lat, lon: point.lon } };
+  return { ok: true, request: { call: { kind: 'reverse', lat: point.lat, lon: point.lon }, state } };
+}
+
+/** Photon's flat properties for the record's place (a locality, else the country). */
+function properties(r: ReverseRecord): Record<string, unknown> {
+  const [s, n, w, e] = smallBox(r);
+  const city = r.locality !== null;
+  return compact({
+    osm_type: 'N',
+    osm_id: placeNumber(r),
+    osm_key: 'place',
+    osm_value: city ? 'city' : 'country',
+    type: city ? 'city' : 'country',
+    name: r.locality ?? r.country,
+    city: r.locality,
+    county: r.county,
+    state: r.region,
+    postcode: r.postcode,
+    country: r.country,
+    countrycode: r.countryCode,
+    extent: [w, n, e, s],
+  });
+}
+
+function renderReverse(_state: PhotonState, r: ReverseRecord): AdapterResponse {
+  const p = resultPoint(r);
+  const features =
+    r.locality === null && r.country === null
+      ? []
+      : [
+          {
+            type: 'Feature',
+            geometry: { type: 'Point', coordinates: [p.lon, p.lat] },
+            properties: properties(r),
+          },
+        ];
+  return json(200, { type: 'FeatureCollection', features, attribution: r.attribution });
+}
+
+/** Renders a refusal as `{"message"}`; `not_found` with a parsed request is Photon's empty FeatureCollection. */
+function renderError(
+  state: PhotonState | null,
+  code: GatewayCode,
+  detail: string,
+  _f: ErrorFacts,
+): AdapterResponse {
+  if (code === 'not_found' && state !== null) return json(200, { type: 'FeatureCollection', features: [] });
+  const row = PHOTON_ERRORS[code];
+  return json(row.status, { message: detail || row.message });
+}
+
+/** The Photon adapter. */
+export const photon: Adapter<PhotonState> = {
+  name: 'photon',
+  credentialParams: ['key'],
+  providerCredentials: (req) => queryCredentials(req, ['key']),
+  parse,
+  renderReverse,
+  renderIp: (_s: PhotonState, _r: IpRecord) => renderError(null, 'not_found', '', {}),
+  renderError,
+};
