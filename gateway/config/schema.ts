@@ -65,7 +65,7 @@ const position = z.enum(ALL_CREDENTIAL_POSITIONS as [CredentialPosition, ...Cred
 
 /** The config file's schema. `policy` has no default (D1). */
 export const configSchema = z.strictObject({
-  policy: z.enum(['A', 'B'], { error: 'required: "A" or "B" (D1: no default)' }),
+  policy: z.enum(['A', 'B'], { error: 'required: "A" or "B" (there is no default: choose the rule set)' }),
   listen: listen.default({ host: '127.0.0.1', port: 8080 }),
   admin: z
     .strictObject({
