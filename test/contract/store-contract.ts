@@ -7,6 +7,7 @@ import { accountRules } from './accounts.contract';
 import { allowanceRules } from './allowance.contract';
 import type { StoreFactory, StoreHolder } from './helpers';
 import { keyRules } from './keys.contract';
+import { listingRules } from './listing.contract';
 import { modelRules } from './model.contract';
 import { propertyRules } from './properties.contract';
 import { quotaRules } from './quota.contract';
@@ -45,5 +46,6 @@ export function describeStoreContract(name: string, factory: StoreFactory): void
     propertyRules(holder);
     modelRules(holder);
     singleUseRules(holder);
+    listingRules(holder);
   });
 }
