@@ -47,6 +47,8 @@ export interface CompiledConfig {
   /** Name → host for the main listener. */
   hostsByName: Map<string, CompiledHost>;
   logLevel: string;
+  /** json: one JSON object per line (default); pretty: for a terminal (gateway/core/logger.ts). */
+  logFormat: 'json' | 'pretty';
   /** Issue 6: the dashboard section, or null when the config has none. */
   dashboard: DashboardConfig | null;
 }
@@ -94,6 +96,7 @@ export function compileConfig(raw: RawConfig, file: string): CompiledConfig {
     defaultHost: hosts.find((h) => h.port === null) ?? null,
     hostsByName,
     logLevel: raw.log?.level ?? 'info',
+    logFormat: raw.log?.format ?? 'json',
     dashboard: raw.dashboard ?? null,
   };
 }

@@ -83,7 +83,13 @@ export const configSchema = z.strictObject({
   limits: limits.default({}),
   /** Issue 6: the customer dashboard on its own listener (absent: no dashboard). */
   dashboard: dashboardConfigSchema.optional(),
-  log: z.strictObject({ level: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'silent']) }).optional(),
+  log: z
+    .strictObject({
+      level: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'silent']).default('info'),
+      /** json (default): one JSON object per line; pretty: coloured lines for a terminal (issue 14). */
+      format: z.enum(['json', 'pretty']).default('json'),
+    })
+    .optional(),
 });
 
 /** A validated config before compilation. */
