@@ -8,6 +8,7 @@ import pino from 'pino';
 import { compileConfig } from './config/compile';
 import { ConfigError, loadConfigFile } from './config/load';
 import { systemClock } from './core/clock';
+import { createLogger, logStartFailure, startupLogger } from './core/logger';
 import { createGateway } from './server';
 import { createStore } from './store';
 
@@ -35,18 +36,24 @@ export function logDestination(): pino.DestinationStream {
 async function main(): Promise<void> {
   const { config: file } = parseArgs(process.argv.slice(2));
   const config = compileConfig(loadConfigFile(file), file);
-  const logger = pino({ level: config.logLevel, base: { svc: 'gateway' } }, logDestination());
+  const logger = createLogger({ level: config.logLevel, format: config.logFormat }, 'gateway');
   const envToken = process.env['GEOGATE_ADMIN_TOKEN'];
   const generated = !config.admin.token && !envToken;
   const adminToken = config.admin.token ?? (envToken || randomBytes(24).toString('base64url'));
   const store = await createStore(config.store, { clock: systemClock, logger });
   const gateway = createGateway({ config, store, clock: systemClock, logger, adminToken });
   const urls = await gateway.listen();
-  if (generated) console.log(`gateway: generated admin token (shown once): ${adminToken}`);
-  console.log(`gateway: rule set ${config.rules.name}, listening on ${urls.mainUrl}`);
-  for (const [name, url] of Object.entries(urls.hostUrls)) console.log(`gateway: host ${name} on ${url}`);
-  console.log(`gateway: admin API on ${urls.adminUrl}`);
-  if (urls.dashboardUrl) console.log(`gateway: dashboard on ${urls.dashboardUrl}`);
+  // Start-up lines are JSON log lines too (issue 14), printed whatever the level (as before); each URL is followed by
+  // a space so it can be read from `msg`.
+  const start = startupLogger(logger);
+  if (generated) start.info(`gateway: generated admin token (shown once): ${adminToken} (not logged again)`);
+  const mainUrl = urls.mainUrl;
+  start.info({ url: mainUrl }, `gateway: rule set ${config.rules.name}, listening on ${mainUrl} (main host)`);
+  for (const [name, url] of Object.entries(urls.hostUrls))
+    start.info({ host: name, url }, `gateway: host ${name} on ${url} (host)`);
+  start.info({ url: urls.adminUrl }, `gateway: admin API on ${urls.adminUrl} (bearer token)`);
+  if (urls.dashboardUrl)
+    start.info({ url: urls.dashboardUrl }, `gateway: dashboard on ${urls.dashboardUrl} (customers)`);
   let closing = false;
   const stop = (): void => {
     if (closing) return;
@@ -66,6 +73,7 @@ async function main(): Promise<void> {
 
 if (require.main === module) {
   main().catch((err: unknown) => {
+    logStartFailure('gateway', err instanceof ConfigError ? err.message : (err as Error).message);
     console.error(
       err instanceof ConfigError ? err.message : `gateway: failed to start: ${(err as Error).message}`,
     );

@@ -151,7 +151,7 @@ describe('geogate listing commands, rule set B', () => {
       /Rule set A requires --email, --name and --password-stdin; rule set B takes --email only/,
     );
     expect(help.stdout).toMatch(/required in rule set A and refused in rule set B/);
-    expect(help.stdout).toMatch(/^  accounts list .*\[--email-prefix TEXT\]/m);
-    expect(help.stdout).toMatch(/^  keys list ACCOUNT /m);
+    expect(help.stdout).toMatch(/^ {2}accounts list .*\[--email-prefix TEXT\]/m);
+    expect(help.stdout).toMatch(/^ {2}keys list ACCOUNT /m);
   });
 });
