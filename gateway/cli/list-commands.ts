@@ -90,7 +90,7 @@ export const LIST_COMMANDS: Command[] = [
         sort: 'sort',
         ...COMMON_MAP,
       });
-      return fetchPages(api, '/admin/accounts', q, opts.all === true);
+      return fetchPages(api, '/admin/accounts/list', q, opts.all === true);
     },
     text(r) {
       const page = r as Page;

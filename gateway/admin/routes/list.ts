@@ -1,8 +1,8 @@
 /**
- * Admin listings (issue 14): GET /accounts (without `email`) and GET /keys, with filters, sorting and cursor
- * pagination. Answers `{ items, nextCursor }`; nextCursor is null on the last page.
+ * Admin listings (issue 14): GET /accounts/list and GET /keys, with filters, sorting and cursor pagination. Answers
+ * `{ items, nextCursor }`; nextCursor is null on the last page. (GET /accounts stays the lookup by e-mail.)
  */
-import type { NextFunction, Request, Response, Router } from 'express';
+import type { Request, Response, Router } from 'express';
 import { normaliseEmail } from '../../store/checks';
 import { accountSortValue, type AccountQuery, type KeyQuery } from '../../store/listing';
 import type { AccountStatus, KeyKind, KeyStatus } from '../../store/types';
@@ -122,9 +122,8 @@ function keyQuery(deps: AdminDeps, raw: unknown): KeyQuery {
   };
 }
 
-/** GET /accounts lists; with `email` it is the existing lookup (accounts.ts) and passes on. */
-async function listAccounts(deps: AdminDeps, req: Request, res: Response, next: NextFunction): Promise<void> {
-  if ('email' in (req.query as object)) return next();
+/** GET /accounts/list: one page of account summaries. */
+async function listAccounts(deps: AdminDeps, req: Request, res: Response): Promise<void> {
   const query = accountQuery(deps, req.query);
   const page = await deps.store.listAccounts({ ...query, limit: query.limit + 1 });
   const items = page.slice(0, query.limit);
@@ -139,11 +138,9 @@ async function listAccounts(deps: AdminDeps, req: Request, res: Response, next: 
   res.json({ items: items.map((a) => accountSummary(deps.rules, a)), nextCursor });
 }
 
-/** Register the listing routes; mounted before accounts.ts so GET /accounts without `email` lists. */
+/** Register the listing routes; mounted before accounts.ts so /accounts/list is not taken for an account id. */
 export function listRoutes(router: Router, deps: AdminDeps): void {
-  router.get('/accounts', (req, res, next) => {
-    listAccounts(deps, req, res, next).catch(next);
-  });
+  route(router, '/accounts/list', { get: (req, res) => listAccounts(deps, req, res) });
   route(router, '/keys', {
     get: async (req, res) => {
       const query = keyQuery(deps, req.query);

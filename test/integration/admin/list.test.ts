@@ -1,4 +1,4 @@
-/** Issue 14: GET /admin/accounts (listing) and GET /admin/keys: filters, sorting, cursors, refusals naming the field. */
+/** Issue 14: GET /admin/accounts/list and GET /admin/keys: filters, sorting, cursors, refusals naming the field. */
 import { RULE_SET_A, RULE_SET_B } from '../../../gateway/policy/ruleset';
 import { expectProblem, harness, type Harness } from './harness';
 
@@ -29,10 +29,10 @@ describe('admin listings, rule set B', () => {
     return res.body.id as string;
   };
 
-  it('lists accounts newest first by pages with a cursor; the lookup by e-mail still answers one account', async () => {
+  it('lists accounts newest first by pages with a cursor; GET /admin/accounts?email= still answers one account and bare GET /admin/accounts stays a 400', async () => {
     const ids: string[] = [];
     for (let i = 0; i < 7; i++) ids.push(await create(`u${i}@example.com`));
-    const first = await h.call('get', '/admin/accounts?order=desc&limit=3');
+    const first = await h.call('get', '/admin/accounts/list?order=desc&limit=3');
     expect(first.body.items.map((a: { id: string }) => a.id)).toEqual(ids.slice(4).reverse());
     expect(first.body.items[0]).toEqual({
       id: ids[6],
@@ -43,9 +43,17 @@ describe('admin listings, rule set B', () => {
       createdAt: '2026-01-31T10:00:06.000Z',
     });
     expect(typeof first.body.nextCursor).toBe('string');
-    expect(await walk(h, '/admin/accounts?order=desc&limit=3')).toEqual([...ids].reverse());
+    expect(await walk(h, '/admin/accounts/list?order=desc&limit=3')).toEqual([...ids].reverse());
     const found = await h.call('get', '/admin/accounts?email=u3@example.com');
     expect(found.body.id).toBe(ids[3]);
+    expectProblem(await h.call('get', '/admin/accounts'), 400, 'invalid_parameter', 'email');
+    expectProblem(
+      await h.call('get', '/admin/accounts/list?email=u3@example.com'),
+      400,
+      'invalid_parameter',
+      'email',
+    );
+    expect((await h.call('post', '/admin/accounts/list')).status).toBe(405);
   });
 
   it('filters by e-mail prefix, status, plan and created range; sorts by e-mail', async () => {
@@ -55,7 +63,7 @@ describe('admin listings, rule set B', () => {
     await h.call('post', `/admin/accounts/${c}/suspend`);
     await h.call('put', `/admin/accounts/${b}/plan`, { plan: 'unlimited', until: '2026-06-01T00:00:00Z' });
     const ids = async (qs: string) =>
-      ((await h.call('get', `/admin/accounts?${qs}`)).body.items as { id: string }[]).map((x) => x.id);
+      ((await h.call('get', `/admin/accounts/list?${qs}`)).body.items as { id: string }[]).map((x) => x.id);
     expect(await ids('sort=email')).toEqual([a, b, c]);
     expect(await ids('emailPrefix=a')).toEqual([a]);
     expect(await ids('status=suspended')).toEqual([c]);
@@ -78,15 +86,15 @@ describe('admin listings, rule set B', () => {
     ['cursor', 'cursor=not-a-cursor'],
     ['colour', 'colour=blue'],
   ])('refuses a bad %s with 400 naming it', async (field, qs) => {
-    expectProblem(await h.call('get', `/admin/accounts?${qs}`), 400, 'invalid_parameter', field);
+    expectProblem(await h.call('get', `/admin/accounts/list?${qs}`), 400, 'invalid_parameter', field);
   });
 
   it('refuses a cursor from another sort order', async () => {
     for (let i = 0; i < 3; i++) await create(`x${i}@example.com`);
-    const page = await h.call('get', '/admin/accounts?limit=1');
+    const page = await h.call('get', '/admin/accounts/list?limit=1');
     const cursor = encodeURIComponent(page.body.nextCursor as string);
     expectProblem(
-      await h.call('get', `/admin/accounts?sort=email&cursor=${cursor}`),
+      await h.call('get', `/admin/accounts/list?sort=email&cursor=${cursor}`),
       400,
       'invalid_parameter',
       'cursor',
@@ -129,7 +137,7 @@ describe('admin listings, rule set A', () => {
       nextCursor: null,
     });
     expectProblem(await h.call('get', '/admin/keys?kind=gold'), 400, 'invalid_parameter', 'kind');
-    expectProblem(await h.call('get', '/admin/accounts?plan=credits'), 400, 'invalid_parameter', 'plan');
+    expectProblem(await h.call('get', '/admin/accounts/list?plan=credits'), 400, 'invalid_parameter', 'plan');
     expect((await h.call('post', '/admin/keys')).status).toBe(405);
   });
 });
