@@ -17,6 +17,7 @@ const TYPE_WORDS: Record<string, string> = {
 /** What the file holds at that place, in words: `"8080" (text)`, `a list`, `nothing`. */
 export function describeValue(value: unknown): string {
   if (value === undefined) return 'nothing';
+  if (typeof value === 'symbol') return 'a value (not shown: a secret field)';
   if (value === null) return 'an empty value';
   if (typeof value === 'string') return `${JSON.stringify(value)} (text)`;
   if (typeof value === 'number' || typeof value === 'boolean') return String(value);
@@ -41,10 +42,17 @@ function bound(issue: { origin: string; inclusive?: boolean }, limit: number | b
   return `${word} ${value}`;
 }
 
+/** Fields whose value must never be echoed (a misplaced secret stays out of messages and logs). */
+const SECRET_FIELD = /pepper|token|secret|pass/i;
+
 /** One issue in plain words (the path is added by the caller). */
 export function plainMessage(issue: z.core.$ZodIssue): string {
   if (!LIBRARY_WORDING.test(issue.message)) return issue.message;
-  const got = 'input' in issue ? issue.input : undefined;
+  const last = issue.path[issue.path.length - 1];
+  const secret = typeof last === 'string' && SECRET_FIELD.test(last);
+  const input = 'input' in issue ? issue.input : undefined;
+  // A secret's value is described by its kind only ("a number"), never shown.
+  const got = secret && input !== undefined ? Symbol.for('hidden') : input;
   switch (issue.code) {
     case 'invalid_type': {
       if (got === undefined) return 'required, but missing';

@@ -53,6 +53,14 @@ describe('config messages in plain words', () => {
     expectPlain(message);
   });
 
+  it('never echoes the value of a secret field', () => {
+    const message = refused({ ...base(), keyPepper: 1234567890123456 });
+    expect(message).toBe(
+      `${F}: keyPepper: must be text, but the file has a value (not shown: a secret field)`,
+    );
+    expect(message).not.toContain('1234567');
+  });
+
   it('a missing rule set says what to write, without a decision number', () => {
     const { policy: _p, ...rest } = base();
     const message = refused(rest);
