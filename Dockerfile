@@ -64,7 +64,8 @@ CMD ["node", "dist/backend/main.js"]
 # Main API 8080 and dashboard 8082 listen on 0.0.0.0; the admin API (8081) stays on the container's loopback
 # (use `docker exec CONTAINER node dist/gateway/cli/main.js …`). To expose it deliberately:
 #   -e GEOGATE_ADMIN_HOST=0.0.0.0 -p 127.0.0.1:8081:8081   (publish to the host's loopback only)
-# Another set-up: mount your own file and run with `--config /path/to/file.yaml`.
+# Another set-up: mount your own file and run with `--config /path/to/file.yaml`. Without Stripe (and without the
+# dashboard): `--config config/docker-api.yaml` (needs only GEOGATE_KEY_PEPPER).
 FROM runtime AS gateway
 ENV GEOGATE_DATA_DIR=/app/data
 USER root
@@ -72,6 +73,8 @@ RUN mkdir -p /app/data && chown node:node /app/data
 USER node
 VOLUME /app/data
 EXPOSE 8080 8082
+# The health check reads the same config as the gateway (GEOGATE_CONFIG, else the --config below), so it follows
+# the configured admin port and address.
 HEALTHCHECK --interval=30s --timeout=3s --start-period=10s \
-  CMD ["node", "-e", "fetch('http://127.0.0.1:8081/healthz').then(r=>process.exit(r.ok?0:1),()=>process.exit(1))"]
+  CMD ["node", "dist/gateway/cli/healthcheck.js"]
 CMD ["node", "dist/gateway/main.js", "--config", "config/docker.yaml"]

@@ -4,9 +4,9 @@
  * ready. The admin token comes from the config, else GEOGATE_ADMIN_TOKEN, else it is kept in a file readable by the
  * owner only (GEOGATE_ADMIN_TOKEN_FILE, else data/admin-token) whose path is printed; the token itself never is.
  */
-import pino from 'pino';
 import { systemClock } from '../gateway/core/clock';
 import { ConfigError } from '../gateway/config/load';
+import { createLogger, logStartFailure, startupLogger } from '../gateway/core/logger';
 import { createStore } from '../gateway/store';
 import { compileConfig, loadConfigFile, type AppConfig } from './config';
 import { adminTokenFile, keptSecret } from './secret-file';
@@ -23,14 +23,6 @@ export function parseArgs(argv: readonly string[]): { config: string } {
   }
   if (!config) throw new ConfigError('missing --config FILE');
   return { config };
-}
-
-/**
- * stdout, written asynchronously: one request line per request stays, but under load the lines queued while a write
- * is in flight go out together instead of one blocking write each. pino flushes what is left on exit.
- */
-export function logDestination(): pino.DestinationStream {
-  return pino.destination({ dest: 1, sync: false });
 }
 
 /** The admin token and a sentence saying where it comes from (never the token itself). */
@@ -52,7 +44,7 @@ export function developmentNotice(config: AppConfig): string | null {
 async function main(): Promise<void> {
   const { config: file } = parseArgs(process.argv.slice(2));
   const config = compileConfig(loadConfigFile(file), file);
-  const logger = pino({ level: config.logLevel, base: { svc: 'gateway' } }, logDestination());
+  const logger = createLogger({ level: config.logLevel, format: config.logFormat }, 'gateway');
   const token = adminToken(config, process.env);
   const store = await createStore(
     { ...config.store, reservationTimeoutMs: config.reservationTimeoutMs },
@@ -60,13 +52,19 @@ async function main(): Promise<void> {
   );
   const gateway = createGateway({ config, store, clock: systemClock, logger, adminToken: token.token });
   const urls = await gateway.listen();
-  console.log(`gateway: admin token in ${token.source}`);
-  console.log(`gateway: rule set ${config.rules.name}, listening on ${urls.mainUrl}`);
-  for (const [name, url] of Object.entries(urls.hostUrls)) console.log(`gateway: host ${name} on ${url}`);
-  console.log(`gateway: admin API on ${urls.adminUrl}`);
-  if (urls.dashboardUrl) console.log(`gateway: dashboard on ${urls.dashboardUrl}`);
+  // Start-up lines are JSON log lines too (issue 14), printed whatever the level; each URL is followed by a space so
+  // it can be read from `msg`.
+  const start = startupLogger(logger);
+  start.info(`gateway: admin token in ${token.source}`);
+  const mainUrl = urls.mainUrl;
+  start.info({ url: mainUrl }, `gateway: rule set ${config.rules.name}, listening on ${mainUrl} (main host)`);
+  for (const [name, url] of Object.entries(urls.hostUrls))
+    start.info({ host: name, url }, `gateway: host ${name} on ${url} (host)`);
+  start.info({ url: urls.adminUrl }, `gateway: admin API on ${urls.adminUrl} (bearer token)`);
+  if (urls.dashboardUrl)
+    start.info({ url: urls.dashboardUrl }, `gateway: dashboard on ${urls.dashboardUrl} (customers)`);
   const notice = developmentNotice(config);
-  if (notice) console.log(notice);
+  if (notice) start.warn(notice);
   let closing = false;
   const stop = (): void => {
     if (closing) return;
@@ -87,6 +85,7 @@ async function main(): Promise<void> {
 /** Run the process: exit 2 on a config error, 1 on any other start failure. */
 export function run(): void {
   main().catch((err: unknown) => {
+    logStartFailure('gateway', err instanceof ConfigError ? err.message : (err as Error).message);
     console.error(
       err instanceof ConfigError ? err.message : `gateway: failed to start: ${(err as Error).message}`,
     );

@@ -6,9 +6,9 @@
  */
 import { mkdirSync } from 'node:fs';
 import path from 'node:path';
-import pino from 'pino';
 import { startBackend } from '../backend/server';
 import { systemClock } from '../gateway/core/clock';
+import { createLogger, logStartFailure, startupLogger } from '../gateway/core/logger';
 import { createStore } from '../gateway/store';
 import { repoRoot } from '../gateway/core/paths';
 import { compileConfig, loadConfigFile } from '../runtime/config';
@@ -46,7 +46,7 @@ async function main(): Promise<void> {
   const file = configFile(root, process.argv.slice(2));
   const config = compileConfig(loadConfigFile(file, env), file);
   const adminToken = config.admin.token ?? (process.env['GEOGATE_ADMIN_TOKEN'] || keptSecret(tokenFile));
-  const logger = pino({ level: config.logLevel });
+  const logger = createLogger({ level: config.logLevel, format: config.logFormat }, 'gateway');
   const store = await createStore(
     { ...config.store, reservationTimeoutMs: config.reservationTimeoutMs },
     { clock: systemClock, logger },
@@ -59,28 +59,27 @@ async function main(): Promise<void> {
     : process.env['GEOGATE_ADMIN_TOKEN']
       ? 'GEOGATE_ADMIN_TOKEN'
       : tokenFile;
-  console.log(
-    [
-      '',
-      `geogate is running (rule set ${config.rules.name}, config ${path.relative(root, file)})`,
-      `  main host:   ${urls.mainUrl}   e.g. curl '${urls.mainUrl}/v1/reverse?lat=48.8584&lon=2.2945'`,
-      `  admin API:   ${urls.adminUrl}   (bearer token in ${tokenHint})`,
-      ...(urls.dashboardUrl ? [`  dashboard:   ${urls.dashboardUrl}`] : []),
-      `  backend:     ${backend.url}`,
-      `  store:       ${config.store.kind === 'embedded' ? config.store.path : 'shared'}`,
-      ...[developmentNotice(config)].filter((n): n is string => n !== null).map((n) => `  ${n}`),
-      '',
-      'Create a first account and key with the CLI:',
-      `  export GEOGATE_ADMIN_URL=${urls.adminUrl}`,
-      `  export GEOGATE_ADMIN_TOKEN=$(cat ${tokenFile})`,
-      config.rules.signupNeedsNameAndPassword
-        ? "  echo 'a long password' | node dist/gateway/cli/main.js accounts create --email you@example.com --name You --password-stdin"
-        : '  node dist/gateway/cli/main.js accounts create --email you@example.com',
-      '  node dist/gateway/cli/main.js keys create <account id>',
-      `  curl -H 'X-API-Key: <key>' '${urls.mainUrl}/v1/ipv4?ip=8.8.8.8'`,
-      '',
-    ].join('\n'),
-  );
+  // One JSON log line per banner line (issue 14); a URL is always followed by a space.
+  const banner = [
+    `geogate is running (rule set ${config.rules.name}, config ${path.relative(root, file)})`,
+    `  main host:   ${urls.mainUrl}   e.g. curl '${urls.mainUrl}/v1/reverse?lat=48.8584&lon=2.2945'`,
+    `  admin API:   ${urls.adminUrl}   (bearer token in ${tokenHint})`,
+    ...(urls.dashboardUrl ? [`  dashboard:   ${urls.dashboardUrl}   (customers)`] : []),
+    `  backend:     ${backend.url}   (geocoding)`,
+    `  store:       ${config.store.kind === 'embedded' ? config.store.path : 'shared'}`,
+    ...[developmentNotice(config)].filter((n): n is string => n !== null).map((n) => `  ${n}`),
+    '',
+    'Create a first account and key with the CLI:',
+    `  export GEOGATE_ADMIN_URL=${urls.adminUrl}`,
+    `  export GEOGATE_ADMIN_TOKEN=$(cat ${tokenFile})`,
+    config.rules.signupNeedsNameAndPassword
+      ? "  echo 'a long password' | node dist/gateway/cli/main.js accounts create --email you@example.com --name You --password-stdin"
+      : '  node dist/gateway/cli/main.js accounts create --email you@example.com',
+    '  node dist/gateway/cli/main.js keys create <account id>',
+    `  curl -H 'X-API-Key: <key>' '${urls.mainUrl}/v1/ipv4?ip=8.8.8.8'`,
+  ];
+  const start = startupLogger(logger);
+  for (const line of banner) if (line !== '') start.info(line);
 
   const stop = (): void => {
     void Promise.allSettled([gateway.close(), backend.close()])
@@ -93,6 +92,7 @@ async function main(): Promise<void> {
 }
 
 main().catch((err: unknown) => {
+  logStartFailure('start', (err as Error).message);
   console.error(`start: ${(err as Error).message}`);
   process.exit(1);
 });

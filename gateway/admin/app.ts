@@ -11,6 +11,7 @@ import { AdminProblem, sendProblem } from './problem';
 import { accountRoutes } from './routes/accounts';
 import { creditRoutes } from './routes/credit';
 import { keyRoutes } from './routes/keys';
+import { listRoutes } from './routes/list';
 import { packageRoutes } from './routes/packages';
 import { accountRefusals } from './routes/refusals';
 import { planRoutes } from './routes/plan';
@@ -21,6 +22,7 @@ export type { AdminDeps } from './deps';
 
 /** Route groups under /admin; a new group is one entry. */
 const ROUTE_GROUPS = [
+  listRoutes,
   accountRoutes,
   creditRoutes,
   keyRoutes,

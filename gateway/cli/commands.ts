@@ -3,6 +3,7 @@
  * Each entry names its positional arguments and options; `run` returns the JSON answer and `text` renders it.
  */
 import type { ApiClient } from './client';
+import { LIST_COMMANDS } from './list-commands';
 import * as render from './render';
 import {
   ConfigUnusable,
@@ -15,7 +16,7 @@ import {
 /** Options of one command, as node:util parseArgs declares them. */
 export type OptionSpec = Record<
   string,
-  { type: 'string' | 'boolean'; help: string; value?: string; required?: true }
+  { type: 'string' | 'boolean'; help: string; value?: string; required?: true; requiredIn?: 'A' }
 >;
 
 export interface CommandInput {
@@ -94,18 +95,21 @@ const storeExit = (r: unknown): number => (r as StoreCommandResult).exitCode;
 
 /** Every command. */
 export const COMMANDS: Command[] = [
+  ...LIST_COMMANDS,
   {
     name: 'accounts create',
     args: [],
     options: {
       email: { type: 'string', help: 'e-mail address', value: 'EMAIL', required: true },
-      name: { type: 'string', help: 'name (rule set A: required)', value: 'NAME' },
+      name: { type: 'string', help: 'name (rule set A: required)', value: 'NAME', requiredIn: 'A' },
       'password-stdin': {
         type: 'boolean',
         help: 'read the password from standard input (rule set A: required)',
+        requiredIn: 'A',
       },
     },
-    summary: 'create an account',
+    summary:
+      'create an account. Rule set A requires --email, --name and --password-stdin; rule set B takes --email only',
     async run({ api, opts, readStdin }) {
       const body: Record<string, string> = { email: str(opts.email) ?? '' };
       if (str(opts.name) !== undefined) body.name = str(opts.name) ?? '';

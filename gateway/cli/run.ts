@@ -26,6 +26,7 @@ const GLOBAL_OPTIONS: OptionSpec = {
 function usageLine(c: Command): string {
   const opts = Object.entries(c.options ?? {}).map(([k, o]) => {
     const text = o.type === 'boolean' ? `--${k}` : `--${k} ${o.value ?? 'VALUE'}`;
+    if (o.requiredIn) return `${text} (rule set ${o.requiredIn})`;
     return o.required ? text : `[${text}]`;
   });
   return ['geogate', c.name, ...c.args, ...opts].join(' ');
@@ -41,6 +42,8 @@ export function helpText(): string {
     'Commands:',
     ...lines,
     '  help [COMMAND]',
+    '',
+    'An option marked (rule set A) is required in rule set A and refused in rule set B.',
     '',
     'Options for every command:',
     ...globals,

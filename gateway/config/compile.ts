@@ -60,6 +60,8 @@ export interface CompiledConfig {
   /** Name → host for the main listener. */
   hostsByName: Map<string, CompiledHost>;
   logLevel: string;
+  /** json: one JSON object per line (default); pretty: for a terminal (gateway/core/logger.ts). */
+  logFormat: 'json' | 'pretty';
 }
 
 /** Drop undefined members so `Partial<Limits>` stays exact. */
@@ -108,5 +110,6 @@ export function compileConfig(raw: RawConfig, file: string): CompiledConfig {
     defaultHost: hosts.find((h) => h.port === null) ?? null,
     hostsByName,
     logLevel: raw.log?.level ?? 'info',
+    logFormat: raw.log?.format ?? 'json',
   };
 }

@@ -2,6 +2,8 @@
 import { readFileSync } from 'node:fs';
 import { parse as parseYaml } from 'yaml';
 import type { z } from 'zod';
+import { crossFieldProblems } from './checks';
+import { plainMessage } from './messages';
 import { configSchema, type RawConfig } from './schema';
 
 /** A config that cannot be used; the message names the file and the path. */
@@ -17,9 +19,38 @@ export function formatPath(path: readonly PropertyKey[]): string {
   return out === '' ? '(top level)' : out;
 }
 
+/** Matches `${NAME}` and `${NAME:-default}`. */
+const ENV_REF = /\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}/g;
+
+/** Substitute into one value, adding a line to `missing` for each unset variable without default. */
+function substituteInto(
+  value: unknown,
+  env: NodeJS.ProcessEnv,
+  missing: string[],
+  path: PropertyKey[],
+): unknown {
+  if (typeof value === 'string') {
+    return value.replace(ENV_REF, (_m, name: string, fallback?: string) => {
+      const v = env[name];
+      if (v !== undefined && v !== '') return v;
+      if (fallback !== undefined) return fallback;
+      missing.push(`${formatPath(path)}: environment variable ${name} is not set`);
+      return '';
+    });
+  }
+  if (Array.isArray(value)) return value.map((v, i) => substituteInto(v, env, missing, [...path, i]));
+  if (value !== null && typeof value === 'object') {
+    const out: Record<string, unknown> = {};
+    for (const [k, v] of Object.entries(value)) out[k] = substituteInto(v, env, missing, [...path, k]);
+    return out;
+  }
+  return value;
+}
+
 /**
- * Replace `${NAME}` (and `${NAME:-default}`) in every string value. A missing variable without default is an error
- * naming it. Substitution happens after YAML parsing, so a secret can never change the document's structure.
+ * Replace `${NAME}` (and `${NAME:-default}`) in every string value. Every missing variable without default is named
+ * in one error (one line each), so an operator sees them all at once. Substitution happens after YAML parsing, so a
+ * secret can never change the document's structure.
  */
 export function substituteEnv(
   value: unknown,
@@ -27,40 +58,26 @@ export function substituteEnv(
   file: string,
   path: PropertyKey[] = [],
 ): unknown {
-  if (typeof value === 'string') {
-    return value.replace(
-      /\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}/g,
-      (_m, name: string, fallback?: string) => {
-        const v = env[name];
-        if (v !== undefined && v !== '') return v;
-        if (fallback !== undefined) return fallback;
-        throw new ConfigError(`${file}: ${formatPath(path)}: environment variable ${name} is not set`);
-      },
-    );
-  }
-  if (Array.isArray(value)) return value.map((v, i) => substituteEnv(v, env, file, [...path, i]));
-  if (value !== null && typeof value === 'object') {
-    const out: Record<string, unknown> = {};
-    for (const [k, v] of Object.entries(value)) out[k] = substituteEnv(v, env, file, [...path, k]);
-    return out;
-  }
-  return value;
+  const missing: string[] = [];
+  const out = substituteInto(value, env, missing, path);
+  if (missing.length > 0) throw new ConfigError(missing.map((m) => `${file}: ${m}`).join('\n'));
+  return out;
 }
 
-/** One line per problem: `file: path: message`. */
+/** One line per problem: `file: path: message`, in plain words. */
 function describeIssues(file: string, issues: readonly z.core.$ZodIssue[]): string {
   return issues
     .map((i) => {
       if (i.code === 'unrecognized_keys') {
         return i.keys.map((k) => `${file}: ${formatPath([...i.path, k])}: unknown key`).join('\n');
       }
-      return `${file}: ${formatPath(i.path)}: ${i.message}`;
+      return `${file}: ${formatPath(i.path)}: ${plainMessage(i)}`;
     })
     .join('\n');
 }
 
 /** Validate an already-parsed document against `schema` (the composition root passes its composed schema). */
-export function validateWith<T>(
+export function validateWith<T extends RawConfig>(
   schema: z.ZodType<T>,
   doc: unknown,
   file: string,
@@ -70,8 +87,10 @@ export function validateWith<T>(
     throw new ConfigError(`${file}: the config must be a YAML mapping`);
   }
   const substituted = substituteEnv(doc, env, file);
-  const result = schema.safeParse(substituted);
+  const result = schema.safeParse(substituted, { reportInput: true });
   if (!result.success) throw new ConfigError(describeIssues(file, result.error.issues));
+  const problems = crossFieldProblems(result.data);
+  if (problems.length > 0) throw new ConfigError(problems.map((p) => `${file}: ${p}`).join('\n'));
   return result.data;
 }
 

@@ -65,7 +65,7 @@ const position = z.enum(ALL_CREDENTIAL_POSITIONS as [CredentialPosition, ...Cred
 
 /** The config file's schema. `policy` has no default (D1). */
 export const configSchema = z.strictObject({
-  policy: z.enum(['A', 'B'], { error: 'required: "A" or "B" (D1: no default)' }),
+  policy: z.enum(['A', 'B'], { error: 'required: "A" or "B" (there is no default: choose the rule set)' }),
   listen: listen.default({ host: '127.0.0.1', port: 8080 }),
   admin: z
     .strictObject({
@@ -91,7 +91,13 @@ export const configSchema = z.strictObject({
    * the gateway's part of a config (the CLI's store commands) accept a full config file.
    */
   dashboard: z.unknown().optional(),
-  log: z.strictObject({ level: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'silent']) }).optional(),
+  log: z
+    .strictObject({
+      level: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'silent']).default('info'),
+      /** json (default): one JSON object per line; pretty: coloured lines for a terminal (issue 14). */
+      format: z.enum(['json', 'pretty']).default('json'),
+    })
+    .optional(),
 });
 
 /** A validated config before compilation. */

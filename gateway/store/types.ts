@@ -10,6 +10,7 @@
  * - A refusal is a value (`admitted: false`); a fault (database unreachable) is a thrown error.
  */
 import type { RefusalCode } from '../core/errors';
+import type { AccountQuery, KeyQuery } from './listing';
 
 export type AccountStatus = 'active' | 'suspended';
 export type KeyStatus = 'active' | 'revoked';
@@ -310,6 +311,10 @@ export interface Store {
   createKey(input: NewKey, now: number): Promise<ApiKey>;
   getKey(id: string): Promise<ApiKey | null>;
   listKeys(accountId: string): Promise<ApiKey[]>;
+  /** Admin listing: one page of accounts, filtered and ordered (issue 14; gateway/store/listing.ts). */
+  listAccounts(query: AccountQuery): Promise<Account[]>;
+  /** Admin listing: one page of keys across accounts, filtered and ordered. */
+  listKeyPage(query: KeyQuery): Promise<ApiKey[]>;
   /** Revoke an active key; an already revoked key → StoreConflict('already_revoked') (its revokedAt is kept). */
   revokeKey(id: string, now: number): Promise<ApiKey>;
   /** Current (non-expired at `now`) slots of a scope ("key:…" or "account:…"). */

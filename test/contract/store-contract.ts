@@ -8,6 +8,7 @@ import { allowanceRules } from './allowance.contract';
 import type { StoreFactory, StoreHolder } from './helpers';
 import { keepRules } from './keep.contract';
 import { keyRules } from './keys.contract';
+import { listingRules } from './listing.contract';
 import { modelRules } from './model.contract';
 import { propertyRules } from './properties.contract';
 import { quotaRules } from './quota.contract';
@@ -49,5 +50,6 @@ export function describeStoreContract(name: string, factory: StoreFactory): void
     modelRules(holder);
     singleUseRules(holder);
     throttleRules(holder);
+    listingRules(holder);
   });
 }

@@ -33,6 +33,8 @@ import * as accounts from './accounts';
 import { admitInTransaction, asEmbeddedUndo, releaseInTransaction } from './admission';
 import { prepareHot, type HotStatements } from './hot-statements';
 import * as keys from './keys';
+import * as listing from './listing';
+import type { AccountQuery, KeyQuery } from '../listing';
 import { GroupCommit } from './group-commit';
 import { InflightLog } from './inflight';
 import { knexOnDatabase, openDatabase } from './open';
@@ -257,6 +259,12 @@ export class EmbeddedStore implements Store {
   }
   async listKeys(accountId: string): Promise<ApiKey[]> {
     return keys.listKeys(this.db, accountId);
+  }
+  async listAccounts(query: AccountQuery): Promise<Account[]> {
+    return listing.listAccounts(this.knex, query);
+  }
+  async listKeyPage(query: KeyQuery): Promise<ApiKey[]> {
+    return listing.listKeyPage(this.knex, query);
   }
   async revokeKey(id: string, now: number): Promise<ApiKey> {
     return keys.revokeKey(this.db, id, now);

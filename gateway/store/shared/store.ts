@@ -45,6 +45,8 @@ import { SharedWindows } from './throttle';
 import { connectRedis, type RedisClient } from './redis-client';
 import { MARK_TTL_S, type MarkRef } from './step';
 import { Wallets } from './wallet';
+import * as listing from './listing';
+import type { AccountQuery, KeyQuery } from '../listing';
 
 /** After a PostgreSQL connection failure, identification reads fail fast (serving the cache) for this long. */
 const PG_BREAKER_MS = 1_000;
@@ -508,6 +510,14 @@ export class SharedStore implements Store {
   async getKey(id: string): Promise<ApiKey | null> {
     const row = await this.pg(() => this.knex('api_keys').where({ id }).first());
     return row ? toKey(row) : null;
+  }
+
+  listAccounts(query: AccountQuery): Promise<Account[]> {
+    return this.pg(() => listing.listAccounts(this.knex, query, (a) => this.withBalance(a)));
+  }
+
+  listKeyPage(query: KeyQuery): Promise<ApiKey[]> {
+    return this.pg(() => listing.listKeyPage(this.knex, query));
   }
 
   listKeys(accountId: string): Promise<ApiKey[]> {
