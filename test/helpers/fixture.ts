@@ -31,7 +31,9 @@ export function live<T extends object>(current: () => T | undefined, what: strin
     get(_, prop) {
       const t = target();
       const v: unknown = Reflect.get(t, prop, t);
-      return typeof v === 'function' ? (v as (...a: unknown[]) => unknown).bind(t) : v;
+      // Prototype methods are bound to the instance; own function values (an Express app, closures) stay as they are.
+      const method = typeof v === 'function' && !Object.prototype.hasOwnProperty.call(t, prop);
+      return method ? (v as (...a: unknown[]) => unknown).bind(t) : v;
     },
     set(_, prop, value) {
       return Reflect.set(target(), prop, value);
