@@ -29,11 +29,15 @@ import type { Store } from '../../gateway/store/types';
 import { startBackendProcess, type BackendProcess } from '../helpers/backend-process';
 import { useFixture, useTempDir } from '../helpers/fixture';
 import { PEPPER, startGatewayHarness, type Harness } from '../helpers/gateway-harness';
-import { startBackendProc, type RunningProcess } from '../helpers/gateway-processes';
 import { startSmtpCapture, type SmtpCapture } from '../helpers/smtp-capture';
 
 export { call } from '../helpers/gateway-harness';
-export { startBackendProc, startGatewayProc, type RunningProcess } from '../helpers/gateway-processes';
+export {
+  startBackendProc,
+  startGatewayProc,
+  useBackendProcess,
+  type RunningProcess,
+} from '../helpers/gateway-processes';
 export { useTempDir };
 
 /** Paris, near the Eiffel Tower (the backend's nearest locality there is in Paris). */
@@ -178,11 +182,6 @@ export function useFaultWatch(): { fired: ProcessFault[] } {
     expect(faults.fired.splice(0)).toEqual([]); // emptied, so one fault fails only its own test
   });
   return faults;
-}
-
-/** The real backend process for the enclosing describe block (or file). */
-export function useBackendProcess(): RunningProcess {
-  return useFixture('backend process', startBackendProc, (b) => b.stop());
 }
 
 /** The whole stack for browser tests. */

@@ -3,9 +3,9 @@
  * and in-process gateways (test/helpers/gateway-harness.ts) that close themselves, so no test file copies a
  * backend beforeAll/afterAll or a "close h after each test" block.
  */
-import { useFixture } from '../../helpers/fixture';
+import { selfClosing, useFixture } from '../../helpers/fixture';
 import { startGatewayHarness, type Harness, type HarnessOptions } from '../../helpers/gateway-harness';
-import { startBackendProc, type RunningProcess } from '../../helpers/gateway-processes';
+import { useBackendProcess, type RunningProcess } from '../../helpers/gateway-processes';
 
 /** Gateway options; `backendUrl` defaults to the fixture's backend process. */
 export type GatewayOptions = Omit<HarnessOptions, 'backendUrl'> & { backendUrl?: string };
@@ -21,42 +21,16 @@ export interface GatewayFixture {
 }
 
 /** The real backend process, started once for the enclosing describe block (or file) and stopped after it. */
-export function useBackend(): RunningProcess {
-  return useFixture('backend process', startBackendProc, (b) => b.stop());
-}
+export const useBackend = useBackendProcess;
 
 /**
  * A `start` whose gateways close themselves: one started inside a test closes after that test, one started in a
  * beforeAll closes after the file. A gateway the test closed itself is not closed twice.
  */
 export function gatewayStarter(defaultBackendUrl: () => string = () => 'http://127.0.0.1:9'): StartGateway {
-  const perTest = new Set<Harness>();
-  const perFile = new Set<Harness>();
-  let inTest = false;
-  const closeAll = async (set: Set<Harness>): Promise<void> => {
-    const open = [...set];
-    set.clear();
-    for (const h of open) await h.close();
-  };
-  beforeEach(() => {
-    inTest = true;
-  });
-  afterEach(async () => {
-    inTest = false;
-    await closeAll(perTest);
-  });
-  afterAll(() => closeAll(perFile));
-  return async (opts) => {
-    const h = await startGatewayHarness({ ...opts, backendUrl: opts.backendUrl ?? defaultBackendUrl() });
-    const set = inTest ? perTest : perFile;
-    const close = h.close.bind(h);
-    h.close = (c) => {
-      set.delete(h);
-      return close(c);
-    };
-    set.add(h);
-    return h;
-  };
+  return selfClosing((opts: GatewayOptions) =>
+    startGatewayHarness({ ...opts, backendUrl: opts.backendUrl ?? defaultBackendUrl() }),
+  );
 }
 
 /** The backend process for the file and a self-closing `start` for gateways in front of it. */
