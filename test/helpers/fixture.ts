@@ -90,3 +90,44 @@ export function useTempDir(
     (d) => rmSync(d.path, { recursive: true, force: true }),
   );
 }
+
+/** Anything a test starts and must close. */
+export interface Closable {
+  close(): Promise<void>;
+}
+
+/**
+ * Wraps `start` so that what it starts closes itself: started inside a test (or its beforeEach), it closes after
+ * that test; started in a beforeAll, after the file. One the test closed itself is not closed twice.
+ */
+export function selfClosing<A extends unknown[], T extends Closable>(
+  start: (...args: A) => Promise<T>,
+): (...args: A) => Promise<T> {
+  const perTest = new Set<T>();
+  const perFile = new Set<T>();
+  let inTest = false;
+  const closeAll = async (set: Set<T>): Promise<void> => {
+    const open = [...set];
+    set.clear();
+    for (const t of open) await t.close();
+  };
+  beforeEach(() => {
+    inTest = true;
+  });
+  afterEach(async () => {
+    inTest = false;
+    await closeAll(perTest);
+  });
+  afterAll(() => closeAll(perFile));
+  return async (...args) => {
+    const t = await start(...args);
+    const set = inTest ? perTest : perFile;
+    const close = t.close.bind(t) as (...a: unknown[]) => Promise<void>;
+    t.close = (...a: unknown[]) => {
+      set.delete(t);
+      return close(...a);
+    };
+    set.add(t);
+    return t;
+  };
+}

@@ -1,4 +1,8 @@
-/** Test harness: the dashboard app over a real embedded store (temp SQLite), a ManualClock, captured logs and mail. */
+/**
+ * The set-up of test/integration/dashboard (canonical for this folder; ./harness.ts re-exports it): the dashboard
+ * app over a real embedded store (temp SQLite), a ManualClock, captured logs and mail; `useDashboards` gives a
+ * `harness` whose instances close after the test that started them.
+ */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -13,6 +17,7 @@ import type { Store } from '../../../gateway/store/types';
 import { createDashboardApp, type DashboardDeps } from '../../../dashboard/app';
 import type { DashboardConfig } from '../../../dashboard/config';
 import type { Mailer } from '../../../dashboard/mailer';
+import { selfClosing } from '../../helpers/fixture';
 
 export const ORIGIN = 'http://dash.test';
 export const PEPPER = 'pepper-for-dashboard-tests';
@@ -220,3 +225,8 @@ export async function signedIn(h: Harness, email: string): Promise<Client> {
 /** Both rule sets, for describe.each. */
 export const BOTH: ['A' | 'B'][] = [['A'], ['B']];
 export { RULE_SET_A, RULE_SET_B };
+
+/** `harness` for the enclosing file: every harness it starts in a test (or beforeEach) is closed after that test. */
+export function useDashboards(): typeof harness {
+  return selfClosing(harness);
+}
