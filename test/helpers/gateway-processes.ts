@@ -3,6 +3,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { startBackendProcess } from './backend-process';
+import { useFixture } from './fixture';
 
 const ROOT = join(__dirname, '..', '..');
 
@@ -89,4 +90,9 @@ export function startGatewayProc(
   env: NodeJS.ProcessEnv = {},
 ): Promise<RunningProcess> {
   return spawnAndWait('dist/gateway/main.js', ['--config', configFile], env, lines);
+}
+
+/** The real backend process for the enclosing describe block (or file): started in beforeAll, stopped in afterAll. */
+export function useBackendProcess(): RunningProcess {
+  return useFixture('backend process', startBackendProc, (b) => b.stop());
 }

@@ -4,24 +4,12 @@
  * REQUEST_DENIED to 403 and OVER_QUERY_LIMIT to 429 itself and rejects with an AxiosError (it retries 429 once).
  */
 import { Client, type ReverseGeocodeResponse } from '@googlemaps/google-maps-services-js';
-import { outcome, PARIS, settlesWithin, startDropIns, watchProcessFaults, type DropIns } from './harness';
+import { outcome, PARIS, settlesWithin, useDropIns, useFaultWatch } from '../harness';
 
-let env: DropIns;
-const faults = watchProcessFaults();
+useFaultWatch();
 const client = new Client({});
 
-beforeAll(async () => {
-  env = await startDropIns(['google']);
-}, 60_000);
-
-afterAll(async () => {
-  faults.stop();
-  await env?.close();
-});
-
-afterEach(() => {
-  expect(faults.fired.splice(0)).toEqual([]); // emptied, so one fault fails only its own test
-});
+const env = useDropIns(['google']);
 
 function reverse(key: string): Promise<ReverseGeocodeResponse> {
   const url = `${env.url('google')}/maps/api/geocode/json`;

@@ -3,7 +3,7 @@
  * `origin` option (providers.md 2.3), geocoding v5 and v6. The SDK only sends Mapbox-shaped tokens, so the geogate key
  * travels as the token's third part (`pk.<payload>.<key>`, unwrapped by the adapter).
  */
-import { outcome, PARIS, settlesWithin, startDropIns, watchProcessFaults, type DropIns } from './harness';
+import { outcome, PARIS, settlesWithin, useDropIns, useFaultWatch } from '../harness';
 
 interface MapiResponse {
   statusCode: number;
@@ -37,21 +37,9 @@ const mbxGeocodingV6 = require('@mapbox/mapbox-sdk/services/geocoding-v6') as (c
 };
 /* eslint-enable @typescript-eslint/no-require-imports */
 
-let env: DropIns;
-const faults = watchProcessFaults();
+useFaultWatch();
 
-beforeAll(async () => {
-  env = await startDropIns(['mapbox']);
-}, 60_000);
-
-afterAll(async () => {
-  faults.stop();
-  await env?.close();
-});
-
-afterEach(() => {
-  expect(faults.fired.splice(0)).toEqual([]); // emptied, so one fault fails only its own test
-});
+const env = useDropIns(['mapbox']);
 
 /** A Mapbox-shaped token carrying a geogate key: payload {"u":"geogate"}. */
 const token = (key: string) => `pk.eyJ1IjoiZ2VvZ2F0ZSJ9.${key}`;

@@ -3,18 +3,9 @@
  * Rule set B, a free allowance of 3 per account per day, X-Forwarded-For trusted from loopback (D3) to play several
  * client addresses. Each refusal is rendered in the shape of the host it arrived on (D24).
  */
-import { call } from '../../helpers/gateway-harness';
-import { startDropIns, type DropIns } from './harness';
+import { call, useDropIns } from '../harness';
 
-let env: DropIns;
-
-beforeAll(async () => {
-  env = await startDropIns(['google', 'ipinfo'], { freePerDay: 3, trustProxy: ['127.0.0.1/32'] });
-}, 60_000);
-
-afterAll(async () => {
-  await env?.close();
-});
+const env = useDropIns(['google', 'ipinfo'], { freePerDay: 3, trustProxy: ['127.0.0.1/32'] });
 
 const main = (key: string, from = '198.51.100.10') =>
   call(env.harness.mainUrl, '/v1/reverse?lat=48.8584&lon=2.2945', {

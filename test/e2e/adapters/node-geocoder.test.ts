@@ -6,7 +6,7 @@
  * it must settle with the client's own outcome (an Error, or [] for providers whose errors it never reports) and no
  * uncaught exception or unhandled rejection may fire in the process.
  */
-import { outcome, PARIS, settlesWithin, startDropIns, watchProcessFaults, type DropIns } from './harness';
+import { outcome, PARIS, settlesWithin, useDropIns, useFaultWatch } from '../harness';
 
 interface GeocoderResult {
   city?: string;
@@ -142,24 +142,12 @@ const CASES: Case[] = [
   },
 ];
 
-let env: DropIns;
 // Uncaught exceptions and unhandled rejections of the real process; removed in afterAll.
-const faults = watchProcessFaults();
+useFaultWatch();
 // A hung client fails through settlesWithin (10 s) before Jest's own timeout does.
 jest.setTimeout(30_000);
 
-beforeAll(async () => {
-  env = await startDropIns(CASES.map((c) => c.adapter));
-}, 60_000);
-
-afterAll(async () => {
-  faults.stop();
-  await env?.close();
-});
-
-afterEach(() => {
-  expect(faults.fired.splice(0)).toEqual([]); // emptied, so one fault fails only its own test
-});
+const env = useDropIns(CASES.map((c) => c.adapter));
 
 /** How a reverse() call ended (see `outcome`). */
 type Settled = { ok: true; value: GeocoderResult[] } | { ok: false; error: unknown };

@@ -4,23 +4,11 @@
  * caches per instance and never sends bogon IPs, so each lookup uses a fresh wrapper and public addresses.
  */
 import { ApiLimitError, IPinfoLiteWrapper, IPinfoWrapper } from 'node-ipinfo';
-import { outcome, settlesWithin, startDropIns, watchProcessFaults, type DropIns } from './harness';
+import { outcome, settlesWithin, useDropIns, useFaultWatch } from '../harness';
 
-let env: DropIns;
-const faults = watchProcessFaults();
+useFaultWatch();
 
-beforeAll(async () => {
-  env = await startDropIns(['ipinfo']);
-}, 60_000);
-
-afterAll(async () => {
-  faults.stop();
-  await env?.close();
-});
-
-afterEach(() => {
-  expect(faults.fired.splice(0)).toEqual([]); // emptied, so one fault fails only its own test
-});
+const env = useDropIns(['ipinfo']);
 
 const standard = (key: string, ip: string) =>
   settlesWithin(

@@ -2,62 +2,18 @@
  * The real `geogate` process (dist/gateway/cli/main.js) against a real admin listener (embedded store, temp file).
  * Needs `npm run build:ts` first.
  */
-import { spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
-import type { Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { tmpdir } from 'node:os';
+import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import pino from 'pino';
-import { createAdminApp } from '../../../gateway/admin/app';
-import { ManualClock } from '../../../gateway/core/clock';
 import { RULE_SET_A, RULE_SET_B, type RuleSet } from '../../../gateway/policy/ruleset';
-import { createStore } from '../../../gateway/store/index';
-import type { Store } from '../../../gateway/store/types';
 import { repoRoot } from '../../../gateway/core/paths';
+import { runNode, startAdminListener, useAdminListener, type Run } from '../harness';
 
 const CLI = join(repoRoot(), 'dist', 'gateway', 'cli', 'main.js');
 const TOKEN = 'cli-e2e-admin-token-0123456789';
 const START = Date.parse('2026-01-31T10:00:00.000Z');
 
-interface Run {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-}
-
-interface Listener {
-  url: string;
-  store: Store;
-  close(): Promise<void>;
-}
-
-async function listen(rules: RuleSet): Promise<Listener> {
-  const dir = mkdtempSync(join(tmpdir(), 'geogate-cli-'));
-  const clock = new ManualClock(START);
-  const store = await createStore({ kind: 'embedded', path: join(dir, 'store.sqlite') }, { clock });
-  const app = createAdminApp({
-    store,
-    rules,
-    pepper: 'cli-pepper',
-    clock,
-    token: TOKEN,
-    logger: pino({ level: 'silent' }),
-  });
-  const server: Server = await new Promise((resolve) => {
-    const s = app.listen(0, '127.0.0.1', () => resolve(s));
-  });
-  const { port } = server.address() as AddressInfo;
-  return {
-    url: `http://127.0.0.1:${port}`,
-    store,
-    async close() {
-      await new Promise<void>((resolve) => server.close(() => resolve()));
-      await store.close();
-      rmSync(dir, { recursive: true, force: true });
-    },
-  };
-}
+const ADMIN = { token: TOKEN, pepper: 'cli-pepper', start: START };
+const listen = (rules: RuleSet) => startAdminListener(rules, ADMIN);
 
 /** Run the CLI process (asynchronously: the admin listener lives in this process). */
 function runCli(
@@ -67,16 +23,7 @@ function runCli(
   const env: Record<string, string> = { PATH: process.env.PATH ?? '' };
   if (opts.url !== undefined) env.GEOGATE_ADMIN_URL = opts.url;
   if (opts.token !== null) env.GEOGATE_ADMIN_TOKEN = opts.token ?? TOKEN;
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [CLI, ...args], { env, stdio: ['pipe', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
-    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
-    child.on('error', reject);
-    child.on('close', (code) => resolve({ code, stdout, stderr }));
-    child.stdin.end(opts.stdin ?? '');
-  });
+  return runNode(CLI, args, env, opts.stdin ?? '');
 }
 
 jest.setTimeout(120_000);
@@ -86,7 +33,7 @@ beforeAll(() => {
 });
 
 describe('geogate CLI, rule set A', () => {
-  let api: Listener;
+  const api = useAdminListener(RULE_SET_A, ADMIN);
   const cli = (args: string[], opts: { stdin?: string; token?: string | null } = {}) =>
     runCli(args, { url: api.url, ...opts });
   const json = async (args: string[], opts: { stdin?: string } = {}) => {
@@ -94,10 +41,6 @@ describe('geogate CLI, rule set A', () => {
     if (r.code !== 0) throw new Error(`geogate ${args.join(' ')} failed (${r.code}): ${r.stderr}`);
     return JSON.parse(r.stdout);
   };
-  beforeAll(async () => {
-    api = await listen(RULE_SET_A);
-  });
-  afterAll(async () => api.close());
 
   it('creates an account with the password from stdin, in table mode', async () => {
     const r = await cli(
@@ -223,17 +166,13 @@ describe('geogate CLI, rule set A', () => {
 });
 
 describe('geogate CLI, rule set B', () => {
-  let api: Listener;
+  const api = useAdminListener(RULE_SET_B, ADMIN);
   const cli = (args: string[]) => runCli(args, { url: api.url });
   const json = async (args: string[]) => {
     const r = await cli([...args, '--json']);
     if (r.code !== 0) throw new Error(`geogate ${args.join(' ')} failed (${r.code}): ${r.stderr}`);
     return JSON.parse(r.stdout);
   };
-  beforeAll(async () => {
-    api = await listen(RULE_SET_B);
-  });
-  afterAll(async () => api.close());
 
   it('manages credits, the plan and the whitelist', async () => {
     const created = await cli(['accounts', 'create', '--email', 'ops@example.com']);

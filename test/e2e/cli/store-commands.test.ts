@@ -3,15 +3,15 @@
  * (dist/gateway/cli/main.js; `npm run build:ts` first), without an admin token: against a temp SQLite store and
  * against the shared store (PostgreSQL own database + Redis own prefix; skipped outside CI when unreachable).
  */
-import { spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, writeFileSync } from 'node:fs';
+
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { Client } from 'pg';
 import { Redis } from 'ioredis';
 import { MIGRATIONS_TABLE } from '../../../gateway/store';
 import { freePort, LOCAL_REDIS_URL } from '../../helpers/redis-server';
+import { runNode, useTempDir, type Run } from '../harness';
 import { describeShared, sharedEnv, type SharedEnv } from '../../integration/shared/harness';
 
 const CLI = join(__dirname, '..', '..', '..', 'dist', 'gateway', 'cli', 'main.js');
@@ -19,26 +19,9 @@ const PEPPER = 'cli-store-pepper-0123456789';
 
 jest.setTimeout(120_000);
 
-interface Run {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-}
-
 /** Run the CLI with only PATH and `env` (no GEOGATE_ADMIN_TOKEN: these commands must not need it). */
 function geogate(args: string[], env: Record<string, string> = {}): Promise<Run> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [CLI, ...args], {
-      env: { PATH: process.env.PATH ?? '', ...env },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
-    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
-    child.on('error', reject);
-    child.on('close', (code) => resolve({ code, stdout, stderr }));
-  });
+  return runNode(CLI, args, { PATH: process.env.PATH ?? '', ...env });
 }
 
 /** A gateway config file whose store section is `store` (YAML flow mapping). */
@@ -61,9 +44,8 @@ function configFile(dir: string, store: string, extra = ''): string {
 let dir: string;
 beforeAll(() => {
   if (!existsSync(CLI)) throw new Error(`${CLI} is missing: run "npm run build:ts" before the CLI e2e tests`);
-  dir = mkdtempSync(join(tmpdir(), 'geogate-cli-store-'));
 });
-afterAll(() => rmSync(dir, { recursive: true, force: true }));
+useTempDir('geogate-cli-store-', (d) => (dir = d));
 
 describe('embedded store', () => {
   test('migrate creates the SQLite schema (parent folders too), twice is fine; no admin token needed', async () => {

@@ -12,7 +12,7 @@ import {
   screenshot,
   watchErrors,
 } from '../../helpers/browser';
-import { reverseWithKey, startStack, type Stack } from './stack';
+import { reverseWithKey, useStack, type Stack } from '../harness';
 
 jest.setTimeout(120_000);
 
@@ -118,11 +118,7 @@ async function phoneCheck(stack: Stack, context: BrowserContext, set: 'A' | 'B')
 }
 
 maybe('rule set A in the browser', () => {
-  let stack: Stack;
-  beforeAll(async () => {
-    stack = await startStack('A');
-  });
-  afterAll(() => stack?.close());
+  const stack = useStack('A');
 
   test('sign-up, key, slot, revocation, top-up, package, usage, sign-in; phone width; no console errors', async () => {
     const { context, page, errors, watch } = await open(stack);
@@ -189,11 +185,7 @@ maybe('rule set A in the browser', () => {
 });
 
 maybe('rule set B in the browser', () => {
-  let stack: Stack;
-  beforeAll(async () => {
-    stack = await startStack('B');
-  });
-  afterAll(() => stack?.close());
+  const stack = useStack('B');
 
   test('sign-up by e-mailed link, key, slot, revocation, whitelist, top-up, plan, usage; phone width; no console errors', async () => {
     const { context, page, errors, watch } = await open(stack);

@@ -10,18 +10,13 @@ import { systemClock } from '../../../gateway/core/clock';
 import { generateKey, hashKey, keyPrefix } from '../../../gateway/core/keys';
 import { utcDay } from '../../../gateway/core/clock';
 import { createStore } from '../../../gateway/store';
-import { call } from '../../helpers/gateway-harness';
-import { startBackendProc, startGatewayProc, type RunningProcess } from '../../helpers/gateway-processes';
+import { call, startGatewayProc, useBackendProcess } from '../harness';
 
 const PEPPER = 'kill9-pepper-0123456789abcdef';
 const CONCURRENCY = 8;
 const START_BALANCE = 100_000;
 
-let backend: RunningProcess;
-beforeAll(async () => {
-  backend = await startBackendProc();
-}, 60_000);
-afterAll(() => backend.stop());
+const backend = useBackendProcess();
 
 test.each(['A', 'B'] as const)(
   'rule set %s: kill -9 during billed requests loses no answered request',

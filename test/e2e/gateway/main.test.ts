@@ -1,17 +1,12 @@
 /** The gateway process (`node dist/gateway/main.js --config FILE`): refuses bad configs clearly, starts, serves. */
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { call } from '../../helpers/gateway-harness';
-import { startBackendProc, startGatewayProc, type RunningProcess } from '../../helpers/gateway-processes';
+import { call, startGatewayProc, useBackendProcess, useTempDir, type RunningProcess } from '../harness';
 
 const MAIN = join(__dirname, '../../../dist/gateway/main.js');
 let dir: string;
-beforeAll(() => {
-  dir = mkdtempSync(join(tmpdir(), 'geogate-main-'));
-});
-afterAll(() => rmSync(dir, { recursive: true, force: true }));
+useTempDir('geogate-main-', (d) => (dir = d));
 
 /** Write a config file from lines. */
 const configFile = (name: string, lines: string[]): string => {
@@ -60,15 +55,11 @@ describe('bad configs are refused at start with the file and the path (D1)', () 
 });
 
 describe('a running gateway process', () => {
-  let backend: RunningProcess;
   let gw: RunningProcess;
-  beforeAll(async () => {
-    backend = await startBackendProc();
-  }, 60_000);
   afterAll(async () => {
     await gw?.stop();
-    await backend.stop();
   });
+  const backend = useBackendProcess();
 
   test('prints its URLs and where a generated admin token is kept (issue 13: never the token); serves the main host and the admin API', async () => {
     const file = configFile('ok.yaml', ['policy: A', ...base(backend.url)]);

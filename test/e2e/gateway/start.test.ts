@@ -1,14 +1,13 @@
 /** `npm start` (dist/scripts/start.js): backend + gateway on the embedded store; the pepper and admin token persist. */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { call } from '../../helpers/gateway-harness';
+import { call, useTempDir } from '../harness';
 
 const ROOT = join(__dirname, '../../..');
 let dir: string;
+useTempDir('geogate-start-', (d) => (dir = d));
 beforeAll(() => {
-  dir = mkdtempSync(join(tmpdir(), 'geogate-start-'));
   // The example config of rule set A on ephemeral ports.
   const example = readFileSync(join(ROOT, 'config/example-a.yaml'), 'utf8');
   writeFileSync(
@@ -19,7 +18,6 @@ beforeAll(() => {
       .replace(/port: 8082/, 'port: 0'),
   );
 });
-afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 /** Run the launcher until it prints its banner; resolve with the URLs and the child. */
 function launch(): Promise<{

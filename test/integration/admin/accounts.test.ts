@@ -1,13 +1,9 @@
 import { verifyPassword } from '../../../gateway/admin/password';
 import { RULE_SET_A, RULE_SET_B } from '../../../gateway/policy/ruleset';
-import { expectProblem, harness, newAccount, type Harness } from './harness';
+import { expectProblem, newAccount, useAdmin } from './fixture';
 
 describe('admin accounts, rule set A (name and password at sign-up)', () => {
-  let h: Harness;
-  beforeEach(async () => {
-    h = await harness(RULE_SET_A);
-  });
-  afterEach(async () => h.close());
+  const h = useAdmin(RULE_SET_A);
 
   it('creates an account: 201, Location, pay-as-you-go plan, zero EUR balance, no password hash in the body', async () => {
     const res = await h.call('post', '/admin/accounts', {
@@ -117,11 +113,7 @@ describe('admin accounts, rule set A (name and password at sign-up)', () => {
 });
 
 describe('admin accounts, rule set B (only an e-mail at sign-up)', () => {
-  let h: Harness;
-  beforeEach(async () => {
-    h = await harness(RULE_SET_B);
-  });
-  afterEach(async () => h.close());
+  const h = useAdmin(RULE_SET_B);
 
   it('creates an account from an e-mail alone: credits plan, whole-credit balance, whitelist and addresses', async () => {
     const res = await h.call('post', '/admin/accounts', { email: 'ops@example.com' });

@@ -2,14 +2,10 @@ import pino from 'pino';
 import request from 'supertest';
 import { createAdminApp } from '../../../gateway/admin/app';
 import { RULE_SET_A, RULE_SET_B } from '../../../gateway/policy/ruleset';
-import { expectProblem, harness, newAccount, TOKEN, type Harness } from './harness';
+import { expectProblem, harness, newAccount, TOKEN, useAdmin } from './fixture';
 
 describe('admin app: health, auth and request plumbing', () => {
-  let h: Harness;
-  beforeEach(async () => {
-    h = await harness(RULE_SET_A);
-  });
-  afterEach(async () => h.close());
+  const h = useAdmin(RULE_SET_A);
 
   it('answers /healthz without auth', async () => {
     const res = await request(h.app).get('/healthz');

@@ -1,14 +1,9 @@
 import { RULE_SET_A, RULE_SET_B } from '../../../gateway/policy/ruleset';
-import { expectProblem, harness, newAccount, type Harness } from './harness';
+import { expectProblem, useAdmin } from './fixture';
 
 describe('admin credit, rule set A (EUR, 4 decimals, D16)', () => {
-  let h: Harness;
   let id: string;
-  beforeEach(async () => {
-    h = await harness(RULE_SET_A);
-    id = (await newAccount(h)).id;
-  });
-  afterEach(async () => h.close());
+  const h = useAdmin(RULE_SET_A, { onAccount: (a) => (id = a.id) });
 
   it('tops up: 201 with the ledger entry and the new balance in EUR; the store holds integer units', async () => {
     const res = await h.call('post', `/admin/accounts/${id}/credit`, { amount: '12.3456' });
@@ -133,13 +128,8 @@ describe('admin credit, rule set A (EUR, 4 decimals, D16)', () => {
 });
 
 describe('admin credit, rule set B (whole credits)', () => {
-  let h: Harness;
   let id: string;
-  beforeEach(async () => {
-    h = await harness(RULE_SET_B);
-    id = (await newAccount(h)).id;
-  });
-  afterEach(async () => h.close());
+  const h = useAdmin(RULE_SET_B, { onAccount: (a) => (id = a.id) });
 
   it('tops up whole credits given as a number or a digit string', async () => {
     const res = await h.call('post', `/admin/accounts/${id}/credit`, { amount: 500 });

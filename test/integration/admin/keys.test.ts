@@ -1,16 +1,11 @@
 import { DAY_MS } from '../../../gateway/core/clock';
 import { hashKey, isKeySyntax } from '../../../gateway/core/keys';
 import { RULE_SET_A, RULE_SET_B } from '../../../gateway/policy/ruleset';
-import { admitRequest, expectProblem, harness, newAccount, PEPPER, type Harness } from './harness';
+import { admitRequest, expectProblem, harness, newAccount, PEPPER, useAdmin } from './fixture';
 
 describe.each([RULE_SET_A, RULE_SET_B])('admin keys, rule set $name', (rules) => {
-  let h: Harness;
   let accountId: string;
-  beforeEach(async () => {
-    h = await harness(rules);
-    accountId = (await newAccount(h)).id;
-  });
-  afterEach(async () => h.close());
+  const h = useAdmin(rules, { onAccount: (a) => (accountId = a.id) });
 
   it('creates a key: 201 shows the key once; the store holds only its HMAC and prefix (D14)', async () => {
     const res = await h.call('post', `/admin/accounts/${accountId}/keys`, { label: 'prod server' });

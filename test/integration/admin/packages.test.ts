@@ -1,15 +1,10 @@
 import { hashKey } from '../../../gateway/core/keys';
 import { RULE_SET_A, RULE_SET_B } from '../../../gateway/policy/ruleset';
-import { expectProblem, harness, newAccount, PEPPER, type Harness } from './harness';
+import { expectProblem, harness, newAccount, PEPPER, useAdmin } from './fixture';
 
 describe('admin Unlimited packages, rule set A (D17)', () => {
-  let h: Harness;
   let id: string;
-  beforeEach(async () => {
-    h = await harness(RULE_SET_A);
-    id = (await newAccount(h)).id;
-  });
-  afterEach(async () => h.close());
+  const h = useAdmin(RULE_SET_A, { onAccount: (a) => (id = a.id) });
 
   it('buys a package: debits exactly 500000 units and creates an Unlimited key valid one calendar month', async () => {
     await h.call('post', `/admin/accounts/${id}/credit`, { amount: '60.0000' });

@@ -1,14 +1,9 @@
 import { RULE_SET_A, RULE_SET_B } from '../../../gateway/policy/ruleset';
-import { expectProblem, harness, newAccount, type Harness } from './harness';
+import { expectProblem, harness, newAccount, useAdmin } from './fixture';
 
 describe('admin plan, rule set B (Unlimited as an account flag with an end date, D17)', () => {
-  let h: Harness;
   let id: string;
-  beforeEach(async () => {
-    h = await harness(RULE_SET_B);
-    id = (await newAccount(h)).id;
-  });
-  afterEach(async () => h.close());
+  const h = useAdmin(RULE_SET_B, { onAccount: (a) => (id = a.id) });
 
   it('sets the Unlimited plan until a date and back to credits', async () => {
     const res = await h.call('put', `/admin/accounts/${id}/plan`, {

@@ -1,6 +1,6 @@
 import { hashKey } from '../../../gateway/core/keys';
 import { RULE_SET_A, RULE_SET_B } from '../../../gateway/policy/ruleset';
-import { admitRequest, harness, newAccount, PEPPER, TOKEN } from './harness';
+import { admitRequest, harness, newAccount, PEPPER, TOKEN } from './fixture';
 
 describe.each([RULE_SET_A, RULE_SET_B])('keys stay secret, rule set $name (D14)', (rules) => {
   it('shows a key only in its creation response: never in later responses, problems or logs', async () => {

@@ -1,15 +1,10 @@
 import { DAY_MS, utcDay } from '../../../gateway/core/clock';
 import { RULE_SET_A, RULE_SET_B } from '../../../gateway/policy/ruleset';
-import { admitRequest, expectProblem, harness, newAccount, type Harness } from './harness';
+import { admitRequest, expectProblem, harness, newAccount, useAdmin } from './fixture';
 
 describe.each([RULE_SET_A, RULE_SET_B])('admin usage, rule set $name', (rules) => {
-  let h: Harness;
   let id: string;
-  beforeEach(async () => {
-    h = await harness(rules);
-    id = (await newAccount(h)).id;
-  });
-  afterEach(async () => h.close());
+  const h = useAdmin(rules, { onAccount: (a) => (id = a.id) });
 
   it('answers one row per UTC day, for the account and each key, with free, billed and refused', async () => {
     const k1 = (await h.call('post', `/admin/accounts/${id}/keys`, { label: 'a' })).body.id as string;

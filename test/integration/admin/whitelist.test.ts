@@ -1,14 +1,9 @@
 import { RULE_SET_A, RULE_SET_B } from '../../../gateway/policy/ruleset';
-import { expectProblem, harness, newAccount, type Harness } from './harness';
+import { expectProblem, harness, newAccount, useAdmin } from './fixture';
 
 describe('admin whitelist, rule set B (D18)', () => {
-  let h: Harness;
   let id: string;
-  beforeEach(async () => {
-    h = await harness(RULE_SET_B);
-    id = (await newAccount(h)).id;
-  });
-  afterEach(async () => h.close());
+  const h = useAdmin(RULE_SET_B, { onAccount: (a) => (id = a.id) });
 
   it('adds an IPv4 address as a /32 and the store identifies requests from it', async () => {
     const res = await h.call('post', `/admin/accounts/${id}/whitelist`, { address: '203.0.113.7' });

@@ -1,15 +1,15 @@
 /** Rule set A: sign-up with e-mail, name and password; sign-in with password; sessions; rate limits. */
 import { verifyPassword } from '../../../gateway/admin/password';
 import { SIGNIN_LIMITS } from '../../../dashboard/context';
-import { Client, harness, PASSWORD, signedUp, type Harness } from './harness';
+import { Client, PASSWORD, signedUp, useDashboards, type Harness } from './fixture';
 
 jest.setTimeout(30_000);
 
 let h: Harness;
+const dash = useDashboards();
 beforeEach(async () => {
-  h = await harness('A');
+  h = await dash('A');
 });
-afterEach(() => h.close());
 
 describe('rule set A sign-up', () => {
   test('creates the account with a scrypt password hash and signs in with a Secure HttpOnly SameSite=Lax cookie', async () => {

@@ -1,10 +1,10 @@
 /** Rule set B: e-mail only sign-up and sign-in by a one-time link (single use, 15 minutes), over real SMTP. */
 import { linkIn, startSmtpCapture, type SmtpCapture } from '../../helpers/smtp-capture';
 import { LINK_MINUTES } from '../../../dashboard/magic-link';
-import { Client, harness, signedUp, type Harness } from './harness';
+import { Client, signedUp, type Harness, useDashboards } from './fixture';
 
 let h: Harness;
-afterEach(() => h.close());
+const dash = useDashboards();
 
 /** The token of a captured link. */
 const tokenOf = (pathAndQuery: string): string =>
@@ -14,7 +14,7 @@ describe('rule set B sign-up and sign-in by e-mailed link', () => {
   let smtp: SmtpCapture;
   beforeEach(async () => {
     smtp = await startSmtpCapture();
-    h = await harness('B', {
+    h = await dash('B', {
       mailer: null,
       config: {
         smtp: { host: smtp.host, port: smtp.port, secure: false, from: 'Dashboard <no-reply@dash.test>' },
@@ -66,7 +66,7 @@ describe('rule set B sign-up and sign-in by e-mailed link', () => {
 
 describe('rule set B links (captured mailer)', () => {
   beforeEach(async () => {
-    h = await harness('B');
+    h = await dash('B');
   });
 
   test(`a link expires after ${LINK_MINUTES} minutes on the injected clock`, async () => {
@@ -114,7 +114,7 @@ describe('rule set B links (captured mailer)', () => {
 
 describe('rule set B without SMTP', () => {
   test('in development mode the link is written to the log so a local demo works', async () => {
-    h = await harness('B', { mailer: null, config: { development: true } });
+    h = await dash('B', { mailer: null, config: { development: true } });
     const c = new Client(h.app);
     await c.get('/signup');
     await c.form('/signup', { email: 'demo@example.com' });
@@ -125,7 +125,7 @@ describe('rule set B without SMTP', () => {
   });
 
   test('by default (no development mode) no link or token reaches the log (issue 13)', async () => {
-    h = await harness('B', { mailer: null });
+    h = await dash('B', { mailer: null });
     const c = new Client(h.app);
     await c.get('/signup');
     expect((await c.form('/signup', { email: 'demo@example.com' })).status).toBe(200);

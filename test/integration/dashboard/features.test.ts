@@ -2,10 +2,10 @@
 import { utcDay } from '../../../gateway/core/clock';
 import { hashKey } from '../../../gateway/core/keys';
 import type { AdmissionPlan } from '../../../gateway/store/types';
-import { harness, PEPPER, signedIn, signedUp, START, type Harness } from './harness';
+import { PEPPER, signedIn, signedUp, START, type Harness, useDashboards } from './fixture';
 
 let h: Harness;
-afterEach(() => h.close());
+const dash = useDashboards();
 
 /** Admit one request with the key from `member` (the pipeline's plan shape for a keyed request). */
 async function useKey(h: Harness, keyId: string, accountId: string, member: string, n = 1): Promise<void> {
@@ -37,7 +37,7 @@ async function useKey(h: Harness, keyId: string, accountId: string, member: stri
 
 describe.each([['A'], ['B']] as const)('rule set %s', (set) => {
   beforeEach(async () => {
-    h = await harness(set);
+    h = await dash(set);
   });
 
   test('creates a key shown once with a copy button, lists it by label and prefix, revokes it after confirmation', async () => {
@@ -142,7 +142,7 @@ describe.each([['A'], ['B']] as const)('rule set %s', (set) => {
 
 describe('rule set A packages', () => {
   beforeEach(async () => {
-    h = await harness('A');
+    h = await dash('A');
   });
 
   test('buys an Unlimited package from the balance: its key shown once, valid one calendar month (D17)', async () => {
@@ -184,7 +184,7 @@ describe('rule set A packages', () => {
 
 describe('rule set B whitelist and plan', () => {
   beforeEach(async () => {
-    h = await harness('B');
+    h = await dash('B');
   });
 
   test.each([

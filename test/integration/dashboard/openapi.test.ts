@@ -2,7 +2,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { parse } from 'yaml';
-import { harness, signedUp, type Harness } from './harness';
+import { signedUp, type Harness, useDashboards } from './fixture';
 
 const spec = parse(fs.readFileSync(path.join(__dirname, '../../../dashboard/openapi.yaml'), 'utf8')) as {
   openapi: string;
@@ -13,10 +13,7 @@ const operations = Object.entries(spec.paths).flatMap(([p, ops]) =>
 );
 
 let h: Harness | null = null;
-afterEach(async () => {
-  await h?.close();
-  h = null;
-});
+const dash = useDashboards();
 
 test('is OpenAPI 3.1 and documents the routes the app has', () => {
   expect(spec.openapi).toBe('3.1.0');
@@ -41,7 +38,7 @@ test('is OpenAPI 3.1 and documents the routes the app has', () => {
 });
 
 test('an undocumented path answers "No such page" (so the check below can fail)', async () => {
-  h = await harness('B');
+  h = await dash('B');
   const c = await signedUp(h, 'spec@example.com');
   expect((await c.api('get', '/api/nothing-here')).body.detail).toBe('No such page');
 });
@@ -49,7 +46,7 @@ test('an undocumented path answers "No such page" (so the check below can fail)'
 test.each(operations.filter(([, p]) => p.startsWith('/api/')))(
   '%s %s exists in the app (rule set B, signed in)',
   async (method, p) => {
-    h = await harness('B');
+    h = await dash('B');
     const c = await signedUp(h, 'spec@example.com');
     const r = await c.api(method as 'get' | 'post' | 'delete', p.replace('{id}', 'key_missing'), {});
     // Only "no such page" would mean the route is missing; a 404 for the unknown id is a problem with its own detail.

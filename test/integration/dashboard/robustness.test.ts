@@ -1,9 +1,9 @@
 /** Bad input gets a clear error naming the field, never a crash or a 500. */
 import request from 'supertest';
-import { harness, ORIGIN, signedUp, type Harness } from './harness';
+import { ORIGIN, signedUp, type Harness, useDashboards } from './fixture';
 
 let h: Harness;
-afterEach(() => h.close());
+const dash = useDashboards();
 
 describe('bad input', () => {
   test.each([
@@ -15,7 +15,7 @@ describe('bad input', () => {
     ['get', '/api/keys/' + 'x'.repeat(300), undefined, 404, undefined],
     ['get', '/api/usage?subject=a&subject=b', undefined, 404, undefined],
   ] as const)('%s %s %j → %i naming %s', async (method, path, body, status, field) => {
-    h = await harness('B');
+    h = await dash('B');
     const c = await signedUp(h, 'x@example.com');
     const r = await c.api(method, path, body);
     expect(r.status).toBe(status);
@@ -24,7 +24,7 @@ describe('bad input', () => {
   });
 
   test('malformed JSON → 400 naming the body; an oversized body → 413', async () => {
-    h = await harness('A');
+    h = await dash('A');
     const c = await signedUp(h, 'x@example.com');
     const cookie = [...c.cookies].map(([k, v]) => `${k}=${v}`).join('; ');
     const bad = await request(h.app)
@@ -41,7 +41,7 @@ describe('bad input', () => {
   });
 
   test('repeated form fields (arrays) on sign-in are refused, not crashed on', async () => {
-    h = await harness('A');
+    h = await dash('A');
     await signedUp(h, 'x@example.com');
     const c = await signedUp(h, 'y@example.com');
     await c.form('/signout', {});
@@ -58,7 +58,7 @@ describe('bad input', () => {
   });
 
   test('a mail server that fails answers 503 with a clear message (B)', async () => {
-    h = await harness('B', {
+    h = await dash('B', {
       mailer: {
         async sendSignInLink() {
           throw new Error('connection refused');

@@ -4,12 +4,12 @@
  */
 import { SignJWT } from 'jose';
 import { SIGNIN_LIMITS } from '../../../dashboard/context';
-import { Client, harness, PASSWORD, signedUp, type Harness } from './harness';
+import { Client, PASSWORD, signedUp, type Harness, useDashboards } from './fixture';
 
 jest.setTimeout(30_000);
 
 let h: Harness;
-afterEach(() => h.close());
+const dash = useDashboards();
 
 describe.each([['A'], ['B']] as const)('rule set %s: one account never reaches another’s data', (set) => {
   let alice: Client;
@@ -19,7 +19,7 @@ describe.each([['A'], ['B']] as const)('rule set %s: one account never reaches a
   let aliceId: string;
 
   beforeEach(async () => {
-    h = await harness(set);
+    h = await dash(set);
     alice = await signedUp(h, 'alice@example.com');
     mallory = await signedUp(h, 'mallory@example.com');
     aliceKey = (await alice.api('post', '/api/keys', { label: 'alice-secret-label' })).body;
@@ -89,7 +89,7 @@ describe.each([['A'], ['B']] as const)('rule set %s: one account never reaches a
 describe('CSRF and sessions', () => {
   let c: Client;
   beforeEach(async () => {
-    h = await harness('A');
+    h = await dash('A');
     c = await signedUp(h, 'alice@example.com');
   });
   const keys = async () =>
@@ -182,7 +182,7 @@ describe.each([['A'], ['B']] as const)(
   'rule set %s: the key is shown on its creation page only (D14)',
   (set) => {
     test('no later page, API answer or log line contains it', async () => {
-      h = await harness(set);
+      h = await dash(set);
       const c = await signedUp(h, 'alice@example.com');
       const created = await c.form('/keys', { label: 'prod' });
       const secret = /value="(gk_[0-9A-Za-z]{43})"/.exec(created.text)?.[1] ?? '';
@@ -236,7 +236,7 @@ describe('the per-address sign-in limit and proxies (D3)', () => {
   };
 
   test('without trusted proxies X-Forwarded-For is ignored: rotating it does not escape the limit', async () => {
-    h = await harness('B');
+    h = await dash('B');
     const c = new Client(h.app);
     await c.get('/signin');
     const statuses = [
@@ -249,7 +249,7 @@ describe('the per-address sign-in limit and proxies (D3)', () => {
 
   test('behind a trusted proxy each forwarded client has its own limit', async () => {
     const { parseCidr } = await import('../../../gateway/net/address');
-    h = await harness('B', {
+    h = await dash('B', {
       deps: {
         trustProxy: [
           parseCidr('127.0.0.0/8'),

@@ -7,12 +7,12 @@ import type { Express } from 'express';
 import { createDashboardApp } from '../../../dashboard/app';
 import type { Store } from '../../../gateway/store/types';
 import { describeShared, sharedEnv, type SharedEnv } from '../shared/harness';
-import { Client, harness, PASSWORD, signedUp, type Harness } from './harness';
+import { Client, PASSWORD, signedUp, type Harness, useDashboards } from './fixture';
 
 jest.setTimeout(60_000);
 
 let h: Harness;
-afterEach(() => h.close());
+const dash = useDashboards();
 
 /** The token of the newest link mailed to `email`. */
 const tokenFor = (email: string): string =>
@@ -52,7 +52,7 @@ async function expectSignedIn(c: Client, yes: boolean): Promise<void> {
 
 describe('rule set B: a one-time link is single use through the store', () => {
   beforeEach(async () => {
-    h = await harness('B');
+    h = await dash('B');
     await signedUp(h, 'bob@example.com');
   });
 
@@ -99,7 +99,7 @@ describe('rule set B: a one-time link is single use through the store', () => {
 
 describe.each([['A'], ['B']] as const)('rule set %s: sign-out ends the session token itself', (set) => {
   beforeEach(async () => {
-    h = await harness(set);
+    h = await dash(set);
   });
 
   test('replaying the cookie after sign-out is refused (401 / redirect) on every instance and after a restart; signing in again works', async () => {
@@ -147,7 +147,7 @@ describeShared('shared store: two gateway instances (PostgreSQL + Redis)', () =>
   let apps: [Express, Express];
   let stores: [Store, Store];
   beforeEach(async () => {
-    h = await harness('B');
+    h = await dash('B');
     env = await sharedEnv(undefined, 'dash-single-use');
     stores = [await env.open(), await env.open()];
     apps = [

@@ -6,7 +6,7 @@ import Stripe from 'stripe';
 import request from 'supertest';
 import type { StripeConfig } from '../../../dashboard/config';
 import { stripeProvider, type CheckoutClient } from '../../../dashboard/payments/stripe-provider';
-import { harness, ORIGIN, signedUp, type Harness } from './harness';
+import { ORIGIN, signedUp, type Harness, useDashboards } from './fixture';
 
 const CFG: StripeConfig = {
   secretKey: 'sk_test_offline_never_used',
@@ -54,13 +54,13 @@ function completed(id: string, accountId: string, units: number, paidMinor: numb
 }
 
 let h: Harness;
-afterEach(() => h.close());
+const dash = useDashboards();
 
 describe('Stripe Checkout top-ups (rule set A)', () => {
   let client: ReturnType<typeof recordingClient>;
   beforeEach(async () => {
     client = recordingClient();
-    h = await harness('A', {
+    h = await dash('A', {
       config: { payments: { provider: 'stripe', stripe: CFG } },
       deps: { payments: stripeProvider(CFG, ORIGIN, client) },
     });

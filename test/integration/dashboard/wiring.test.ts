@@ -1,5 +1,6 @@
 /** Issue 6: the gateway serves the dashboard on its own listener when the config has a `dashboard:` section. */
-import { call, startGatewayHarness, type Harness } from '../../helpers/gateway-harness';
+import { call, type Harness } from '../../helpers/gateway-harness';
+import { gatewayStarter } from '../gateway/fixture';
 
 const DASHBOARD = {
   listen: { host: '127.0.0.1', port: 0 },
@@ -14,13 +15,10 @@ const cookies = (set: string[] | undefined): string => (set ?? []).map((c) => c.
 const BACKEND = 'http://127.0.0.1:9';
 
 let h: Harness | null = null;
-afterEach(async () => {
-  await h?.close();
-  h = null;
-});
+const start = gatewayStarter();
 
 test('with a dashboard section: /signin is served as HTML on dashboardUrl, its own listener', async () => {
-  h = await startGatewayHarness({ policy: 'A', backendUrl: BACKEND, config: { dashboard: DASHBOARD } });
+  h = await start({ policy: 'A', backendUrl: BACKEND, config: { dashboard: DASHBOARD } });
   expect(h.dashboardUrl).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
   expect([h.mainUrl, h.adminUrl]).not.toContain(h.dashboardUrl);
   const page = await call(h.dashboardUrl as string, '/signin');
@@ -32,7 +30,7 @@ test('with a dashboard section: /signin is served as HTML on dashboardUrl, its o
 });
 
 test('the dashboard shares the gateway store: an account created through the admin API signs in there', async () => {
-  h = await startGatewayHarness({ policy: 'A', backendUrl: BACKEND, config: { dashboard: DASHBOARD } });
+  h = await start({ policy: 'A', backendUrl: BACKEND, config: { dashboard: DASHBOARD } });
   const dash = h.dashboardUrl as string;
   const email = `wired-${Date.now()}@example.com`;
   const password = 'a long enough password';
@@ -65,12 +63,12 @@ test('the dashboard shares the gateway store: an account created through the adm
 });
 
 test('without a dashboard section: dashboardUrl is null', async () => {
-  h = await startGatewayHarness({ policy: 'A', backendUrl: BACKEND });
+  h = await start({ policy: 'A', backendUrl: BACKEND });
   expect(h.dashboardUrl).toBeNull();
 });
 
 test('close() stops the dashboard listener too', async () => {
-  h = await startGatewayHarness({ policy: 'A', backendUrl: BACKEND, config: { dashboard: DASHBOARD } });
+  h = await start({ policy: 'A', backendUrl: BACKEND, config: { dashboard: DASHBOARD } });
   const url = h.dashboardUrl as string;
   await h.close();
   h = null;

@@ -2,24 +2,21 @@
  * Through the real pipeline: a refusal from an adapter's `parse` is rendered with the state it returned (D24), so a
  * Nominatim format=xml client gets an XML error and a HERE 6.2 client the legacy error shape.
  */
-import { call, startGatewayHarness, type Harness } from '../../helpers/gateway-harness';
+import { call } from '../../helpers/gateway-harness';
+import { useGateway } from './fixture';
 
-let h: Harness;
-beforeAll(async () => {
-  // Refusals happen before the backend is asked: an unused URL is enough.
-  h = await startGatewayHarness({
-    policy: 'A',
-    backendUrl: 'http://127.0.0.1:9',
-    config: {
-      hosts: [
-        { name: 'localhost', adapter: 'native' },
-        { name: 'nominatim.localhost', adapter: 'nominatim' },
-        { name: 'here.localhost', adapter: 'here' },
-      ],
-    },
-  });
-});
-afterAll(() => h.close());
+// Refusals happen before the backend is asked: an unused URL is enough.
+const h = useGateway(() => ({
+  policy: 'A',
+  backendUrl: 'http://127.0.0.1:9',
+  config: {
+    hosts: [
+      { name: 'localhost', adapter: 'native' },
+      { name: 'nominatim.localhost', adapter: 'nominatim' },
+      { name: 'here.localhost', adapter: 'here' },
+    ],
+  },
+}));
 
 const on = (host: string, path: string) => call(h.mainUrl, path, { headers: { host } });
 

@@ -1,26 +1,19 @@
 /** Acceptance 1: the anonymous allowance per counting unit, per UTC day, across endpoints and hosts (spec 5.3, D3, D4). */
 import { DAY_MS, nextUtcMidnight } from '../../../gateway/core/clock';
-import { burst, call, startGatewayHarness, tally, T0, type Harness } from '../../helpers/gateway-harness';
-import { startBackendProc, type RunningProcess } from '../../helpers/gateway-processes';
+import { burst, call, tally, T0, type Harness } from '../../helpers/gateway-harness';
+import { useGatewayFixture } from './fixture';
 
-let backend: RunningProcess;
-beforeAll(async () => {
-  backend = await startBackendProc();
-}, 60_000);
-afterAll(() => backend.stop());
+const gw = useGatewayFixture();
+const backend = gw.backend;
 
 const xff = (ip: string) => ({ 'x-forwarded-for': ip });
 const PATHS = ['/v1/reverse?lat=48.8584&lon=2.2945', '/v1/ipv4?ip=8.8.8.8', '/v1/ipv4'];
 
 describe.each(['A', 'B'] as const)('rule set %s', (policy) => {
   let h: Harness;
-  afterEach(async () => {
-    await h?.close();
-    h = undefined as unknown as Harness;
-  });
 
   test('2,500 requests per UTC day across endpoints and hosts, then 429 quota_exceeded; resets at 00:00 UTC', async () => {
-    h = await startGatewayHarness({
+    h = await gw.start({
       policy,
       backendUrl: backend.url,
       config: {
@@ -64,7 +57,7 @@ describe.each(['A', 'B'] as const)('rule set %s', (policy) => {
   }, 120_000);
 
   test('X-Forwarded-For is ignored without trustProxy (D3): every spoofed address shares the peer allowance', async () => {
-    h = await startGatewayHarness({ policy, backendUrl: backend.url, config: { limits: { freePerDay: 3 } } });
+    h = await gw.start({ policy, backendUrl: backend.url, config: { limits: { freePerDay: 3 } } });
     const statuses = [];
     for (let i = 0; i < 4; i++) {
       statuses.push(
@@ -77,12 +70,8 @@ describe.each(['A', 'B'] as const)('rule set %s', (policy) => {
 
 describe('IPv6 counting units (D4)', () => {
   let h: Harness;
-  afterEach(async () => {
-    await h?.close();
-    h = undefined as unknown as Harness;
-  });
   const start = (policy: 'A' | 'B') =>
-    startGatewayHarness({
+    gw.start({
       policy,
       backendUrl: backend.url,
       config: { trustProxy: ['127.0.0.1/32'], limits: { freePerDay: 2 } },

@@ -1,19 +1,18 @@
 /** Acceptance 10 and 11: backend failures charge and count nothing (D11); no key ever reaches the backend or a log. */
 import http from 'node:http';
-import { call, startGatewayHarness, type Harness } from '../../helpers/gateway-harness';
-import { startBackendProc, type RunningProcess } from '../../helpers/gateway-processes';
+import { call, type Harness } from '../../helpers/gateway-harness';
+import { startBackendProc } from '../../helpers/gateway-processes';
 import { startRecorder, type Recorder } from '../../helpers/gateway-recorder';
+import { useFixture } from '../../helpers/fixture';
+import { useGatewayFixture } from './fixture';
 
-let backend: RunningProcess;
-let rec: Recorder;
-beforeAll(async () => {
-  backend = await startBackendProc();
-  rec = await startRecorder(backend.url);
-}, 60_000);
-afterAll(async () => {
-  await rec.close();
-  await backend.stop();
-});
+const gw = useGatewayFixture();
+const backend = gw.backend;
+const rec = useFixture(
+  'recorder',
+  () => startRecorder(backend.url),
+  (r) => r.close(),
+);
 beforeEach(() => {
   rec.mode = 'pass';
   rec.requests.length = 0;
@@ -21,10 +20,6 @@ beforeEach(() => {
 
 const REV = '/v1/reverse?lat=40.7580&lon=-73.9855';
 let h: Harness;
-afterEach(async () => {
-  await h?.close();
-  h = undefined as unknown as Harness;
-});
 
 const usage = async (subject: string) =>
   (await h.store.usage([subject], '2026-11-22', '2026-11-22'))[0] ?? { free: 0, billed: 0, refused: 0 };
@@ -33,7 +28,7 @@ describe.each(['A', 'B'] as const)('rule set %s: backend failures (D11)', (polic
   test('5xx → 502, timeout → 504, 400 → invalid_parameter, stopped backend → 502; nothing charged or counted', async () => {
     const own = await startBackendProc();
     const ownRec = await startRecorder(own.url);
-    h = await startGatewayHarness({
+    h = await gw.start({
       policy,
       backendUrl: ownRec.url,
       config: {
@@ -106,7 +101,7 @@ describe.each(['A', 'B'] as const)('rule set %s: the backend never receives a ke
     'position %s: nothing of the key in the backend request, the answer or the logs',
     async (_p, make) => {
       const logs: string[] = [];
-      h = await startGatewayHarness({
+      h = await gw.start({
         policy,
         backendUrl: rec.url,
         logs,
@@ -138,7 +133,7 @@ describe.each(['A', 'B'] as const)('rule set %s: the backend never receives a ke
 
 describe('the caller address is passed on for /v1/ipv4 (D22)', () => {
   test('the backend is asked for the client address, not the proxy', async () => {
-    h = await startGatewayHarness({
+    h = await gw.start({
       policy: 'A',
       backendUrl: rec.url,
       config: { trustProxy: ['127.0.0.1/32'] },
@@ -152,7 +147,7 @@ describe('the caller address is passed on for /v1/ipv4 (D22)', () => {
 
 describe('a client that leaves before the backend answers (D11)', () => {
   test('its admission is released: nothing charged, nothing counted', async () => {
-    h = await startGatewayHarness({
+    h = await gw.start({
       policy: 'A',
       backendUrl: rec.url,
       config: { backend: { url: rec.url, timeoutMs: 30_000 }, limits: { freePerDay: 0 } },

@@ -1,23 +1,16 @@
 /** Acceptance 4, 5, 6: the shared allowance (D5), billing past it (D7, D16), Unlimited packages and plans (D17). */
 import { DAY_MS } from '../../../gateway/core/clock';
-import { burst, call, startGatewayHarness, tally, T0, type Harness } from '../../helpers/gateway-harness';
-import { startBackendProc, type RunningProcess } from '../../helpers/gateway-processes';
+import { burst, call, tally, T0, type Harness } from '../../helpers/gateway-harness';
+import { useGatewayFixture } from './fixture';
 
-let backend: RunningProcess;
-beforeAll(async () => {
-  backend = await startBackendProc();
-}, 60_000);
-afterAll(() => backend.stop());
+const gw = useGatewayFixture();
+const backend = gw.backend;
 
 const IP = '/v1/ipv4?ip=8.8.8.8';
 let h: Harness;
-afterEach(async () => {
-  await h?.close();
-  h = undefined as unknown as Harness;
-});
 
 const start = (policy: 'A' | 'B', limits: Record<string, number> = {}) =>
-  startGatewayHarness({ policy, backendUrl: backend.url, config: { trustProxy: ['127.0.0.1/32'], limits } });
+  gw.start({ policy, backendUrl: backend.url, config: { trustProxy: ['127.0.0.1/32'], limits } });
 const anon = (ip: string) => call(h.mainUrl, IP, { headers: { 'x-forwarded-for': ip } });
 const keyed = (key: string, ip: string) =>
   call(h.mainUrl, IP, { headers: { 'x-api-key': key, 'x-forwarded-for': ip } });

@@ -1,12 +1,9 @@
 /** Acceptance 2: keys from every accepted position (spec 5.2, D2, D2a), conflicts (D12), refusals (D9, 5.6). */
-import { call, startGatewayHarness, type Harness } from '../../helpers/gateway-harness';
-import { startBackendProc, type RunningProcess } from '../../helpers/gateway-processes';
+import { call, type Harness } from '../../helpers/gateway-harness';
+import { useGateway, useGatewayFixture } from './fixture';
 
-let backend: RunningProcess;
-beforeAll(async () => {
-  backend = await startBackendProc();
-}, 60_000);
-afterAll(() => backend.stop());
+const gw = useGatewayFixture();
+const backend = gw.backend;
 
 const REV = '/v1/reverse?lat=40.7580&lon=-73.9855';
 const FORM = 'application/x-www-form-urlencoded';
@@ -37,11 +34,10 @@ describe.each([
   ['A', ['x-api-key', 'bearer', 'basic', 'query-key', 'x-goog-api-key', 'form-key']],
   ['B', ['x-api-key', 'query-key']],
 ] as const)('rule set %s', (policy, accepted) => {
-  let h: Harness;
+  const h = useGateway(() => ({ policy, backendUrl: backend.url }));
   let key: string;
   let keyId: string;
   beforeAll(async () => {
-    h = await startGatewayHarness({ policy, backendUrl: backend.url });
     const acc = await h.account({ balance: 100 });
     const k = await h.key(acc.id);
     key = k.key;
@@ -49,7 +45,6 @@ describe.each([
   });
   const keyUsage = async () =>
     (await h.store.usage([`key:${keyId}`], '2026-11-22', '2026-11-22'))[0]?.free ?? 0;
-  afterAll(() => h.close());
 
   test.each(accepted.map((p) => [p]))('a key works from position %s and is counted to the key', async (p) => {
     const before = await keyUsage();
@@ -96,7 +91,7 @@ describe.each([
 
 describe('rule set B widened by credentials.accept (D2)', () => {
   test('Bearer works once configured; the query key is then no credential', async () => {
-    const h = await startGatewayHarness({
+    const h = await gw.start({
       policy: 'B',
       backendUrl: backend.url,
       config: {
@@ -122,7 +117,7 @@ describe('rule set B widened by credentials.accept (D2)', () => {
 
 describe('rule set A host with anonymous: false', () => {
   test('no credential → 401 missing_key; a key still works; another host stays anonymous', async () => {
-    const h = await startGatewayHarness({
+    const h = await gw.start({
       policy: 'A',
       backendUrl: backend.url,
       config: {

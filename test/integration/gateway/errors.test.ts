@@ -1,24 +1,17 @@
 /** Acceptance 9: every error code as problem+json (D20), quota headers (D21), CORS/HEAD/OPTIONS and 404 (D23, D11). */
 import { DAY_MS, nextUtcMidnight } from '../../../gateway/core/clock';
-import { call, startGatewayHarness, T0, type Answer, type Harness } from '../../helpers/gateway-harness';
-import { startBackendProc, type RunningProcess } from '../../helpers/gateway-processes';
+import { call, T0, type Answer, type Harness } from '../../helpers/gateway-harness';
+import { useGatewayFixture } from './fixture';
 
-let backend: RunningProcess;
-beforeAll(async () => {
-  backend = await startBackendProc();
-}, 60_000);
-afterAll(() => backend.stop());
+const gw = useGatewayFixture();
+const backend = gw.backend;
 
 const IP = '/v1/ipv4?ip=8.8.8.8';
 const RESET_S = (nextUtcMidnight(T0) - T0) / 1000;
 let h: Harness;
-afterEach(async () => {
-  await h?.close();
-  h = undefined as unknown as Harness;
-});
 
 const start = (policy: 'A' | 'B', extra: Record<string, unknown> = {}) =>
-  startGatewayHarness({
+  gw.start({
     policy,
     backendUrl: backend.url,
     config: {

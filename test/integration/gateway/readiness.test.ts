@@ -6,22 +6,15 @@ import { compileConfig } from '../../../gateway/config/compile';
 import { validateConfig } from '../../../gateway/config/load';
 import { ManualClock } from '../../../gateway/core/clock';
 import { createGateway } from '../../../gateway/server';
-import { call, startGatewayHarness, T0, type Harness } from '../../helpers/gateway-harness';
-import { startBackendProc, type RunningProcess } from '../../helpers/gateway-processes';
+import { call, T0, type Harness } from '../../helpers/gateway-harness';
 import { LOCAL_REDIS_URL } from '../../helpers/redis-server';
 import { describeShared, sharedEnv, type SharedEnv } from '../shared/harness';
+import { useGatewayFixture } from './fixture';
 
-let backend: RunningProcess;
-beforeAll(async () => {
-  backend = await startBackendProc();
-}, 60_000);
-afterAll(() => backend.stop());
+const gw = useGatewayFixture();
+const backend = gw.backend;
 
 let h: Harness | null = null;
-afterEach(async () => {
-  await h?.close();
-  h = null;
-});
 
 /** A URL on which nothing listens (a port taken and released). */
 async function closedPortUrl(): Promise<string> {
@@ -48,14 +41,14 @@ async function silentBackend(): Promise<{ url: string; close(): Promise<void> }>
 }
 
 test('ready: 200 with the store and a live backend', async () => {
-  h = await startGatewayHarness({ policy: 'A', backendUrl: backend.url });
+  h = await gw.start({ policy: 'A', backendUrl: backend.url });
   const r = await call(h.adminUrl, '/readyz');
   expect(r.status).toBe(200);
   expect(r.json).toEqual({ status: 'ready', checks: { sqlite: true, backend: true } });
 });
 
 test('not ready: 503 naming backend when nothing listens at the backend URL', async () => {
-  h = await startGatewayHarness({ policy: 'A', backendUrl: await closedPortUrl() });
+  h = await gw.start({ policy: 'A', backendUrl: await closedPortUrl() });
   const r = await call(h.adminUrl, '/readyz');
   expect(r.status).toBe(503);
   expect(r.json).toEqual({ status: 'not_ready', checks: { sqlite: true, backend: false } });
@@ -64,7 +57,7 @@ test('not ready: 503 naming backend when nothing listens at the backend URL', as
 test('not ready: 503 naming backend when the backend does not answer within 1 s', async () => {
   const silent = await silentBackend();
   try {
-    h = await startGatewayHarness({ policy: 'A', backendUrl: silent.url });
+    h = await gw.start({ policy: 'A', backendUrl: silent.url });
     const r = await call(h.adminUrl, '/readyz');
     expect(r.status).toBe(503);
     expect(r.json.checks).toEqual({ sqlite: true, backend: false });
@@ -76,7 +69,7 @@ test('not ready: 503 naming backend when the backend does not answer within 1 s'
 });
 
 test('not ready: 503 naming sqlite when the store is closed', async () => {
-  h = await startGatewayHarness({ policy: 'A', backendUrl: backend.url });
+  h = await gw.start({ policy: 'A', backendUrl: backend.url });
   await h.store.close();
   const r = await call(h.adminUrl, '/readyz');
   expect(r.status).toBe(503);

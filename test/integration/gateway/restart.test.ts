@@ -2,19 +2,16 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { call, startGatewayHarness, type Harness } from '../../helpers/gateway-harness';
-import { startBackendProc, type RunningProcess } from '../../helpers/gateway-processes';
+import { call, type Harness } from '../../helpers/gateway-harness';
+import { useGatewayFixture } from './fixture';
 
-let backend: RunningProcess;
-beforeAll(async () => {
-  backend = await startBackendProc();
-}, 60_000);
-afterAll(() => backend.stop());
+const gw = useGatewayFixture();
+const backend = gw.backend;
 
 test.each(['A', 'B'] as const)('rule set %s: state survives a restart', async (policy) => {
   const dir = mkdtempSync(join(tmpdir(), 'geogate-restart-'));
   const config = { trustProxy: ['127.0.0.1/32'], limits: { freePerDay: 3 } };
-  let h: Harness = await startGatewayHarness({ policy, backendUrl: backend.url, dir, config });
+  let h: Harness = await gw.start({ policy, backendUrl: backend.url, dir, config });
   const from = (ip: string, key?: string) =>
     call(h.mainUrl, '/v1/ipv4?ip=8.8.8.8', {
       headers: { 'x-forwarded-for': ip, ...(key ? { 'x-api-key': key } : {}) },
@@ -29,7 +26,7 @@ test.each(['A', 'B'] as const)('rule set %s: state survives a restart', async (p
     const now = h.clock.now();
     await h.close({ keepDir: true });
 
-    h = await startGatewayHarness({ policy, backendUrl: backend.url, dir, config });
+    h = await gw.start({ policy, backendUrl: backend.url, dir, config });
     h.clock.set(now + 1000);
     expect((await h.store.getAccount(acc.id))?.balance).toBe(8);
     expect((await from('203.0.113.3', key)).json.code).toBe('key_ip_limit'); // slots kept

@@ -1,23 +1,16 @@
 /** Acceptance 3: IP slots (spec 5.5, D6, D9, D10, D13): capacity, refusal naming when a slot frees, release modes. */
 import { DAY_MS } from '../../../gateway/core/clock';
-import { call, startGatewayHarness, T0, type Harness } from '../../helpers/gateway-harness';
-import { startBackendProc, type RunningProcess } from '../../helpers/gateway-processes';
+import { call, T0, type Harness } from '../../helpers/gateway-harness';
+import { useGatewayFixture } from './fixture';
 
-let backend: RunningProcess;
-beforeAll(async () => {
-  backend = await startBackendProc();
-}, 60_000);
-afterAll(() => backend.stop());
+const gw = useGatewayFixture();
+const backend = gw.backend;
 
 const IP = '/v1/ipv4?ip=8.8.8.8';
 let h: Harness;
-afterEach(async () => {
-  await h?.close();
-  h = undefined as unknown as Harness;
-});
 
 const start = (policy: 'A' | 'B') =>
-  startGatewayHarness({ policy, backendUrl: backend.url, config: { trustProxy: ['127.0.0.1/32'] } });
+  gw.start({ policy, backendUrl: backend.url, config: { trustProxy: ['127.0.0.1/32'] } });
 const from = (key: string, ip: string) =>
   call(h.mainUrl, IP, { headers: { 'x-api-key': key, 'x-forwarded-for': ip } });
 const used = (r: { headers: Record<string, unknown> }) =>

@@ -15,7 +15,7 @@ import { createStore } from '../../../gateway/store';
 import { StoreUnavailableError } from '../../../gateway/store/shared/errors';
 import type { Store } from '../../../gateway/store/types';
 import { call, T0 } from '../../helpers/gateway-harness';
-import { startBackendProc, type RunningProcess } from '../../helpers/gateway-processes';
+import { useGatewayFixture } from './fixture';
 
 const LEAK = 'secret-internals-0xDEADBEEF';
 const IP = '/v1/ipv4?ip=8.8.8.8';
@@ -35,11 +35,8 @@ function faulty(store: Store, method: keyof Store, fault: { error: unknown }): S
   });
 }
 
-let backend: RunningProcess;
-beforeAll(async () => {
-  backend = await startBackendProc();
-}, 60_000);
-afterAll(() => backend.stop());
+const gw = useGatewayFixture();
+const backend = gw.backend;
 
 interface Running {
   url: string;

@@ -1,23 +1,16 @@
 /** Acceptance 7 and 8: whitelisted addresses (spec 5.6, D18) and suspended accounts (D8). */
 import { StoreConflict } from '../../../gateway/store/types';
-import { call, startGatewayHarness, type Harness } from '../../helpers/gateway-harness';
-import { startBackendProc, type RunningProcess } from '../../helpers/gateway-processes';
+import { call, type Harness } from '../../helpers/gateway-harness';
+import { useGatewayFixture } from './fixture';
 
-let backend: RunningProcess;
-beforeAll(async () => {
-  backend = await startBackendProc();
-}, 60_000);
-afterAll(() => backend.stop());
+const gw = useGatewayFixture();
+const backend = gw.backend;
 
 const IP = '/v1/ipv4?ip=8.8.8.8';
 let h: Harness;
-afterEach(async () => {
-  await h?.close();
-  h = undefined as unknown as Harness;
-});
 
 const start = (policy: 'A' | 'B') =>
-  startGatewayHarness({ policy, backendUrl: backend.url, config: { trustProxy: ['127.0.0.1/32'] } });
+  gw.start({ policy, backendUrl: backend.url, config: { trustProxy: ['127.0.0.1/32'] } });
 const from = (ip: string, key?: string) =>
   call(h.mainUrl, IP, { headers: { 'x-forwarded-for': ip, ...(key ? { 'x-api-key': key } : {}) } });
 const usage = async (subject: string) =>

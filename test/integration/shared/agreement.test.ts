@@ -11,8 +11,7 @@ import fc from 'fast-check';
 import { utcDay } from '../../../gateway/core/clock';
 import { EmbeddedStore } from '../../../gateway/store/embedded/store';
 import type { AdmissionPlan, AdmissionResult, Store, Ticket } from '../../../gateway/store/types';
-import { startRedisCluster, type TestCluster } from '../../helpers/redis-cluster';
-import { describeShared, sharedEnv, type SharedEnv } from './harness';
+import { describeShared, useSharedEnv } from './fixture';
 
 jest.setTimeout(180_000);
 
@@ -211,28 +210,19 @@ describeShared(
   'embedded and shared stores agree',
   () => {
     describe('one Redis', () => {
-      let env: SharedEnv;
+      const { env } = useSharedEnv('agree');
       let shared: Store;
       beforeAll(async () => {
-        env = await sharedEnv(undefined, 'agree');
         shared = await env.open();
       });
-      afterAll(async () => env?.cleanup());
       agreementRules(() => shared);
     });
 
     describe('three-node Redis Cluster', () => {
-      let env: SharedEnv;
-      let cluster: TestCluster;
+      const { env } = useSharedEnv('agree', 'cluster');
       let shared: Store;
       beforeAll(async () => {
-        cluster = await startRedisCluster();
-        env = await sharedEnv(cluster.url, 'agree');
         shared = await env.open();
-      });
-      afterAll(async () => {
-        await env?.cleanup();
-        await cluster?.stop();
       });
       agreementRules(() => shared);
     });

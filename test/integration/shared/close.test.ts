@@ -6,7 +6,7 @@
 import { spawn } from 'node:child_process';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
-import { describeShared, sharedEnv, type SharedEnv } from './harness';
+import { describeShared, useSharedEnv } from './fixture';
 
 jest.setTimeout(60_000);
 
@@ -92,11 +92,7 @@ describe('shared store: opening against unreachable databases', () => {
 });
 
 describeShared('shared store: close() after both databases became unreachable', () => {
-  let env: SharedEnv;
-  beforeAll(async () => {
-    env = await sharedEnv(undefined, 'close');
-  });
-  afterAll(async () => env?.cleanup());
+  const { env } = useSharedEnv('close');
 
   it('opened through proxies that are then cut: operations fail, close() returns, the process exits by itself', async () => {
     const run = await runChild(['cut', env.db.url, env.redis, env.prefix]);

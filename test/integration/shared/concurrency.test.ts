@@ -9,8 +9,7 @@ import { randomBytes } from 'node:crypto';
 import { shardOf } from '../../../gateway/store/shared/layout';
 import { reconcile, type SharedStore } from '../../../gateway/store/shared';
 import type { AdmissionPlan } from '../../../gateway/store/types';
-import { startRedisCluster, type TestCluster } from '../../helpers/redis-cluster';
-import { describeShared, sharedEnv, type SharedEnv } from './harness';
+import { describeShared, useSharedEnv, type SharedEnv } from './fixture';
 
 jest.setTimeout(120_000);
 
@@ -83,11 +82,7 @@ describeShared(
   'shared store: concurrent admissions across two instances',
   () => {
     describe('one Redis', () => {
-      let env: SharedEnv;
-      beforeAll(async () => {
-        env = await sharedEnv(undefined, 'conc');
-      });
-      afterAll(async () => env?.cleanup());
+      const { env } = useSharedEnv('conc');
 
       it('balance worth N=10, 20×N concurrent billed requests over two instances: exactly N billed (D16)', async () => {
         await run(env, 10, 0);
@@ -98,16 +93,7 @@ describeShared(
     });
 
     describe('three-node Redis Cluster (reserve-then-compensate across shards)', () => {
-      let env: SharedEnv;
-      let cluster: TestCluster;
-      beforeAll(async () => {
-        cluster = await startRedisCluster();
-        env = await sharedEnv(cluster.url, 'conc');
-      });
-      afterAll(async () => {
-        await env?.cleanup();
-        await cluster?.stop();
-      });
+      const { env } = useSharedEnv('conc', 'cluster');
 
       it('balance worth N=10, 20×N concurrent billed requests over two instances: exactly N billed (D16)', async () => {
         await run(env, 10, 0);

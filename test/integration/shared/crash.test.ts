@@ -7,7 +7,7 @@
 import { spawn } from 'node:child_process';
 import { join } from 'node:path';
 import { reconcile } from '../../../gateway/store/shared';
-import { describeShared, sharedEnv, type SharedEnv } from './harness';
+import { describeShared, useSharedEnv, type SharedEnv } from './fixture';
 
 jest.setTimeout(120_000);
 
@@ -40,11 +40,7 @@ async function runAndKill(
 }
 
 describeShared('shared store: kill -9 of an instance during billed load', () => {
-  let env: SharedEnv;
-  beforeAll(async () => {
-    env = await sharedEnv(undefined, 'crash');
-  });
-  afterAll(async () => env?.cleanup());
+  const { env } = useSharedEnv('crash');
 
   it('after a SIGKILL mid-load, reconcile finds no drift and no charge is lost or doubled', async () => {
     const store = await env.open();

@@ -6,8 +6,8 @@ import { ManualClock } from '../../../gateway/core/clock';
 import { createStore } from '../../../gateway/store';
 import { SharedStore } from '../../../gateway/store/shared';
 import { TcpProxy } from '../../helpers/pg-proxy';
-import { startPrivateRedis, type PrivateRedis } from '../../helpers/redis-server';
-import { describeShared, sharedEnv, type SharedEnv } from './harness';
+
+import { describeShared, useSharedEnv } from './fixture';
 
 jest.setTimeout(60_000);
 
@@ -16,19 +16,10 @@ const T0 = Date.UTC(2026, 10, 22, 10);
 describeShared(
   'shared store: factory and readiness',
   () => {
-    let env: SharedEnv;
-    let redis: PrivateRedis;
     const proxy = new TcpProxy({ host: '127.0.0.1', port: 5432 });
-    beforeAll(async () => {
-      redis = await startPrivateRedis();
-      env = await sharedEnv(redis.url, 'factory');
-      await proxy.listen();
-    });
-    afterAll(async () => {
-      await proxy.cut();
-      await env?.cleanup();
-      await redis?.destroy();
-    });
+    afterAll(() => proxy.cut()); // before the env's cleanup, as the env's afterAll is declared after it
+    const { env, redis } = useSharedEnv('factory', 'private');
+    beforeAll(() => proxy.listen());
 
     it('createStore({ kind: "shared" }) opens a migrated, working shared store', async () => {
       const store = await createStore(

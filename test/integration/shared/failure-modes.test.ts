@@ -5,10 +5,9 @@
  * Redis was down is counted afterwards.
  */
 import { call } from '../../helpers/gateway-harness';
-import { startBackendProc, type RunningProcess } from '../../helpers/gateway-processes';
-import { startPrivateRedis, type PrivateRedis } from '../../helpers/redis-server';
-import { startPair, type Pair } from './gateways';
-import { describeShared, sharedEnv, type SharedEnv } from './harness';
+import { useBackendProcess } from '../../helpers/gateway-processes';
+
+import { describeShared, startPair, useSharedEnv, type Pair } from './fixture';
 
 jest.setTimeout(120_000);
 
@@ -19,25 +18,17 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 describeShared(
   'onStoreFailure with the shared store',
   () => {
-    let backend: RunningProcess;
-    let redis: PrivateRedis;
-    let env: SharedEnv;
     let closed: Pair;
     let open: Pair;
-
-    beforeAll(async () => {
-      backend = await startBackendProc();
-      redis = await startPrivateRedis();
-      env = await sharedEnv(redis.url, 'modes');
-      closed = await startPair(env, 'A', backend.url, { onStoreFailure: 'closed' });
-      open = await startPair(env, 'A', backend.url, { onStoreFailure: 'open' });
-    });
     afterAll(async () => {
       await closed?.close();
       await open?.close();
-      await env?.cleanup();
-      await redis?.destroy();
-      await backend?.stop();
+    }); // declared first: runs before the env's and the backend's cleanup
+    const backend = useBackendProcess();
+    const { env, redis } = useSharedEnv('modes', 'private');
+    beforeAll(async () => {
+      closed = await startPair(env, 'A', backend.url, { onStoreFailure: 'closed' });
+      open = await startPair(env, 'A', backend.url, { onStoreFailure: 'open' });
     });
 
     it('closed: 503 store_unavailable while Redis is down; open: served uncounted; both recover by themselves', async () => {

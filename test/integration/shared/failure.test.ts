@@ -14,8 +14,8 @@ import { randomBytes } from 'node:crypto';
 import { reconcile, StoreUnavailableError, type SharedStore } from '../../../gateway/store/shared';
 import type { AdmissionPlan, AdmissionResult } from '../../../gateway/store/types';
 import { TcpProxy } from '../../helpers/pg-proxy';
-import { startPrivateRedis, type PrivateRedis } from '../../helpers/redis-server';
-import { describeShared, sharedEnv, type SharedEnv } from './harness';
+
+import { describeShared, useSharedEnv } from './fixture';
 
 jest.setTimeout(120_000);
 
@@ -89,16 +89,7 @@ describeShared(
   'shared store: failure behaviour',
   () => {
     describe('Redis killed and restarted under billed load', () => {
-      let redis: PrivateRedis;
-      let env: SharedEnv;
-      beforeAll(async () => {
-        redis = await startPrivateRedis();
-        env = await sharedEnv(redis.url, 'fail');
-      });
-      afterAll(async () => {
-        await env?.cleanup();
-        await redis?.destroy();
-      });
+      const { env, redis } = useSharedEnv('fail', 'private');
 
       it('faults fast while down, recovers by itself, and counts every admitted request exactly once', async () => {
         const store = await env.open();
@@ -136,17 +127,7 @@ describeShared(
     });
 
     describe('an admission whose answer is lost (Redis frozen past the command timeout)', () => {
-      let redis: PrivateRedis;
-      let env: SharedEnv;
-      beforeAll(async () => {
-        redis = await startPrivateRedis();
-        env = await sharedEnv(redis.url, 'lost');
-      });
-      afterAll(async () => {
-        redis?.resume();
-        await env?.cleanup();
-        await redis?.destroy();
-      });
+      const { env, redis } = useSharedEnv('lost', 'private');
 
       it('answers StoreUnavailableError and releases the admission once Redis runs it: nothing stays counted', async () => {
         const store = await env.open();
@@ -178,16 +159,7 @@ describeShared(
     });
 
     describe('a release while Redis is down (D11)', () => {
-      let redis: PrivateRedis;
-      let env: SharedEnv;
-      beforeAll(async () => {
-        redis = await startPrivateRedis();
-        env = await sharedEnv(redis.url, 'relfail');
-      });
-      afterAll(async () => {
-        await env?.cleanup();
-        await redis?.destroy();
-      });
+      const { env, redis } = useSharedEnv('relfail', 'private');
 
       it('reports the fault, then releases the admission by itself once Redis is back', async () => {
         const store = await env.open();
@@ -214,16 +186,10 @@ describeShared(
     });
 
     describe('PostgreSQL unreachable (through a TCP proxy the test cuts)', () => {
-      let env: SharedEnv;
       const proxy = new TcpProxy({ host: '127.0.0.1', port: 5432 });
-      beforeAll(async () => {
-        env = await sharedEnv(undefined, 'pgdown');
-        await proxy.listen();
-      });
-      afterAll(async () => {
-        await proxy.cut();
-        await env?.cleanup();
-      });
+      afterAll(() => proxy.cut()); // before the env's cleanup, as the env's afterAll is declared after it
+      const { env } = useSharedEnv('pgdown');
+      beforeAll(() => proxy.listen());
 
       it('known keys and billed admissions keep working; the ledger catches up when PostgreSQL returns', async () => {
         const setup = await env.open();

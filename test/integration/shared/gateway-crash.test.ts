@@ -5,14 +5,15 @@
  * ledger's charges are exactly what the wallet lost, every answered (200) request is charged once, and at most the
  * requests in flight at the kill are charged without an answer.
  */
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
+
 import { join } from 'node:path';
 import { generateKey, hashKey, keyPrefix } from '../../../gateway/core/keys';
 import { reconcile } from '../../../gateway/store/shared';
 import { call } from '../../helpers/gateway-harness';
-import { startBackendProc, startGatewayProc, type RunningProcess } from '../../helpers/gateway-processes';
-import { describeShared, sharedEnv, type SharedEnv } from './harness';
+import { useTempDir } from '../../helpers/fixture';
+import { startGatewayProc, useBackendProcess, type RunningProcess } from '../../helpers/gateway-processes';
+import { describeShared, useSharedEnv } from './fixture';
 
 jest.setTimeout(120_000);
 
@@ -21,22 +22,14 @@ const START = 1_000_000;
 const CONCURRENCY = 16;
 
 describeShared('kill -9 of a gateway process on the shared store', () => {
-  let backend: RunningProcess;
-  let env: SharedEnv;
-  let dir: string;
   const gateways: RunningProcess[] = [];
-
-  beforeAll(async () => {
-    backend = await startBackendProc();
-    env = await sharedEnv(undefined, 'gwcrash');
-    dir = mkdtempSync(join(tmpdir(), 'gg-gwcrash-'));
-  });
   afterAll(async () => {
     for (const g of gateways) await g.kill('SIGKILL');
-    await env?.cleanup();
-    await backend?.stop();
-    rmSync(dir, { recursive: true, force: true });
-  });
+  }); // declared first: runs before the env's and the backend's cleanup
+  const { env } = useSharedEnv('gwcrash');
+  const backend = useBackendProcess();
+  let dir: string;
+  useTempDir('gg-gwcrash-', (d) => (dir = d));
 
   it('reconcile finds no drift; every answered request is charged once, none lost or doubled', async () => {
     const config = {

@@ -7,9 +7,8 @@
 import { performance } from 'node:perf_hooks';
 import { reconcile } from '../../../gateway/store/shared';
 import { burst, call, tally, type Answer } from '../../helpers/gateway-harness';
-import { startBackendProc, type RunningProcess } from '../../helpers/gateway-processes';
-import { ADMIN_TOKEN, startPair, T0, type Pair } from './gateways';
-import { describeShared, sharedEnv, type SharedEnv } from './harness';
+import { useBackendProcess } from '../../helpers/gateway-processes';
+import { ADMIN_TOKEN, describeShared, startPair, T0, useSharedEnv, type Pair } from './fixture';
 
 jest.setTimeout(120_000);
 
@@ -44,8 +43,8 @@ async function msUntil(probe: () => Promise<boolean>): Promise<number> {
 }
 
 describeShared('two gateway instances on one shared store', () => {
-  let backend: RunningProcess;
-  let env: SharedEnv;
+  const backend = useBackendProcess();
+  const { env } = useSharedEnv('multi');
   let pairs: Pair[] = [];
   const pair = async (policy: 'A' | 'B', extra: Record<string, unknown> = {}) => {
     const p = await startPair(env, policy, backend.url, extra);
@@ -53,17 +52,9 @@ describeShared('two gateway instances on one shared store', () => {
     return p;
   };
 
-  beforeAll(async () => {
-    backend = await startBackendProc();
-    env = await sharedEnv(undefined, 'multi');
-  });
   afterEach(async () => {
     for (const p of pairs) await p.close();
     pairs = [];
-  });
-  afterAll(async () => {
-    await env?.cleanup();
-    await backend?.stop();
   });
 
   it('shares the anonymous allowance exactly: 10 per day over both instances, then 429 on either', async () => {

@@ -5,8 +5,7 @@
  */
 import { performance } from 'node:perf_hooks';
 import type { SharedStore } from '../../../gateway/store/shared';
-import { startRedisCluster, type TestCluster } from '../../helpers/redis-cluster';
-import { describeShared, sharedEnv, type SharedEnv } from './harness';
+import { describeShared, useSharedEnv, type RedisKind } from './fixture';
 
 jest.setTimeout(30_000);
 
@@ -25,18 +24,16 @@ async function msUntil(probe: () => Promise<boolean>): Promise<number> {
   return ms;
 }
 
-/** The propagation rules against the Redis `redisUrl()` names. */
-function propagationRules(redisUrl: () => Promise<string | undefined>): void {
-  let env: SharedEnv;
+/** The propagation rules against a Redis of `kind`. */
+function propagationRules(kind: RedisKind): void {
+  const { env } = useSharedEnv('prop', kind);
   let a: SharedStore;
   let b: SharedStore;
 
   beforeAll(async () => {
-    env = await sharedEnv(await redisUrl(), 'prop');
     a = await env.open();
     b = await env.open({ cacheTtlMs: LONG_TTL });
   });
-  afterAll(async () => env?.cleanup());
 
   it('a key revoked through one instance is seen revoked by the other within 1 s (D19)', async () => {
     const acc = await a.createAccount({ email: 'revoke@example.org' }, T0);
@@ -95,15 +92,8 @@ function propagationRules(redisUrl: () => Promise<string | undefined>): void {
 describeShared(
   'shared store: propagation between instances (D18, D19)',
   () => {
-    describe('one Redis', () => propagationRules(async () => undefined));
-    describe('three-node Redis Cluster', () => {
-      let cluster: TestCluster | null = null;
-      afterAll(async () => cluster?.stop());
-      propagationRules(async () => {
-        cluster = await startRedisCluster();
-        return cluster.url;
-      });
-    });
+    describe('one Redis', () => propagationRules('local'));
+    describe('three-node Redis Cluster', () => propagationRules('cluster'));
   },
   ['redis-server', 'redis-cli'],
 );

@@ -4,7 +4,7 @@
  */
 import { Redis } from 'ioredis';
 import { migrateCommand, reconcileCommand } from '../../../gateway/store/shared';
-import { describeShared, sharedEnv, type SharedEnv } from './harness';
+import { describeShared, useSharedEnv } from './fixture';
 
 jest.setTimeout(60_000);
 
@@ -12,11 +12,7 @@ const T0 = Date.UTC(2026, 10, 22, 10);
 const DAY = '2026-11-22';
 
 describeShared('reconcile and migrate commands (shared store)', () => {
-  let env: SharedEnv;
-  beforeAll(async () => {
-    env = await sharedEnv(undefined, 'recon');
-  });
-  afterAll(async () => env?.cleanup());
+  const { env } = useSharedEnv('recon');
 
   it('migrate is idempotent', async () => {
     const cfg = { postgres: env.db.url, redis: env.redis, keyPrefix: env.prefix };
