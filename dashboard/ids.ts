@@ -1,6 +1,6 @@
 /** Issue 13 item 10: the dashboard's path ids (`/api/keys/:id`, `/whitelist/:id/delete`) checked before any store call. */
 import type { RequestHandler } from 'express';
-import { pathIdProblem, type IdSegments } from '../gateway/admin/ids';
+import { pathIdProblem, type IdSegments } from '../gateway/accounts/ids';
 import { DashboardError } from './errors';
 
 const DASHBOARD_ID_SEGMENTS: IdSegments = { keys: 'id', whitelist: 'id' };

@@ -1,5 +1,6 @@
-/** Issue 13 item 10: path ids checked on the raw path before routing (gateway/admin/ids.ts). */
-import { ADMIN_ID_SEGMENTS, pathIdProblem } from '../../../gateway/admin/ids';
+/** Issue 13 item 10: path ids checked on the raw path before routing (gateway/accounts/ids.ts, gateway/admin/ids.ts). */
+import { pathIdProblem } from '../../../gateway/accounts/ids';
+import { ADMIN_ID_SEGMENTS } from '../../../gateway/admin/ids';
 
 describe('pathIdProblem', () => {
   test.each([
