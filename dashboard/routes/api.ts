@@ -46,7 +46,7 @@ export function apiRoutes(router: Router, ctx: AppContext): void {
 
   on('post', '/keys', async (req, res) => {
     const created = await keys.createKey(ctx, accountId(res), v.label(ctx.rules, body(req)['label']));
-    res.status(201).json({ ...created.key, key: created.secret });
+    res.status(201).json({ ...created.key, key: created.secret, googleKey: created.googleKey });
   });
 
   on(
@@ -96,7 +96,15 @@ export function apiRoutes(router: Router, ctx: AppContext): void {
     const raw = body(req)['label'];
     const label = typeof raw === 'string' && raw.trim() !== '' ? v.label(ctx.rules, raw) : null;
     const bought = await keys.buyPackage(ctx, account.id, account.balance, label);
-    res.status(201).json({ ...bought.key, key: bought.secret, price: bought.price, balance: bought.balance });
+    res
+      .status(201)
+      .json({
+        ...bought.key,
+        key: bought.secret,
+        googleKey: bought.googleKey,
+        price: bought.price,
+        balance: bought.balance,
+      });
   });
 
   on('get', '/usage', async (req, res) => {

@@ -77,7 +77,11 @@ export function pageRoutes(router: Router, ctx: AppContext): void {
     const raw = field(req, 'label');
     try {
       const created = await keys.createKey(ctx, signed(res).account.id, v.label(ctx.rules, raw));
-      send(res, 201, kv.keyCreatedPage(pageContext(ctx, res), created.key, created.secret));
+      send(
+        res,
+        201,
+        kv.keyCreatedPage(pageContext(ctx, res), created.key, created.secret, created.googleKey),
+      );
     } catch (err) {
       const e = formError(err);
       await keysList(res, e.status, { label: typeof raw === 'string' ? raw : '', error: e.message });
@@ -173,7 +177,7 @@ export function pageRoutes(router: Router, ctx: AppContext): void {
     try {
       const label = typeof raw === 'string' && raw.trim() !== '' ? v.label(ctx.rules, raw) : null;
       const bought = await keys.buyPackage(ctx, account.id, account.balance, label);
-      send(res, 201, kv.keyCreatedPage(pageContext(ctx, res), bought.key, bought.secret));
+      send(res, 201, kv.keyCreatedPage(pageContext(ctx, res), bought.key, bought.secret, bought.googleKey));
     } catch (err) {
       const e = formError(err);
       await creditView(res, e.status, { packageError: e.message });

@@ -36,9 +36,9 @@ export async function createKey(
   d: Deps,
   accountId: string,
   label: string | null,
-): Promise<{ key: KeyJson; secret: string }> {
+): Promise<{ key: KeyJson; secret: string; googleKey: string }> {
   const created = await d.accounts.createKey(accountId, label);
-  return { key: keyView(created.key, d.clock.now()), secret: created.secret };
+  return { key: keyView(created.key, d.clock.now()), secret: created.secret, googleKey: created.googleKey };
 }
 
 /** Revoke one of the account's keys. */
@@ -60,11 +60,18 @@ export async function buyPackage(
   accountId: string,
   balance: number,
   label: string | null,
-): Promise<{ key: KeyJson; secret: string; price: string | number; balance: string | number }> {
+): Promise<{
+  key: KeyJson;
+  secret: string;
+  googleKey: string;
+  price: string | number;
+  balance: string | number;
+}> {
   const bought = await refusing(d.rules, () => d.accounts.buyPackage({ id: accountId, balance }, label));
   return {
     key: keyView(bought.key, d.clock.now()),
     secret: bought.secret,
+    googleKey: bought.googleKey,
     price: money(d.rules, bought.price),
     balance: money(d.rules, bought.balance),
   };

@@ -86,7 +86,13 @@ export function keysPage(
 }
 
 /** The only page that ever shows a key (D14). */
-export function keyCreatedPage(ctx: PageContext, key: KeyJson, secret: string, extra?: Html): string {
+export function keyCreatedPage(
+  ctx: PageContext,
+  key: KeyJson,
+  secret: string,
+  googleKey: string,
+  extra?: Html,
+): string {
   return page(
     ctx,
     '/keys',
@@ -101,6 +107,20 @@ export function keyCreatedPage(ctx: PageContext, key: KeyJson, secret: string, e
         <button type="button" data-copy="#new-key">Copy</button>
       </div>
       <p class="hint" data-copied hidden role="status">Copied to the clipboard.</p>
+      <p>
+        The same key for Google's client libraries (they accept only keys that start with <code>AIza</code>);
+        it counts as this key on every host:
+      </p>
+      <div class="copy-row">
+        <input
+          id="new-key-google"
+          class="key"
+          readonly
+          value="${googleKey}"
+          aria-label="The same key, Google-shaped"
+        />
+        <button type="button" data-copy="#new-key-google">Copy</button>
+      </div>
       <p>
         Label: <strong>${key.label ?? '(no label)'}</strong> ·
         ${KIND[key.kind]}${key.packageUntil ? html` · valid until ${time(key.packageUntil)}` : ''}

@@ -3,7 +3,7 @@
  * their one-time secret, detail with IP slots and when each frees, revocation), Unlimited packages (A) and the plan
  * (B), top-ups, the whitelist (B). The HTTP layers validate the shape of their input, call these, and render.
  */
-import { generateKey, hashKey, keyPrefix } from '../core/keys';
+import { generateKey, googleKey, hashKey, keyPrefix } from '../core/keys';
 import type { Clock } from '../core/clock';
 import { keySlotCapacity } from '../policy/planner';
 import type { RuleSet } from '../policy/ruleset';
@@ -42,6 +42,8 @@ export interface KeyDetail {
 export interface CreatedKey {
   key: ApiKey;
   secret: string;
+  /** The same key in Google's shape (D28: `AIza` + the same secret), shown once with it. */
+  googleKey: string;
 }
 
 const FEATURE_OF: Record<Feature, (rules: RuleSet) => boolean> = {
@@ -113,7 +115,7 @@ export class AccountsService {
     const named =
       label ?? (rules.keyLabelRequired ? `Key ${(await store.listKeys(accountId)).length + 1}` : null);
     const { secret, input } = this.newKey({ accountId, label: named, kind: 'payg', packageUntil: null });
-    return { key: await store.createKey(input, clock.now()), secret };
+    return { key: await store.createKey(input, clock.now()), secret, googleKey: googleKey(secret) };
   }
 
   /** Revoke a key (already revoked: the store's StoreConflict 'already_revoked'). */
@@ -139,7 +141,7 @@ export class AccountsService {
     const price = this.d.rules.limits.packagePrice;
     try {
       const bought = await this.d.store.buyPackage(account.id, price, input, now);
-      return { key: bought.key, secret, price, balance: bought.balance };
+      return { key: bought.key, secret, googleKey: googleKey(secret), price, balance: bought.balance };
     } catch (err) {
       if (!(err instanceof StoreConflict && err.reason === 'insufficient_balance')) throw err;
       throw new AccountError({ code: 'insufficient_balance', price, balance: account.balance });

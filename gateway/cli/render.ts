@@ -89,6 +89,9 @@ export function newKeyText(k: J): string {
   return [
     'New API key (shown only this once; store it now):',
     `  ${k.key}`,
+    ...(typeof k.googleKey === 'string'
+      ? ["The same key for Google's client libraries (AIza shape, D28):", `  ${k.googleKey}`]
+      : []),
     '',
     fields([
       ['Key', k.id],

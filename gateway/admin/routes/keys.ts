@@ -20,7 +20,7 @@ export function keyRoutes(router: Router, deps: RouteDeps): void {
       res
         .status(201)
         .location(`/admin/keys/${created.key.id}`)
-        .json({ ...keyView(created.key, clock.now()), key: created.secret });
+        .json({ ...keyView(created.key, clock.now()), key: created.secret, googleKey: created.googleKey });
     },
   });
 

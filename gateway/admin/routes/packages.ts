@@ -23,6 +23,7 @@ export function packageRoutes(router: Router, deps: RouteDeps): void {
         .json({
           ...keyView(bought.key, clock.now()),
           key: bought.secret,
+          googleKey: bought.googleKey,
           price: money(rules, bought.price),
           balance: money(rules, bought.balance),
         });

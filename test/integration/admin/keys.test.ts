@@ -15,6 +15,7 @@ describe.each([RULE_SET_A, RULE_SET_B])('admin keys, rule set $name', (rules) =>
       id: expect.stringMatching(/^key_/),
       accountId,
       key: expect.any(String),
+      googleKey: `AIza${res.body.key.slice(3)}`,
       prefix: res.body.key.slice(0, 8),
       label: 'prod server',
       kind: 'payg',
@@ -27,6 +28,8 @@ describe.each([RULE_SET_A, RULE_SET_B])('admin keys, rule set $name', (rules) =>
     const found = await h.store.findKeyByHash(hashKey(res.body.key, PEPPER));
     expect(found?.key.id).toBe(res.body.id);
     expect(found?.account.id).toBe(accountId);
+    // D28: the Google-shaped presentation is the same key (one hash).
+    expect(hashKey(res.body.googleKey, PEPPER)).toBe(hashKey(res.body.key, PEPPER));
   });
 
   it('lists keys on the account without their values', async () => {
