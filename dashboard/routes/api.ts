@@ -96,15 +96,13 @@ export function apiRoutes(router: Router, ctx: AppContext): void {
     const raw = body(req)['label'];
     const label = typeof raw === 'string' && raw.trim() !== '' ? v.label(ctx.rules, raw) : null;
     const bought = await keys.buyPackage(ctx, account.id, account.balance, label);
-    res
-      .status(201)
-      .json({
-        ...bought.key,
-        key: bought.secret,
-        googleKey: bought.googleKey,
-        price: bought.price,
-        balance: bought.balance,
-      });
+    res.status(201).json({
+      ...bought.key,
+      key: bought.secret,
+      googleKey: bought.googleKey,
+      price: bought.price,
+      balance: bought.balance,
+    });
   });
 
   on('get', '/usage', async (req, res) => {

@@ -18,7 +18,7 @@ export function findRequestCredential(ctx: RequestContext): Refusal | null {
   }
   if (credential.kind === 'none') {
     const unaccepted = unacceptedKeyPosition(areq, accepted, form);
-    if (unaccepted !== null) return unacceptedKey(unaccepted, accepted, ctx.host.anonymous);
+    if (unaccepted !== null) return unacceptedKey(unaccepted, accepted);
   }
   ctx.credential = credential;
   return null;
@@ -36,16 +36,11 @@ const WHERE: Readonly<Record<CredentialPosition, string>> = {
 
 /**
  * A key sent only where this deployment does not read one is refused 401, never served anonymously or as a
- * whitelisted address (spec 5.6 item 4): invalid_key naming the accepted positions; on a host that serves no request
- * without a key, missing_key as before (docs/decisions.md).
+ * whitelisted address (spec 5.6 item 4, issue 13 item 12): invalid_key naming the accepted positions, on every host.
  */
-function unacceptedKey(
-  position: CredentialPosition,
-  accepted: readonly CredentialPosition[],
-  anonymousHost: boolean,
-): Refusal {
+function unacceptedKey(position: CredentialPosition, accepted: readonly CredentialPosition[]): Refusal {
   return {
-    code: anonymousHost ? 'invalid_key' : 'missing_key',
+    code: 'invalid_key',
     detail: `This deployment does not accept a key in ${positionName(position)}; send it in ${positionNames(accepted)}.`,
     facts: { parameter: WHERE[position] },
   };

@@ -105,10 +105,12 @@ describe('rule set B widened by credentials.accept (D2)', () => {
       expect((await call(h.mainUrl, REV, { headers: { authorization: `Bearer ${k.key}` } })).status).toBe(
         200,
       );
-      // query-key is no longer accepted: the request carries no credential.
+      // query-key is no longer accepted: a key sent there is refused as invalid_key, naming the accepted
+      // positions (issue 13 item 12 / spec 5.6 item 4; was missing_key, as if no credential had been sent).
       const r = await call(h.mainUrl, `${REV}&key=${k.key}`);
       expect(r.status).toBe(401);
-      expect(r.json.code).toBe('missing_key');
+      expect(r.json.code).toBe('invalid_key');
+      expect(r.json.detail).toContain('X-API-Key');
     } finally {
       await h.close();
     }

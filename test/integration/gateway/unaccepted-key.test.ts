@@ -100,7 +100,7 @@ describe('rule set B, whitelisted address', () => {
 });
 
 describe('a host that serves no request without a key', () => {
-  test('rule set B: still 401 missing_key (as before), and the detail names the accepted positions', async () => {
+  test('rule set B: 401 invalid_key too (issue 13 item 12), and the detail names the accepted positions', async () => {
     const g = await startInjected('B', {
       hosts: [{ name: 'localhost', adapter: 'native', anonymous: false }],
     });
@@ -109,7 +109,7 @@ describe('a host that serves no request without a key', () => {
       const { key } = await g.key(acc.id);
       const r = await call(g.mainUrl, REV, { headers: { authorization: `Bearer ${key}` } });
       expect(r.status).toBe(401);
-      expect(r.json.code).toBe('missing_key');
+      expect(r.json.code).toBe('invalid_key');
       expect(r.json.detail).toContain(`send it in ${B_POSITIONS}`);
       expect(g.calls).toEqual([]);
     } finally {
