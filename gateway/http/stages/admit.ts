@@ -1,12 +1,21 @@
 /** Stage: plan + admit. The rule set plans (slots, allowance, billing); the store executes it all-or-nothing (D10). */
 import { randomUUID } from 'node:crypto';
 import { planAdmission } from '../../policy/planner';
-import type { AdmissionResult } from '../../store/types';
+import type { Rate } from '../../../adapters/types';
+import type { AdmissionPlan, AdmissionResult } from '../../store/types';
 import type { RequestContext, Refusal } from '../context';
 import { storeFault } from '../fault';
 import { quotaHeaders } from '../headers';
 import { rateOf } from '../account-call';
 import { describeRefusal } from '../refusals';
+
+const PAYMENT_REQUIRED: ReadonlySet<string> = new Set(['quota_exceeded', 'no_credits']);
+
+/** The allowance of a refused plan, shown as used up; null when the identity has none (Unlimited). */
+function usedUp(plan: AdmissionPlan, quota: { used: number; limit: number } | null): Rate | null {
+  const rate = rateOf(plan, quota);
+  return rate === null ? null : { limit: rate.limit, remaining: 0, reset: rate.reset };
+}
 
 /** Admit the identified request; sets ticket and quota headers. A refusal changes nothing; a store fault is thrown. */
 export async function admitRequest(ctx: RequestContext): Promise<Refusal | null> {
@@ -31,6 +40,8 @@ export async function admitRequest(ctx: RequestContext): Promise<Refusal | null>
   store
     .recordRefusal(plan.usage, plan.day)
     .catch((err: unknown) => logger.warn({ err }, 'recordRefusal failed'));
+  // OpenCage's 402 (allowance used, no credit) shows the used-up allowance: rate.remaining 0 (issue 16 item 4).
+  if (ctx.host.adapter.withRate && PAYMENT_REQUIRED.has(result.code)) ctx.rate = usedUp(plan, result.quota);
   const { detail, facts } = describeRefusal(result.code, plan, result.nextSlotFreeAt);
   return {
     code: result.code,
