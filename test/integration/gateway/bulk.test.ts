@@ -119,6 +119,22 @@ describe('bulk calls: one request per address (rule set A, no free allowance)', 
     expect(await p.money()).toEqual({ balance: 10, billed: 0, charges: 0 });
   });
 
+  test('a client that leaves mid-call: the answered lookup is billed, the rest released and never forwarded', async () => {
+    const p = await payer(10);
+    g.backend = (c, res) => {
+      if (c.kind === 'ipv4' && c.ip === '1.1.1.1') {
+        res.destroy(); // the client's connection is gone
+        return { kind: 'client_gone' };
+      }
+      return answer(200, ipRecord(c));
+    };
+    const logged = g.nextLogLine();
+    await expect(ipstack(`/8.8.8.8,1.1.1.1,9.9.9.9?access_key=${p.key}`)).rejects.toThrow();
+    await logged;
+    expect(g.calls.map((c) => (c.kind === 'ipv4' ? c.ip : null))).toEqual(['8.8.8.8', '1.1.1.1']);
+    expect(await p.money()).toEqual({ balance: 9, billed: 1, charges: 1 });
+  });
+
   test('ipinfo /batch: an object keyed by path, one unit per distinct path', async () => {
     const p = await payer(10);
     const r = await batch(p.key, ['8.8.8.8/json', '1.1.1.1/country', '8.8.8.8/json']);
