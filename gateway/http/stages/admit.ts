@@ -17,8 +17,14 @@ function usedUp(plan: AdmissionPlan, quota: { used: number; limit: number } | nu
   return rate === null ? null : { limit: rate.limit, remaining: 0, reset: rate.reset };
 }
 
-/** Admit the identified request; sets ticket and quota headers. A refusal changes nothing; a store fault is thrown. */
-export async function admitRequest(ctx: RequestContext): Promise<Refusal | null> {
+/**
+ * Admit the identified request; sets ticket and quota headers. A refusal changes nothing; a store fault is thrown.
+ * `seen`, when given, is called with the store's result.
+ */
+export async function admitRequest(
+  ctx: RequestContext,
+  seen?: (result: AdmissionResult) => void,
+): Promise<Refusal | null> {
   const { config, store, clock, logger } = ctx.deps;
   const identity = ctx.identity;
   const rules = config.rules;
@@ -30,6 +36,8 @@ export async function admitRequest(ctx: RequestContext): Promise<Refusal | null>
   } catch (err) {
     throw storeFault(err);
   }
+  // Only a bulk call watches each result (stages/bulk.ts); a single request passes nothing.
+  if (seen !== undefined) seen(result);
   if (result.admitted) {
     ctx.ticket = result.ticket;
     ctx.quota = quotaHeaders(rules, result.quota, now, false);

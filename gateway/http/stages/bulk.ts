@@ -7,7 +7,8 @@
 import { publicMessage } from '../../../adapters/common/texts';
 import type { BulkAnswer, BulkRequest, AdapterResponse } from '../../../adapters/types';
 import type { GatewayCode } from '../../core/errors';
-import type { Ticket } from '../../store/types';
+import type { AdmissionResult, Ticket } from '../../store/types';
+import { quotaHeaders, type Quota } from '../headers';
 import type { RequestContext, Refusal } from '../context';
 import { StoreFault } from '../fault';
 import type { Settlement } from '../settlement';
@@ -71,14 +72,20 @@ function itemError(ctx: RequestContext, reply: 'record' | GatewayCode, detail: s
  */
 async function countAll(ctx: RequestContext, n: number): Promise<(Ticket | null)[] | Refusal> {
   const tickets: (Ticket | null)[] = [];
+  let free = 0;
+  let refusedQuota: Quota | null = null;
+  const seen = (result: AdmissionResult): void => {
+    if (result.admitted && !result.billed) free++;
+    if (!result.admitted) refusedQuota = result.quota;
+  };
   try {
     const refused = await identifyCaller(ctx);
     if (refused !== null) return refused;
     for (let i = 0; i < n; i++) {
-      const refusal = await admitRequest(ctx);
+      const refusal = await admitRequest(ctx, seen);
       if (refusal !== null) {
         await releaseAll(ctx, tickets);
-        return refusal;
+        return afterRelease(ctx, refusal, refusedQuota, free);
       }
       tickets.push(ctx.ticket);
       ctx.ticket = null;
@@ -90,6 +97,22 @@ async function countAll(ctx: RequestContext, n: number): Promise<(Ticket | null)
     ctx.deps.logger.warn({ err: err.message }, 'store unavailable: serving uncounted (onStoreFailure: open)');
     return [];
   }
+}
+
+/**
+ * The refusal with its quota headers as they are once the call's earlier admissions are released: each free one had
+ * incremented every free counter (D5), so the counter shown has `free` fewer used. (A refusal after some admissions
+ * is a quota or credit refusal, never an Unlimited key's, whose admissions count nothing.)
+ */
+function afterRelease(ctx: RequestContext, refusal: Refusal, quota: Quota | null, free: number): Refusal {
+  if (quota === null || free === 0) return refusal;
+  const { rules } = ctx.deps.config;
+  const used = Math.max(0, quota.used - free);
+  const exceeded = refusal.code === 'quota_exceeded';
+  return {
+    ...refusal,
+    headers: quotaHeaders(rules, { used, limit: quota.limit }, ctx.deps.clock.now(), exceeded),
+  };
 }
 
 /** Release admissions that will not be answered (a refusal later in the call, or a client that left). */

@@ -162,3 +162,32 @@ describe('bulk calls: one request per address (rule set A, no free allowance)', 
     expect(g.calls).toEqual([]);
   });
 });
+
+describe('a refused bulk call shows the allowance as it is after the refusal', () => {
+  let g: Injected;
+  beforeAll(async () => {
+    g = await startInjected('A', {
+      limits: { freePerDay: 2 },
+      hosts: [
+        { name: 'localhost', adapter: 'native' },
+        { name: 'ipstack.localhost', adapter: 'ipstack' },
+      ],
+    });
+    g.backend = (c) => answer(200, ipRecord(c));
+  });
+  afterAll(() => g.close());
+
+  test('3 addresses, 2 free, no credit → refused, RateLimit still shows 2 remaining, and 2 are then served', async () => {
+    const acc = await g.account(0);
+    const { key } = await g.key(acc.id);
+    const get = (ips: string) =>
+      call(g.mainUrl, `/${ips}?access_key=${key}`, { headers: { host: 'ipstack.localhost' } });
+    const refused = await get('8.8.8.8,1.1.1.1,9.9.9.9');
+    expect(refused.json).toMatchObject({ success: false, error: { code: 104 } });
+    expect(refused.headers['ratelimit']).toMatch(/^"daily";r=2;t=\d+$/);
+    expect(g.calls).toEqual([]);
+    const served = await get('8.8.8.8,1.1.1.1');
+    expect((served.json as unknown[]).length).toBe(2);
+    expect(served.headers['ratelimit']).toMatch(/^"daily";r=0;t=\d+$/);
+  });
+});
