@@ -146,6 +146,21 @@ describe('bulk calls: one request per address (rule set A, no free allowance)', 
     expect(await p.money()).toEqual({ balance: 8, billed: 2, charges: 2 });
   });
 
+  test('ipinfo /batch?token=K (the key in the query) is served and billed the same', async () => {
+    const p = await payer(5);
+    const r = await call(g.mainUrl, `/batch?token=${p.key}`, {
+      method: 'POST',
+      headers: { host: 'ipinfo.localhost', 'content-type': 'application/json' },
+      body: '["8.8.8.8/city","1.1.1.1"]',
+    });
+    expect(r.status).toBe(200);
+    expect(r.json).toEqual({
+      '8.8.8.8/city': 'Mountain View',
+      '1.1.1.1': expect.objectContaining({ ip: '1.1.1.1' }),
+    });
+    expect(await p.money()).toEqual({ balance: 3, billed: 2, charges: 2 });
+  });
+
   test('ipinfo /batch refused for credit → 429, nothing counted; anonymous past its (zero) allowance → 429', async () => {
     const p = await payer(1);
     const r = await batch(p.key, ['8.8.8.8', '1.1.1.1']);
