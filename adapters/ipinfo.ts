@@ -12,6 +12,7 @@ import { classifyIp, nonIpv4Code } from './common/ip';
 import type { ErrorTable } from './common/parse';
 import { methodRefusal, refuse, routePath, type RequestForm } from './common/parse';
 import { compact } from './common/place';
+import { parseQuery } from './common/query';
 import { json } from './common/respond';
 import type {
   AccountEndpoints,
@@ -31,6 +32,8 @@ export interface IpinfoState {
   api: 'standard' | 'lite';
   /** A single-field form (`/{ip}/country`, `/city`): the answer is that field as text/plain. */
   field?: IpinfoField;
+  /** A batch with `?filter=1`: paths whose lookup failed are left out of the answer (node-ipinfo's `filter`). */
+  filter?: boolean;
 }
 
 /** The fields ipinfo serves one at a time as text (`curl ipinfo.io/8.8.8.8/country`). */
@@ -162,12 +165,17 @@ function parseBatch(req: AdapterRequest, body: Buffer): BulkParse<IpinfoState> {
     const state: IpinfoState = r.field === undefined ? { api: r.api } : { api: r.api, field: r.field };
     items.push({ key, call: { kind: 'ipv4', ip: r.ip }, state });
   }
-  return { ok: true, bulk: { items, state: { api: 'standard' } } };
+  const filter = parseQuery(req.query).get('filter')?.[0] === '1';
+  return { ok: true, bulk: { items, state: filter ? { api: 'standard', filter } : { api: 'standard' } } };
 }
 
-/** ipinfo's batch answer: an object keyed by path; a single field is its text, an error its error object. */
-function renderBatch(_s: IpinfoState, answers: readonly BulkAnswer[]): AdapterResponse {
-  const members = answers.map(({ key, answer }) => {
+/**
+ * ipinfo's batch answer: an object keyed by path; a single field is its text, an error its error object (left out
+ * with `?filter=1`).
+ */
+function renderBatch(state: IpinfoState, answers: readonly BulkAnswer[]): AdapterResponse {
+  const kept = state.filter === true ? answers.filter((a) => a.answer.status < 400) : answers;
+  const members = kept.map(({ key, answer }) => {
     const text = answer.headers['content-type']?.startsWith('text/plain') === true;
     return `${JSON.stringify(key)}:${text ? JSON.stringify(answer.body.replace(/\n$/, '')) : answer.body}`;
   });

@@ -131,4 +131,13 @@ describe('bulk forms (issue 16 item 1)', () => {
     expect(j['8.8.8.8/country']).toBe('US');
     expect(j['1.1.1.1']).toMatchObject({ status: 504, error: { title: 'Gateway timeout' } });
   });
+
+  it('ipinfo ?filter=1 leaves failed lookups out of the answer', () => {
+    const bulk = bulkParsed(parse(ipinfo as Adapter<unknown>, '/batch?filter=1 ["8.8.8.8","1.1.1.1"]'));
+    const out = bulkOf(ipinfo as Adapter<unknown>).render(bulk.state, [
+      { key: '8.8.8.8', answer: ipinfo.renderIp(bulk.items[0]?.state as never, GOOGLE_DNS) },
+      { key: '1.1.1.1', answer: ipinfo.renderError(null, 'backend_unavailable', '', {}) },
+    ]);
+    expect(Object.keys(body(out))).toEqual(['8.8.8.8']);
+  });
 });
