@@ -13,7 +13,7 @@ import { createForwarder, type Forwarder } from './http/backend';
 import { createPipeline } from './http/pipeline';
 import { gatewayReadiness } from './http/readiness';
 import { GatewayMetrics } from './metrics/gateway-metrics';
-import { measuredForwarder, measuredStore } from './metrics/measured';
+import { measuredStore } from './metrics/measured';
 import { limitedServer } from './net/server-limits';
 import type { Store } from './store/types';
 
@@ -89,7 +89,7 @@ export function createGateway(deps: GatewayDeps): Gateway {
   const handle = createPipeline({
     ...deps,
     store: measuredStore(deps.store, metrics),
-    forward: measuredForwarder(forward, metrics),
+    forward,
     metrics,
   });
 

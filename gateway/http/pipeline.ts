@@ -54,7 +54,9 @@ async function walk(ctx: RequestContext): Promise<Refusal | null> {
   if (ctx.account !== null) return answerAccount(ctx);
   const refusal = locateClient(ctx) ?? findRequestCredential(ctx) ?? (await count(ctx));
   if (refusal !== null) return refusal;
+  const sent = performance.now();
   const outcome = await forwardRequest(ctx);
+  ctx.deps.metrics.backendAnswered(ctx.call.kind, performance.now() - sent);
   const record = outcome.kind === 'answer' && outcome.status === 200 ? renderRecord(ctx, outcome.body) : null;
   const settlement = await settle(ctx, outcome, record !== null);
   if (settlement.reply === null) ctx.outcome = 'client_gone';

@@ -5,6 +5,7 @@
  * an account or an address.
  */
 import { collectDefaultMetrics, Registry } from 'prom-client';
+import type { BackendCall } from '../../adapters/types';
 import type { CompiledHost } from '../config/compile';
 import type { GatewayCode, RefusalCode } from '../core/errors';
 import { CellCounter, CellHistogram, type CounterCell, type HistogramCell } from './cells';
@@ -108,6 +109,8 @@ export class GatewayMetrics {
   /** Admission counters: free and billed. */
   readonly free = this.admissions.cell({ billing: 'free' });
   readonly billed = this.admissions.cell({ billing: 'billed' });
+  private readonly reverse = this.backend('reverse');
+  private readonly ipv4 = this.backend('ipv4');
 
   constructor(hosts: readonly CompiledHost[]) {
     collectDefaultMetrics({ register: this.registry });
@@ -131,6 +134,11 @@ export class GatewayMetrics {
     let c = this.refusalCells.get(code);
     if (c === undefined) this.refusalCells.set(code, (c = this.refusals.cell({ code })));
     c.n += 1;
+  }
+
+  /** Record the time the backend took for a call of this kind (from the pipeline's forward step). */
+  backendAnswered(kind: BackendCall['kind'], ms: number): void {
+    (kind === 'reverse' ? this.reverse : this.ipv4).observe(ms / 1000);
   }
 
   /** The backend latency series of a backend call kind. */
