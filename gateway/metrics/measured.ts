@@ -43,15 +43,25 @@ function counted(metrics: GatewayMetrics): (result: AdmissionResult) => void {
   };
 }
 
-/** The request path's store, measured. */
+type S = PipelineStore;
+
+/** The request path's store, measured. Each call reads the store's method anew (stores may be proxies). */
 export function measuredStore(store: PipelineStore, metrics: GatewayMetrics): PipelineStore {
   return {
-    findKeyByHash: timed(metrics, 'find_key', store.findKeyByHash.bind(store)),
-    findWhitelistedAccount: timed(metrics, 'find_whitelisted', store.findWhitelistedAccount.bind(store)),
-    admit: timed(metrics, 'admit', store.admit.bind(store), counted(metrics)),
-    keep: timed(metrics, 'keep', store.keep.bind(store)),
-    release: timed(metrics, 'release', store.release.bind(store)),
-    recordRefusal: timed(metrics, 'record_refusal', store.recordRefusal.bind(store)),
-    usage: timed(metrics, 'usage', store.usage.bind(store)),
+    findKeyByHash: timed(metrics, 'find_key', (...a: Parameters<S['findKeyByHash']>) =>
+      store.findKeyByHash(...a),
+    ),
+    findWhitelistedAccount: timed(
+      metrics,
+      'find_whitelisted',
+      (...a: Parameters<S['findWhitelistedAccount']>) => store.findWhitelistedAccount(...a),
+    ),
+    admit: timed(metrics, 'admit', (...a: Parameters<S['admit']>) => store.admit(...a), counted(metrics)),
+    keep: timed(metrics, 'keep', (...a: Parameters<S['keep']>) => store.keep(...a)),
+    release: timed(metrics, 'release', (...a: Parameters<S['release']>) => store.release(...a)),
+    recordRefusal: timed(metrics, 'record_refusal', (...a: Parameters<S['recordRefusal']>) =>
+      store.recordRefusal(...a),
+    ),
+    usage: timed(metrics, 'usage', (...a: Parameters<S['usage']>) => store.usage(...a)),
   };
 }
