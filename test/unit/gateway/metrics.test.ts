@@ -1,4 +1,6 @@
 /** The metrics' own parts: cell-backed histograms and counters, and the shared store's key cache counters. */
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { ManualClock } from '../../../gateway/core/clock';
 import { GatewayMetrics } from '../../../gateway/metrics/gateway-metrics';
 import { IdentityCache } from '../../../gateway/store/shared/cache';
@@ -50,5 +52,22 @@ describe('GatewayMetrics', () => {
     expect(sampleValue(s, 'geogate_key_cache_lookups_total', { result: 'miss' })).toBe(3);
     await cache.account('a1', () => Promise.resolve(null)); // accounts are not key lookups
     expect(sampleValue(await scrape(m), 'geogate_key_cache_lookups_total', { result: 'miss' })).toBe(3);
+  });
+});
+
+describe('docs/grafana/geogate.json', () => {
+  test('every metric the dashboard queries is one the gateway exposes', async () => {
+    const m = new GatewayMetrics([]);
+    m.backend('ipv4').observe(0.01);
+    m.admission(1);
+    m.refused('no_credits');
+    m.storeOp('admit').seconds.observe(0.001);
+    m.watchKeyCache(() => ({ hits: 1, misses: 1 }));
+    const exposed = new Set((await scrape(m)).map((s) => s.name));
+    exposed.add('geogate_requests_total').add('geogate_request_duration_seconds_bucket'); // per host, none here
+    const json = readFileSync(join(__dirname, '../../../docs/grafana/geogate.json'), 'utf8');
+    const queried = new Set(json.match(/\b(?:geogate|nodejs|process)_[a-z0-9_]+/g));
+    expect(queried.size).toBeGreaterThanOrEqual(10);
+    expect([...queried].filter((name) => !exposed.has(name))).toEqual([]);
   });
 });
