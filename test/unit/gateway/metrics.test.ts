@@ -4,7 +4,9 @@ import { join } from 'node:path';
 import { ManualClock } from '../../../gateway/core/clock';
 import { GatewayMetrics } from '../../../gateway/metrics/gateway-metrics';
 import { IdentityCache } from '../../../gateway/store/shared/cache';
-import type { KeyIdentity } from '../../../gateway/store/types';
+import type { PipelineStore } from '../../../gateway/http/context';
+import { measuredStore } from '../../../gateway/metrics/measured';
+import type { AdmissionPlan, AdmissionResult, KeyIdentity } from '../../../gateway/store/types';
 import { parseExposition, sampleValue } from '../../helpers/exposition';
 
 const scrape = async (m: GatewayMetrics) => parseExposition((await m.scrape()).body);
@@ -69,5 +71,33 @@ describe('docs/grafana/geogate.json', () => {
     const queried = new Set(json.match(/\b(?:geogate|nodejs|process)_[a-z0-9_]+/g));
     expect(queried.size).toBeGreaterThanOrEqual(10);
     expect([...queried].filter((name) => !exposed.has(name))).toEqual([]);
+  });
+});
+
+describe('measuredStore', () => {
+  test('a failing store call is counted and timed, the caller gets the same error; admissions count free, billed, refused', async () => {
+    const m = new GatewayMetrics([]);
+    const boom = new Error('connect ECONNREFUSED');
+    const ticket = { planId: 'p', undo: null };
+    const results: AdmissionResult[] = [
+      { admitted: true, billed: false, charged: 0, quota: null, ticket },
+      { admitted: true, billed: true, charged: 1, quota: null, ticket },
+      { admitted: false, code: 'no_credits', quota: null },
+    ];
+    const bare = {
+      findKeyByHash: () => Promise.reject(boom),
+      admit: () => Promise.resolve(results.shift()!),
+    } as unknown as PipelineStore;
+    const store = measuredStore(bare, m);
+    await expect(store.findKeyByHash('h')).rejects.toBe(boom);
+    for (let i = 0; i < 3; i++) await store.admit({} as AdmissionPlan);
+    const s = await scrape(m);
+    expect(sampleValue(s, 'geogate_store_failures_total', { op: 'find_key' })).toBe(1);
+    expect(sampleValue(s, 'geogate_store_duration_seconds_count', { op: 'find_key' })).toBe(1);
+    expect(sampleValue(s, 'geogate_store_failures_total', { op: 'admit' })).toBe(0);
+    expect(sampleValue(s, 'geogate_store_duration_seconds_count', { op: 'admit' })).toBe(3);
+    expect(sampleValue(s, 'geogate_admissions_total', { billing: 'free' })).toBe(1);
+    expect(sampleValue(s, 'geogate_admissions_total', { billing: 'billed' })).toBe(1);
+    expect(sampleValue(s, 'geogate_admission_refusals_total', { code: 'no_credits' })).toBe(1);
   });
 });
