@@ -57,7 +57,10 @@ export function createAdminApp(deps: AdminDeps): express.Express {
     res.status(ready ? 200 : 503).json({ status: ready ? 'ready' : 'not_ready', checks });
   });
   const metrics = deps.metrics;
-  if (metrics) app.get('/metrics', (_req, res, next) => void serveMetrics(metrics, res).catch(next));
+  app.get('/metrics', (_req, res, next) => {
+    if (!metrics) return sendProblem(res, new AdminProblem('not_found', 'no metrics on this listener'));
+    serveMetrics(metrics, res).catch(next);
+  });
 
   const routeDeps: RouteDeps = { ...deps, accounts: deps.accounts ?? new AccountsService(deps) };
   const admin = express.Router();
