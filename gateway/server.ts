@@ -12,6 +12,8 @@ import type { Clock } from './core/clock';
 import { createForwarder, type Forwarder } from './http/backend';
 import { createPipeline } from './http/pipeline';
 import { gatewayReadiness } from './http/readiness';
+import { GatewayMetrics } from './metrics/gateway-metrics';
+import { measuredStore } from './metrics/measured';
 import { limitedServer } from './net/server-limits';
 import type { Store } from './store/types';
 
@@ -24,6 +26,8 @@ export interface GatewayDeps {
   adminToken?: string;
   /** The backend forwarder; defaults to one over `config.backend` (tests inject their own: no backend process). */
   forward?: Forwarder;
+  /** The instance's metrics; a fresh registry when not given. */
+  metrics?: GatewayMetrics;
 }
 
 export interface GatewayUrls {
@@ -38,6 +42,8 @@ export interface Gateway {
   close(): Promise<void>;
   /** The admin token in use (never logged). */
   readonly adminToken: string;
+  /** The instance's metrics (served at /metrics on the admin listener). */
+  readonly metrics: GatewayMetrics;
 }
 
 /** The Host header's name without port, lower-case. */
@@ -77,7 +83,15 @@ export function createGateway(deps: GatewayDeps): Gateway {
   const { config } = deps;
   const adminToken = deps.adminToken ?? config.admin.token ?? randomBytes(24).toString('base64url');
   const forward = deps.forward ?? createForwarder(config.backend.url, config.backend.timeoutMs);
-  const handle = createPipeline({ ...deps, forward });
+  const metrics = deps.metrics ?? new GatewayMetrics(config.hosts);
+  const cacheStats = deps.store.identityCacheStats?.bind(deps.store);
+  if (cacheStats) metrics.watchKeyCache(cacheStats);
+  const handle = createPipeline({
+    ...deps,
+    store: measuredStore(deps.store, metrics),
+    forward,
+    metrics,
+  });
 
   const limits = config.serverLimits;
   const serve = (pick: (req: http.IncomingMessage) => CompiledHost | null) =>
@@ -109,12 +123,14 @@ export function createGateway(deps: GatewayDeps): Gateway {
       token: adminToken,
       logger: deps.logger,
       readiness: gatewayReadiness(deps.store, config.backend.url),
+      metrics,
     }),
   );
   const all = [main, admin, ...perPort.map((p) => p.server)];
 
   return {
     adminToken,
+    metrics,
     async listen() {
       const mainUrl = await listenOn(main, config.listen.host, config.listen.port);
       const adminUrl = await listenOn(admin, config.admin.listen.host, config.admin.listen.port);

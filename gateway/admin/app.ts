@@ -1,6 +1,6 @@
 /**
  * The admin HTTP API (D15): accounts, keys, credit, packages, plans, whitelist and usage, behind a bearer token,
- * plus unauthenticated /healthz and /readyz. Mounted by the gateway on the admin listener (loopback by default).
+ * plus unauthenticated /healthz, /readyz and /metrics (Prometheus). Mounted by the gateway on the admin listener (loopback by default).
  */
 import express from 'express';
 import { AccountsService } from '../accounts/service';
@@ -19,6 +19,15 @@ import { usageRoutes } from './routes/usage';
 import { whitelistRoutes } from './routes/whitelist';
 
 export type { AdminDeps } from './deps';
+
+/** Answer a scrape with the exposition text (never cached). */
+async function serveMetrics(
+  metrics: NonNullable<AdminDeps['metrics']>,
+  res: express.Response,
+): Promise<void> {
+  const { contentType, body } = await metrics.scrape();
+  res.set({ 'content-type': contentType, 'cache-control': 'no-store' }).send(body);
+}
 
 /** Route groups under /admin; a new group is one entry. */
 const ROUTE_GROUPS = [
@@ -46,6 +55,11 @@ export function createAdminApp(deps: AdminDeps): express.Express {
     const checks = deps.readiness ? await deps.readiness().catch(() => ({ readiness: false })) : {};
     const ready = Object.values(checks).every(Boolean);
     res.status(ready ? 200 : 503).json({ status: ready ? 'ready' : 'not_ready', checks });
+  });
+  const metrics = deps.metrics;
+  app.get('/metrics', (_req, res, next) => {
+    if (!metrics) return sendProblem(res, new AdminProblem('not_found', 'no metrics on this listener'));
+    serveMetrics(metrics, res).catch(next);
   });
 
   const routeDeps: RouteDeps = { ...deps, accounts: deps.accounts ?? new AccountsService(deps) };

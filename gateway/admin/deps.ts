@@ -2,6 +2,7 @@
 import type pino from 'pino';
 import type { AccountsService } from '../accounts/service';
 import type { Clock } from '../core/clock';
+import type { GatewayMetrics } from '../metrics/gateway-metrics';
 import type { RuleSet } from '../policy/ruleset';
 import type { Store } from '../store/types';
 
@@ -19,6 +20,8 @@ export interface AdminDeps {
   readiness?: () => Promise<Record<string, boolean>>;
   /** The shared account rules; built from store, rules, clock and pepper when not given. */
   accounts?: AccountsService;
+  /** The gateway's metrics, served unauthenticated at /metrics (like /healthz; docs/decisions.md). */
+  metrics?: Pick<GatewayMetrics, 'scrape'>;
 }
 
 /** What the route groups get: the deps with the accounts service in place. */

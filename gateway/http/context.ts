@@ -8,6 +8,7 @@ import type { AccountRequest, AdapterRequest, BackendCall, BulkRequest, Rate } f
 import type { CompiledConfig, CompiledHost } from '../config/compile';
 import type { Clock } from '../core/clock';
 import type { ErrorFacts, GatewayCode } from '../core/errors';
+import type { GatewayMetrics, Outcome } from '../metrics/gateway-metrics';
 import type { IpAddress } from '../net/address';
 import type { CredentialResult } from '../policy/credentials';
 import type { Identity } from '../policy/identity';
@@ -27,6 +28,8 @@ export interface PipelineDeps {
   clock: Clock;
   logger: Logger;
   forward: Forwarder;
+  /** The instance's metrics (issue 14 item 1). */
+  metrics: GatewayMetrics;
 }
 
 /** A refusal is a value a stage returns (STYLE.md); the render stage answers it in the host's shape. */
@@ -80,6 +83,8 @@ export class RequestContext {
   quota: Readonly<Record<string, string>> = NO_HEADERS;
   /** Set by admit on hosts that show the free allowance in their answers (OpenCage `rate`). */
   rate: Rate | null = null;
+  /** What the request ended with, for the metrics: set by render's `fail` and by the pipeline (client gone). */
+  outcome: Outcome = 'ok';
 
   constructor(
     readonly deps: PipelineDeps,

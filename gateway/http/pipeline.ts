@@ -43,6 +43,7 @@ async function handle(ctx: RequestContext): Promise<void> {
     line.status = ctx.res.statusCode;
     line.ms = Math.round((performance.now() - ctx.started) * 100) / 100;
     ctx.deps.logger.info(line, 'request');
+    ctx.deps.metrics.request(ctx.host, line.identity, ctx.outcome, line.ms);
   }
 }
 
@@ -55,20 +56,26 @@ async function walk(ctx: RequestContext): Promise<Refusal | null> {
   if (ctx.bulk !== null) return serveBulk(ctx, ctx.bulk);
   const refusal = locateClient(ctx) ?? findRequestCredential(ctx) ?? (await count(ctx));
   if (refusal !== null) return refusal;
+  const sent = performance.now();
   const outcome = await forwardRequest(ctx);
+  ctx.deps.metrics.backendAnswered(ctx.call.kind, performance.now() - sent);
   const record = outcome.kind === 'answer' && outcome.status === 200 ? renderRecord(ctx, outcome.body) : null;
   const settlement = await settle(ctx, outcome, record !== null);
+  if (settlement.reply === null) ctx.outcome = 'client_gone';
   render(ctx, settlement, outcome, record);
   return null;
 }
 
 /** Identify, then plan + admit. An unreachable store under onStoreFailure: open serves the request uncounted. */
 async function count(ctx: RequestContext): Promise<Refusal | null> {
+  const t0 = performance.now();
   try {
     return (await identifyCaller(ctx)) ?? (await admitRequest(ctx));
   } catch (err) {
     if (!(err instanceof StoreFault) || ctx.deps.config.onStoreFailure !== 'open') throw err;
     ctx.deps.logger.warn({ err: err.message }, 'store unavailable: serving uncounted (onStoreFailure: open)');
     return null;
+  } finally {
+    ctx.deps.metrics.admission(performance.now() - t0);
   }
 }

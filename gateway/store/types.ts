@@ -211,6 +211,8 @@ export class StoreConflict extends Error {
 }
 
 export interface Store {
+  /** Key identity cache lookups so far (stores with a cache: the shared store); read by the metrics. */
+  identityCacheStats?(): { hits: number; misses: number };
   /** Create tables (knex migrations) or verify they exist. */
   migrate(): Promise<void>;
   close(): Promise<void>;

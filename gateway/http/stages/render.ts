@@ -35,6 +35,7 @@ export function fail(
   extra: Readonly<Record<string, string>>,
 ): void {
   const adapter = ctx.host.adapter;
+  ctx.outcome = code;
   send(
     ctx,
     adapter.renderError(ctx.state, code, publicMessage(adapter.clientTexts, code, detail), facts),

@@ -34,6 +34,8 @@ export class IdentityCache {
   private whitelist: Entry<WhitelistBlock[]> | null = null;
   /** Bumped by every invalidation: a load that started before it does not store its (maybe stale) result. */
   private generation = 0;
+  /** Key lookups answered from the cache, and those that went to PostgreSQL (for the metrics). */
+  readonly stats = { hits: 0, misses: 0 };
 
   constructor(
     private readonly ttlMs: number,
@@ -42,7 +44,7 @@ export class IdentityCache {
 
   /** The identity of a key hash, loaded with `load` when absent or expired. */
   key(hash: string, load: () => Promise<KeyIdentity | null>): Promise<KeyIdentity | null> {
-    return this.cached(this.keys, hash, load);
+    return this.cached(this.keys, hash, load, this.stats);
   }
 
   /** An account by id. */
@@ -82,10 +84,17 @@ export class IdentityCache {
     }
   }
 
-  private async cached<T>(map: Map<string, Entry<T>>, k: string, load: () => Promise<T>): Promise<T> {
+  private async cached<T>(
+    map: Map<string, Entry<T>>,
+    k: string,
+    load: () => Promise<T>,
+    stats?: { hits: number; misses: number },
+  ): Promise<T> {
     const e = map.get(k);
     const t = this.clock.now();
-    if (e && t - e.at < this.ttlMs) return e.v;
+    const hit = e !== undefined && t - e.at < this.ttlMs;
+    if (stats) stats[hit ? 'hits' : 'misses'] += 1;
+    if (hit) return e.v;
     const gen = this.generation;
     try {
       const v = await load();

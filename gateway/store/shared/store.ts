@@ -310,6 +310,11 @@ export class SharedStore implements Store {
 
   /* --- identification --- */
 
+  /** Key identity cache lookups so far (read by the metrics at each scrape). */
+  identityCacheStats(): { hits: number; misses: number } {
+    return this.cache.stats;
+  }
+
   async findKeyByHash(hash: string): Promise<KeyIdentity | null> {
     return this.cache.key(hash, () =>
       this.pgLookup(async () => {
