@@ -76,7 +76,9 @@ export function closeServer(server: http.Server): Promise<void> {
 export function createGateway(deps: GatewayDeps): Gateway {
   const { config } = deps;
   const adminToken = deps.adminToken ?? config.admin.token ?? randomBytes(24).toString('base64url');
-  const forward = deps.forward ?? createForwarder(config.backend.url, config.backend.timeoutMs);
+  const forward =
+    deps.forward ??
+    createForwarder(config.backend.url, config.backend.timeoutMs, config.backend.passRequestId);
   const handle = createPipeline({ ...deps, forward });
 
   const limits = config.serverLimits;

@@ -43,7 +43,7 @@ export interface CompiledConfig {
   rules: RuleSet;
   listen: { host: string; port: number };
   admin: { listen: { host: string; port: number }; token: string | null };
-  backend: { url: URL; timeoutMs: number };
+  backend: { url: URL; timeoutMs: number; passRequestId: boolean };
   store: CompiledStoreConfig;
   /** The crash sweeper's age limit for unsettled admissions, passed to the store (backend timeout + margin). */
   reservationTimeoutMs: number;
@@ -98,7 +98,11 @@ export function compileConfig(raw: RawConfig, file: string): CompiledConfig {
     rules,
     listen: raw.listen,
     admin: { listen: raw.admin.listen, token: raw.admin.token ?? null },
-    backend: { url: new URL(raw.backend.url), timeoutMs: raw.backend.timeoutMs },
+    backend: {
+      url: new URL(raw.backend.url),
+      timeoutMs: raw.backend.timeoutMs,
+      passRequestId: raw.backend.passRequestId,
+    },
     store,
     reservationTimeoutMs: raw.backend.timeoutMs + SWEEP_MARGIN_MS,
     onStoreFailure: raw.onStoreFailure,

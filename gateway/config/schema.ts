@@ -73,7 +73,11 @@ export const configSchema = z.strictObject({
       token: z.string().min(16, 'the admin token needs at least 16 characters').optional(),
     })
     .default({ listen: { host: '127.0.0.1', port: 8081 } }),
-  backend: z.strictObject({ url: httpUrl, timeoutMs: z.int().min(1).max(600_000).default(5000) }),
+  backend: z.strictObject({
+    url: httpUrl,
+    timeoutMs: z.int().min(1).max(600_000).default(5000),
+    passRequestId: z.boolean().default(false),
+  }),
   store,
   onStoreFailure: z.enum(['closed', 'open']).default('closed'),
   trustProxy: z.array(cidr).default([]),

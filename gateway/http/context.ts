@@ -9,6 +9,7 @@ import type { CompiledConfig, CompiledHost } from '../config/compile';
 import type { Clock } from '../core/clock';
 import type { ErrorFacts, GatewayCode } from '../core/errors';
 import type { IpAddress } from '../net/address';
+import { requestIdOf } from '../net/request-id';
 import type { CredentialResult } from '../policy/credentials';
 import type { Identity } from '../policy/identity';
 import type { Store, Ticket } from '../store/types';
@@ -47,6 +48,8 @@ export interface LogLine {
   identity: Identity['kind'] | 'none';
   keyId: string | null;
   ms: number;
+  /** The request id (issue 14 item 2), also in the X-Request-Id answer header and error bodies. */
+  requestId: string;
 }
 
 /** No extra headers (shared, never written to). */
@@ -56,6 +59,8 @@ export const NO_HEADERS: Readonly<Record<string, string>> = Object.freeze({});
 export class RequestContext {
   readonly started = performance.now();
   readonly line: LogLine;
+  /** A trusted proxy's X-Request-Id/traceparent, else generated; set on the answer before any stage runs. */
+  readonly requestId: string;
   /** The raw (still percent-encoded) path and the query string without "?". */
   readonly rawPath: string;
   readonly query: string;
@@ -89,6 +94,8 @@ export class RequestContext {
     const q = url.indexOf('?');
     this.rawPath = q < 0 ? url : url.slice(0, q);
     this.query = q < 0 ? '' : url.slice(q + 1);
+    this.requestId = requestIdOf(req.socket.remoteAddress, req.headers, deps.config.trustProxy);
+    res.setHeader('x-request-id', this.requestId);
     this.line = {
       method: req.method ?? 'GET',
       path: this.rawPath,
@@ -97,6 +104,7 @@ export class RequestContext {
       identity: 'none',
       keyId: null,
       ms: 0,
+      requestId: this.requestId,
     };
   }
 }

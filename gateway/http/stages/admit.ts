@@ -30,7 +30,7 @@ export async function admitRequest(ctx: RequestContext): Promise<Refusal | null>
   }
   store
     .recordRefusal(plan.usage, plan.day)
-    .catch((err: unknown) => logger.warn({ err }, 'recordRefusal failed'));
+    .catch((err: unknown) => logger.warn({ err, requestId: ctx.requestId }, 'recordRefusal failed'));
   const { detail, facts } = describeRefusal(result.code, plan, result.nextSlotFreeAt);
   return {
     code: result.code,
