@@ -17,6 +17,8 @@ export interface Actor {
 /** The account actions that are audited. */
 export type AuditAction =
   | 'account.created'
+  | 'account.suspended'
+  | 'account.reinstated'
   | 'key.created'
   | 'key.revoked'
   | 'package.bought'

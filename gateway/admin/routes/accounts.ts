@@ -77,7 +77,10 @@ export function accountRoutes(router: Router, deps: RouteDeps): void {
       post: async (req, res) => {
         v.parseBody(req.body, []);
         const account = await accounts.account(param(req, 'id'));
-        res.json(await accountDetail(deps, await store.setAccountStatus(account.id, status)));
+        const updated = await store.setAccountStatus(account.id, status);
+        const audited = status === 'active' ? 'account.reinstated' : 'account.suspended';
+        accounts.audit(operator(req, res), audited, { account: account.id });
+        res.json(await accountDetail(deps, updated));
       },
     });
   }

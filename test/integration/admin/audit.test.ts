@@ -64,6 +64,10 @@ describe('admin audit log, rule set A', () => {
     ]) {
       expect(text).not.toContain(String(secret));
     }
+    const suspended = await h.call('post', `/admin/accounts/${id}/suspend`, {});
+    expect(only(h, 'account.suspended', suspended.headers['x-request-id'])).toMatchObject({ account: id });
+    const reinstated = await h.call('post', `/admin/accounts/${id}/reinstate`, {});
+    expect(only(h, 'account.reinstated', reinstated.headers['x-request-id'])).toMatchObject({ account: id });
     // A refused action writes no audit line.
     await h.call('post', `/admin/keys/${key.body.id}/revoke`, {});
     expect(auditLines(h).filter((l) => l['action'] === 'key.revoked')).toHaveLength(1);
