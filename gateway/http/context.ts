@@ -94,7 +94,7 @@ export class RequestContext {
     const q = url.indexOf('?');
     this.rawPath = q < 0 ? url : url.slice(0, q);
     this.query = q < 0 ? '' : url.slice(q + 1);
-    this.requestId = requestIdOf(req.socket.remoteAddress, req.headers, deps.config.trustProxy);
+    this.requestId = requestIdOf(req.socket, req.headers, deps.config.trustProxy);
     res.setHeader('x-request-id', this.requestId);
     this.line = {
       method: req.method ?? 'GET',

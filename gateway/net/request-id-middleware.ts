@@ -6,7 +6,7 @@ import { requestIdOf } from './request-id';
 /** Set `res.locals.requestId` and the X-Request-Id answer header on every request. */
 export function requestIdMiddleware(trustProxy: readonly Cidr[] = []): RequestHandler {
   return (req, res, next) => {
-    const id = requestIdOf(req.socket.remoteAddress, req.headers, trustProxy);
+    const id = requestIdOf(req.socket, req.headers, trustProxy);
     res.locals['requestId'] = id;
     res.setHeader('x-request-id', id);
     next();
