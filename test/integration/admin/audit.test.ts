@@ -68,8 +68,10 @@ describe('admin audit log, rule set A', () => {
     expect(only(h, 'account.suspended', suspended.headers['x-request-id'])).toMatchObject({ account: id });
     const reinstated = await h.call('post', `/admin/accounts/${id}/reinstate`, {});
     expect(only(h, 'account.reinstated', reinstated.headers['x-request-id'])).toMatchObject({ account: id });
-    // A refused action writes no audit line.
-    await h.call('post', `/admin/keys/${key.body.id}/revoke`, {});
+    // A refused action writes no audit line; its problem body carries the request id.
+    const again = await h.call('post', `/admin/keys/${key.body.id}/revoke`, {});
+    expect(again.status).toBe(409);
+    expect(again.body.request_id).toBe(again.headers['x-request-id']);
     expect(auditLines(h).filter((l) => l['action'] === 'key.revoked')).toHaveLength(1);
   });
 });
