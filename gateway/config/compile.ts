@@ -62,6 +62,8 @@ export interface CompiledConfig {
   logLevel: string;
   /** json: one JSON object per line (default); pretty: for a terminal (gateway/core/logger.ts). */
   logFormat: 'json' | 'pretty';
+  /** Whether the per-request log line carries `requestId` (warning and error lines always do). */
+  logRequestId: boolean;
 }
 
 /** Drop undefined members so `Partial<Limits>` stays exact. */
@@ -115,5 +117,6 @@ export function compileConfig(raw: RawConfig, file: string): CompiledConfig {
     hostsByName,
     logLevel: raw.log?.level ?? 'info',
     logFormat: raw.log?.format ?? 'json',
+    logRequestId: raw.log?.requestId ?? false,
   };
 }

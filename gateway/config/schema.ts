@@ -100,6 +100,8 @@ export const configSchema = z.strictObject({
       level: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'silent']).default('info'),
       /** json (default): one JSON object per line; pretty: coloured lines for a terminal (issue 14). */
       format: z.enum(['json', 'pretty']).default('json'),
+      /** Add `requestId` to the per-request line (issue 14 item 2; off: the line keeps its pinned fields). */
+      requestId: z.boolean().default(false),
     })
     .optional(),
 });

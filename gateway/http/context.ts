@@ -48,8 +48,8 @@ export interface LogLine {
   identity: Identity['kind'] | 'none';
   keyId: string | null;
   ms: number;
-  /** The request id (issue 14 item 2), also in the X-Request-Id answer header and error bodies. */
-  requestId: string;
+  /** The request id (issue 14 item 2) under `log.requestId: true`; always in the header and error bodies. */
+  requestId?: string;
 }
 
 /** No extra headers (shared, never written to). */
@@ -104,7 +104,7 @@ export class RequestContext {
       identity: 'none',
       keyId: null,
       ms: 0,
-      requestId: this.requestId,
     };
+    if (deps.config.logRequestId) this.line.requestId = this.requestId;
   }
 }

@@ -27,6 +27,7 @@ async function start(trusted: boolean, logs: string[]): Promise<Harness> {
     config: {
       backend: { url: rec.url, timeoutMs: 5000, passRequestId: true },
       trustProxy: [trusted ? '127.0.0.1/32' : '10.0.0.0/8'],
+      log: { requestId: true },
     },
   });
 }
