@@ -12,6 +12,7 @@ import { classifyIp, nonIpv4Code } from './common/ip';
 import type { ErrorTable } from './common/parse';
 import { methodRefusal, refuse, routePath, type RequestForm } from './common/parse';
 import { compact } from './common/place';
+import { parseQuery } from './common/query';
 import { json } from './common/respond';
 import type {
   AccountEndpoints,
@@ -19,6 +20,10 @@ import type {
   Adapter,
   AdapterRequest,
   AdapterResponse,
+  BulkAnswer,
+  BulkEndpoints,
+  BulkItem,
+  BulkParse,
   ParseResult,
 } from './types';
 
@@ -27,6 +32,8 @@ export interface IpinfoState {
   api: 'standard' | 'lite';
   /** A single-field form (`/{ip}/country`, `/city`): the answer is that field as text/plain. */
   field?: IpinfoField;
+  /** A batch with `?filter=1`: paths whose lookup failed are left out of the answer (node-ipinfo's `filter`). */
+  filter?: boolean;
 }
 
 /** The fields ipinfo serves one at a time as text (`curl ipinfo.io/8.8.8.8/country`). */
@@ -48,6 +55,22 @@ export const IPINFO_FORMS: readonly RequestForm[] = [
   { example: '/city?token=K', clients: "single field of the caller's own address" },
   { example: '/8.8.8.8/json/', clients: 'trailing slash' },
 ];
+
+/** The batch forms (POST, body after the space); each is parsed in test/unit/adapters/bulk-forms.test.ts. */
+export const IPINFO_BULK_CALLS: readonly RequestForm[] = [
+  {
+    example: '/batch ["8.8.8.8/json","1.1.1.1/country"]',
+    clients: 'node-ipinfo getBatch (up to 1000 paths), one request per distinct path',
+  },
+  { example: '/batch?filter=1 ["8.8.8.8","1.1.1.1/json"]', clients: 'node-ipinfo getBatch with filter' },
+  {
+    example: '/batch/ ["/8.8.8.8/json","lite/1.1.1.1"]',
+    clients: 'leading slash, Lite path, trailing slash',
+  },
+];
+
+/** ipinfo's batch limit: 1000 paths per call (node-ipinfo BATCH_MAX_SIZE). */
+export const IPINFO_BATCH_MAX = 1000;
 
 /** An ipinfo error: `{status, error:{title, message}}` with the same HTTP status. */
 export interface IpinfoError {
@@ -108,6 +131,66 @@ function parse(req: AdapterRequest): ParseResult<IpinfoState> {
   }
   return { ok: true, request: { call: { kind: 'ipv4', ip: r.ip }, state } };
 }
+
+/**
+ * `POST /batch` (`?filter=1` accepted): a JSON array of lookup paths (`8.8.8.8/json`, `1.1.1.1/country`, `lite/…`),
+ * each naming an IPv4 address; a path given twice is one lookup (the answer is keyed by path).
+ */
+function parseBatch(req: AdapterRequest, body: Buffer): BulkParse<IpinfoState> {
+  if (req.method.toUpperCase() !== 'POST')
+    return refuse('method_not_allowed', 'method', 'Use POST for /batch.');
+  let paths: unknown;
+  try {
+    paths = JSON.parse(body.toString('utf8'));
+  } catch {
+    return refuse('invalid_parameter', 'body', 'The body must be a JSON array of lookup paths.');
+  }
+  if (!Array.isArray(paths) || paths.length === 0 || !paths.every((p) => typeof p === 'string')) {
+    return refuse('invalid_parameter', 'body', 'The body must be a JSON array of lookup paths.');
+  }
+  const unique = [...new Set(paths as string[])];
+  if (unique.length > IPINFO_BATCH_MAX) {
+    return refuse('invalid_parameter', 'body', `At most ${IPINFO_BATCH_MAX} paths per batch.`);
+  }
+  const items: BulkItem<IpinfoState>[] = [];
+  for (const key of unique) {
+    const r = route(routePath(`/${key.replace(/^\/+/, '')}`));
+    if (r === null || classifyIp(r.ip) !== 'ipv4') {
+      return refuse(
+        'invalid_parameter',
+        'body',
+        `Not an IPv4 lookup path: ${JSON.stringify(key.slice(0, 64))}.`,
+      );
+    }
+    const state: IpinfoState = r.field === undefined ? { api: r.api } : { api: r.api, field: r.field };
+    items.push({ key, call: { kind: 'ipv4', ip: r.ip }, state });
+  }
+  const filter = parseQuery(req.query).get('filter')?.[0] === '1';
+  return { ok: true, bulk: { items, state: filter ? { api: 'standard', filter } : { api: 'standard' } } };
+}
+
+/**
+ * ipinfo's batch answer: an object keyed by path; a single field is its text, an error its error object (left out
+ * with `?filter=1`).
+ */
+function renderBatch(state: IpinfoState, answers: readonly BulkAnswer[]): AdapterResponse {
+  const kept = state.filter === true ? answers.filter((a) => a.answer.status < 400) : answers;
+  const members = kept.map(({ key, answer }) => {
+    const text = answer.headers['content-type']?.startsWith('text/plain') === true;
+    return `${JSON.stringify(key)}:${text ? JSON.stringify(answer.body.replace(/\n$/, '')) : answer.body}`;
+  });
+  return {
+    status: 200,
+    headers: { 'content-type': 'application/json; charset=utf-8' },
+    body: `{${members.join(',')}}`,
+  };
+}
+
+const bulk: BulkEndpoints<IpinfoState> = {
+  matches: (req) => routePath(req.path) === '/batch',
+  parse: parseBatch,
+  render: renderBatch,
+};
 
 /** ipinfo answers non-public addresses (private, loopback, reserved...) with `{ip, bogon: true}`. */
 function isBogon(ip: string): boolean {
@@ -205,4 +288,5 @@ export const ipinfo: Adapter<IpinfoState> = {
   renderIp,
   renderError,
   account,
+  bulk: bulk as BulkEndpoints<unknown>,
 };

@@ -13,7 +13,15 @@ import type { ErrorTable, RequestForm } from './common/parse';
 import { methodRefusal, refuse, routePath } from './common/parse';
 import { parseQuery } from './common/query';
 import { json } from './common/respond';
-import type { Adapter, AdapterRequest, AdapterResponse, ParseResult } from './types';
+import type {
+  Adapter,
+  AdapterRequest,
+  AdapterResponse,
+  BulkAnswer,
+  BulkEndpoints,
+  BulkParse,
+  ParseResult,
+} from './types';
 
 /** ipstack needs no rendering options. */
 export type IpstackState = Record<string, never>;
@@ -86,6 +94,19 @@ export const IPSTACK_FORMS: readonly RequestForm[] = [
   { example: '/8.8.8.8/?access_key=K', clients: 'trailing slash' },
 ];
 
+/** The bulk forms (one request per address); each is parsed in test/unit/adapters/bulk-forms.test.ts. */
+export const IPSTACK_BULK_CALLS: readonly RequestForm[] = [
+  { example: '/8.8.8.8,1.1.1.1?access_key=K', clients: 'bulk lookup (up to 50), one request per address' },
+  { example: '/8.8.8.8%2C1.1.1.1?access_key=K', clients: 'bulk lookup, encoded comma' },
+  {
+    example: '/8.8.8.8,1.1.1.1/?access_key=K&output=json',
+    clients: 'bulk lookup, trailing slash, output=json',
+  },
+];
+
+/** ipstack's bulk limit: 50 addresses per call (providers.md 1.13). */
+export const IPSTACK_BULK_MAX = 50;
+
 function parse(req: AdapterRequest): ParseResult<IpstackState> {
   const m = /^\/([^/]+)$/.exec(routePath(req.path));
   if (!m) return null;
@@ -96,10 +117,43 @@ function parse(req: AdapterRequest): ParseResult<IpstackState> {
     return refuse('invalid_parameter', 'output', 'output must be json');
   const ip = m[1] as string;
   if (ip === 'check') return { ok: true, request: { call: { kind: 'ipv4', ip: null }, state: {} } };
+  // The pipeline serves a comma list through `bulk` (stages/bulk.ts) before parse; parse alone refuses it.
   if (ip.includes(',')) return refuse('invalid_parameter', 'ip', 'Bulk lookups are not supported.');
   if (classifyIp(ip) !== 'ipv4') return refuse(nonIpv4Code(ip), 'ip', 'The IP Address supplied is invalid.');
   return { ok: true, request: { call: { kind: 'ipv4', ip }, state: {} } };
 }
+
+/** `GET /{ip1},{ip2},…`: every address must be IPv4; the answer is the array of single answers, in order. */
+function parseBulk(req: AdapterRequest): BulkParse<IpstackState> {
+  const refusal = methodRefusal(req);
+  if (refusal) return refusal;
+  const output = parseQuery(req.query).get('output')?.[0];
+  if (output !== undefined && output !== 'json')
+    return refuse('invalid_parameter', 'output', 'output must be json');
+  const ips = routePath(req.path).slice(1).split(',');
+  if (ips.length > IPSTACK_BULK_MAX) {
+    return refuse('invalid_parameter', 'ip', `At most ${IPSTACK_BULK_MAX} addresses per bulk lookup.`);
+  }
+  const bad = ips.find((ip) => classifyIp(ip) !== 'ipv4');
+  if (bad !== undefined) return refuse(nonIpv4Code(bad), 'ip', 'The IP Address supplied is invalid.');
+  const items = ips.map((ip) => ({ key: ip, call: { kind: 'ipv4' as const, ip }, state: {} }));
+  return { ok: true, bulk: { items, state: {} } };
+}
+
+/** ipstack's bulk answer: a JSON array of the single answers (errors in their own envelope). */
+function renderBulk(_s: IpstackState, answers: readonly BulkAnswer[]): AdapterResponse {
+  return {
+    status: 200,
+    headers: { 'content-type': 'application/json; charset=utf-8' },
+    body: `[${answers.map((a) => a.answer.body).join(',')}]`,
+  };
+}
+
+const bulk: BulkEndpoints<IpstackState> = {
+  matches: (req) => req.path.includes(',') && /^\/[^/]+$/.test(routePath(req.path)),
+  parse: parseBulk,
+  render: renderBulk,
+};
 
 function location(cc: string | null): Record<string, unknown> {
   if (cc === null)
@@ -156,4 +210,5 @@ export const ipstack: Adapter<IpstackState> = {
   renderReverse: (_s: IpstackState, _r: ReverseRecord) => renderError(null, 'not_found', '', {}),
   renderIp,
   renderError,
+  bulk: bulk as BulkEndpoints<unknown>,
 };

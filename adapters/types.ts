@@ -83,6 +83,42 @@ export interface Adapter<S = unknown> {
    * the gateway applies them with `publicMessage` before `renderError`, on every refusal of this host.
    */
   readonly clientTexts?: ClientTexts;
+  /**
+   * Bulk forms (ipstack `/{ip1},{ip2}`, ipinfo `POST /batch`): one call that is N backend lookups, each counted and
+   * billed as one request (gateway/http/stages/bulk.ts, docs/decisions.md).
+   */
+  readonly bulk?: BulkEndpoints<unknown>;
+}
+
+/** One lookup of a bulk call: the key its answer is filed under, its backend call and its rendering state. */
+export interface BulkItem<S = unknown> {
+  key: string;
+  call: BackendCall;
+  state: S;
+}
+
+/** A parsed bulk call: its lookups (at least one) and the state its refusals are rendered with. */
+export interface BulkRequest<S = unknown> {
+  items: BulkItem<S>[];
+  state: S;
+}
+
+/** The answer of one lookup of a bulk call: its record or its error, rendered as a single answer would be. */
+export interface BulkAnswer {
+  key: string;
+  answer: AdapterResponse;
+}
+
+/** What a bulk form's parse returns: the call or, as for single requests, a refusal. */
+export type BulkParse<S> = { ok: true; bulk: BulkRequest<S> } | ParseResult<never>;
+
+/** A host's bulk form: which requests it is (null: not a bulk call) and how the N answers become one. */
+export interface BulkEndpoints<S> {
+  /** The bulk call, or a refusal (`refuse`, `methodRefusal`); null (or a single request) is answered not_found. */
+  parse(req: AdapterRequest, body: Buffer): BulkParse<S>;
+  render(state: S, answers: readonly BulkAnswer[]): AdapterResponse;
+  /** Whether a request may be a bulk call (cheap test, so single requests pay nothing more). */
+  matches(req: AdapterRequest): boolean;
 }
 
 /**

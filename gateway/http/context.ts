@@ -4,7 +4,7 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Logger } from 'pino';
-import type { AccountRequest, AdapterRequest, BackendCall, Rate } from '../../adapters/types';
+import type { AccountRequest, AdapterRequest, BackendCall, BulkRequest, Rate } from '../../adapters/types';
 import type { CompiledConfig, CompiledHost } from '../config/compile';
 import type { Clock } from '../core/clock';
 import type { ErrorFacts, GatewayCode } from '../core/errors';
@@ -72,6 +72,8 @@ export class RequestContext {
   call!: BackendCall;
   /** Set by parse instead of `call` for a provider's account endpoint (issue 16 item 4): answered, never counted. */
   account: AccountRequest | null = null;
+  /** Set by parse for a bulk call (ipstack `/{ip1},{ip2}`, ipinfo `/batch`): N lookups, served by stages/bulk.ts. */
+  bulk: BulkRequest | null = null;
   /** Set by client-address: the client address (D3). */
   address!: IpAddress;
   /** Set by credential: what the request carries (never a conflict past that stage). */

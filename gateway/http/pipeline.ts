@@ -10,6 +10,7 @@ import { RequestContext, type PipelineDeps, type Refusal } from './context';
 import { StoreFault } from './fault';
 import { answerAccount } from './stages/account';
 import { admitRequest } from './stages/admit';
+import { serveBulk } from './stages/bulk';
 import { locateClient } from './stages/client-address';
 import { findRequestCredential } from './stages/credential';
 import { forwardRequest } from './stages/forward';
@@ -51,6 +52,7 @@ async function walk(ctx: RequestContext): Promise<Refusal | null> {
   const parsed = checkMethod(ctx) ?? (await parseRequest(ctx));
   if (parsed !== null) return parsed;
   if (ctx.account !== null) return answerAccount(ctx);
+  if (ctx.bulk !== null) return serveBulk(ctx, ctx.bulk);
   const refusal = locateClient(ctx) ?? findRequestCredential(ctx) ?? (await count(ctx));
   if (refusal !== null) return refusal;
   const outcome = await forwardRequest(ctx);

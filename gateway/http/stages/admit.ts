@@ -1,15 +1,30 @@
 /** Stage: plan + admit. The rule set plans (slots, allowance, billing); the store executes it all-or-nothing (D10). */
 import { randomUUID } from 'node:crypto';
 import { planAdmission } from '../../policy/planner';
-import type { AdmissionResult } from '../../store/types';
+import type { Rate } from '../../../adapters/types';
+import type { AdmissionPlan, AdmissionResult } from '../../store/types';
 import type { RequestContext, Refusal } from '../context';
 import { storeFault } from '../fault';
 import { quotaHeaders } from '../headers';
 import { rateOf } from '../account-call';
 import { describeRefusal } from '../refusals';
 
-/** Admit the identified request; sets ticket and quota headers. A refusal changes nothing; a store fault is thrown. */
-export async function admitRequest(ctx: RequestContext): Promise<Refusal | null> {
+const PAYMENT_REQUIRED: ReadonlySet<string> = new Set(['quota_exceeded', 'no_credits']);
+
+/** The allowance of a refused plan, shown as used up; null when the identity has none (Unlimited). */
+function usedUp(plan: AdmissionPlan, quota: { used: number; limit: number } | null): Rate | null {
+  const rate = rateOf(plan, quota);
+  return rate === null ? null : { limit: rate.limit, remaining: 0, reset: rate.reset };
+}
+
+/**
+ * Admit the identified request; sets ticket and quota headers. A refusal changes nothing; a store fault is thrown.
+ * `seen`, when given, is called with the store's result.
+ */
+export async function admitRequest(
+  ctx: RequestContext,
+  seen?: (result: AdmissionResult) => void,
+): Promise<Refusal | null> {
   const { config, store, clock, logger } = ctx.deps;
   const identity = ctx.identity;
   const rules = config.rules;
@@ -21,6 +36,8 @@ export async function admitRequest(ctx: RequestContext): Promise<Refusal | null>
   } catch (err) {
     throw storeFault(err);
   }
+  // Only a bulk call watches each result (stages/bulk.ts); a single request passes nothing.
+  if (seen !== undefined) seen(result);
   if (result.admitted) {
     ctx.ticket = result.ticket;
     ctx.quota = quotaHeaders(rules, result.quota, now, false);
@@ -31,6 +48,8 @@ export async function admitRequest(ctx: RequestContext): Promise<Refusal | null>
   store
     .recordRefusal(plan.usage, plan.day)
     .catch((err: unknown) => logger.warn({ err, requestId: ctx.requestId }, 'recordRefusal failed'));
+  // OpenCage's 402 (allowance used, no credit) shows the used-up allowance: rate.remaining 0 (issue 16 item 4).
+  if (ctx.host.adapter.withRate && PAYMENT_REQUIRED.has(result.code)) ctx.rate = usedUp(plan, result.quota);
   const { detail, facts } = describeRefusal(result.code, plan, result.nextSlotFreeAt);
   return {
     code: result.code,

@@ -1,4 +1,5 @@
 /** Stage: parse. Body (bounded, D2a form), path decoding, then the host's adapter turns the request into a call. */
+import type { BulkItem, BulkParse } from '../../../adapters/types';
 import { MESSAGES } from '../../core/errors';
 import type { RequestContext, Refusal } from '../context';
 import { adapterRequest, flatHeaders, isFormBody, parseForm, readBody } from '../request';
@@ -47,6 +48,8 @@ export async function parseRequest(ctx: RequestContext): Promise<Refusal | null>
   );
   ctx.areq = areq;
   ctx.form = form;
+  const bulk = host.adapter.bulk;
+  if (bulk !== undefined && bulk.matches(areq)) return parseBulk(ctx, bulk.parse(areq, body));
   const account = host.adapter.account?.parse(areq);
   if (account) {
     ctx.state = account.state;
@@ -63,5 +66,21 @@ export async function parseRequest(ctx: RequestContext): Promise<Refusal | null>
   }
   ctx.state = parsed.request.state;
   ctx.call = parsed.request.call;
+  return null;
+}
+
+/** A bulk call: its lookups, or the refusal its parse returned (rendered with the state it read). */
+function parseBulk(ctx: RequestContext, parsed: BulkParse<unknown>): Refusal | null {
+  if (parsed === null) return NO_ENDPOINT;
+  if (!parsed.ok) {
+    ctx.state = parsed.state ?? null;
+    return parsed.facts === undefined
+      ? { code: parsed.code, detail: parsed.detail }
+      : { code: parsed.code, detail: parsed.detail, facts: parsed.facts };
+  }
+  if (!('bulk' in parsed)) return NO_ENDPOINT;
+  ctx.state = parsed.bulk.state;
+  ctx.bulk = parsed.bulk;
+  ctx.call = (parsed.bulk.items[0] as BulkItem).call;
   return null;
 }

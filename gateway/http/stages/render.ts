@@ -41,7 +41,16 @@ export function fail(
 
 /** Answer a refusal returned by a stage. */
 export function refuse(ctx: RequestContext, refusal: Refusal): void {
-  fail(ctx, refusal.code, refusal.detail, refusal.facts ?? NO_FACTS, refusal.headers ?? NO_HEADERS);
+  const rate = ctx.rate;
+  const withRate = ctx.host.adapter.withRate;
+  if (rate === null || !withRate) {
+    return fail(ctx, refusal.code, refusal.detail, refusal.facts ?? NO_FACTS, refusal.headers ?? NO_HEADERS);
+  }
+  // Set only by admit on a 402-type refusal of a host that shows the allowance (OpenCage).
+  const adapter = ctx.host.adapter;
+  const text = publicMessage(adapter.clientTexts, refusal.code, refusal.detail);
+  const answer = adapter.renderError(ctx.state, refusal.code, text, refusal.facts ?? NO_FACTS);
+  send(ctx, withRate(answer, rate), refusal.headers ?? NO_HEADERS);
 }
 
 /** Answer the settled backend outcome: the rendered record, or the settlement's error (with quota headers). */

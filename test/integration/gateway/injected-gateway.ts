@@ -69,6 +69,7 @@ export function answer(status: number, body: unknown): BackendOutcome {
 export async function startInjected(
   policy: 'A' | 'B',
   config: Record<string, unknown> = {},
+  wrapStore: (store: Store) => Store = (store) => store,
 ): Promise<Injected> {
   const dir = mkdtempSync(join(tmpdir(), 'geogate-injected-'));
   const doc = {
@@ -105,7 +106,7 @@ export async function startInjected(
     },
     { close: () => undefined },
   );
-  const gateway = createGateway({ config: compiled, store, clock, logger, forward });
+  const gateway = createGateway({ config: compiled, store: wrapStore(store), clock, logger, forward });
   const urls = await gateway.listen();
   let seq = 0;
   return {
