@@ -125,6 +125,7 @@ function renderError(
   if (facts.quotaReset !== undefined) body['quota_reset'] = new Date(facts.quotaReset * 1000).toISOString();
   if (facts.nextSlotFreeAt !== undefined)
     body['next_slot_free_at'] = new Date(facts.nextSlotFreeAt).toISOString();
+  if (facts.requestId !== undefined) body['request_id'] = facts.requestId;
   return json(status, body, PROBLEM_TYPE);
 }
 

@@ -4,6 +4,7 @@
  */
 import path from 'node:path';
 import express, { type ErrorRequestHandler } from 'express';
+import { requestIdMiddleware } from '../gateway/net/request-id-middleware';
 import { createContext, type AppContext } from './context';
 import type { DashboardDeps } from './deps';
 import { DashboardError } from './errors';
@@ -62,6 +63,7 @@ export function createDashboardApp(deps: DashboardDeps): express.Express {
   const app = express();
   app.disable('x-powered-by');
   app.set('etag', false);
+  app.use(requestIdMiddleware(deps.trustProxy));
   app.use(securityHeaders);
   app.get('/healthz', (_req, res) => void res.json({ status: 'ok' }));
   const root = repoRoot();

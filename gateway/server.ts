@@ -82,7 +82,9 @@ export function closeServer(server: http.Server): Promise<void> {
 export function createGateway(deps: GatewayDeps): Gateway {
   const { config } = deps;
   const adminToken = deps.adminToken ?? config.admin.token ?? randomBytes(24).toString('base64url');
-  const forward = deps.forward ?? createForwarder(config.backend.url, config.backend.timeoutMs);
+  const forward =
+    deps.forward ??
+    createForwarder(config.backend.url, config.backend.timeoutMs, config.backend.passRequestId);
   const metrics = deps.metrics ?? new GatewayMetrics(config.hosts);
   const cacheStats = deps.store.identityCacheStats?.bind(deps.store);
   if (cacheStats) metrics.watchKeyCache(cacheStats);

@@ -12,7 +12,7 @@ export function testProvider(accounts: Pick<AccountsService, 'topUp'>): PaymentP
     async startTopUp(req) {
       try {
         const key = `test:${req.idempotencyKey}`;
-        const { balance } = await accounts.topUp(req.accountId, req.units, key);
+        const { balance } = await accounts.topUp(req.accountId, req.units, key, req.actor);
         return { kind: 'credited', balance };
       } catch (err) {
         if (err instanceof StoreConflict && err.reason === 'idempotency_mismatch') {

@@ -1,4 +1,5 @@
 /** The payment-provider interface behind top-ups. */
+import type { Actor } from '../../gateway/accounts/audit';
 
 /** What a top-up asks a provider to do. */
 export interface TopUpRequest {
@@ -8,6 +9,8 @@ export interface TopUpRequest {
   units: number;
   /** Idempotency key chosen when the form was shown, so a double submission credits once. */
   idempotencyKey: string;
+  /** Who asked, for the audit line of a top-up credited at once (issue 14 item 2). */
+  actor?: Actor | undefined;
 }
 
 /** What happens next: done now (test provider) or the customer is sent to a hosted payment page. */

@@ -6,6 +6,7 @@ import type { Request, Response, Router } from 'express';
 import type { AppContext } from '../context';
 import { handle, requireApiSession, signed } from '../middleware';
 import * as credit from '../services/credit';
+import { customer } from '../actor';
 import * as keys from '../services/keys';
 import { usageReport } from '../services/usage';
 import { iso, money } from '../services/views';
@@ -24,6 +25,7 @@ export function apiRoutes(router: Router, ctx: AppContext): void {
   const on = (method: 'get' | 'post' | 'delete', path: string, fn: Fn) =>
     router[method](`/api${path}`, requireApiSession, handle(fn));
   const accountId = (res: Response) => signed(res).account.id;
+  const me = (req: Request, res: Response) => customer(ctx, req, res, accountId(res));
   const fresh = async (res: Response) => (await ctx.store.getAccount(accountId(res))) ?? signed(res).account;
 
   on('get', '/session', async (_req, res) => {
@@ -45,7 +47,12 @@ export function apiRoutes(router: Router, ctx: AppContext): void {
   on('get', '/keys', async (_req, res) => void res.json({ keys: await keys.listKeys(ctx, accountId(res)) }));
 
   on('post', '/keys', async (req, res) => {
-    const created = await keys.createKey(ctx, accountId(res), v.label(ctx.rules, body(req)['label']));
+    const created = await keys.createKey(
+      ctx,
+      accountId(res),
+      v.label(ctx.rules, body(req)['label']),
+      me(req, res),
+    );
     res.status(201).json({ ...created.key, key: created.secret, googleKey: created.googleKey });
   });
 
@@ -56,7 +63,7 @@ export function apiRoutes(router: Router, ctx: AppContext): void {
   );
 
   on('post', '/keys/:id/revoke', async (req, res) => {
-    res.json(await keys.revokeKey(ctx, accountId(res), v.id(req.params['id'])));
+    res.json(await keys.revokeKey(ctx, accountId(res), v.id(req.params['id']), me(req, res)));
   });
 
   on(
@@ -66,11 +73,11 @@ export function apiRoutes(router: Router, ctx: AppContext): void {
   );
 
   on('post', '/whitelist', async (req, res) => {
-    res.status(201).json(await wl.addWhitelist(ctx, accountId(res), body(req)['address']));
+    res.status(201).json(await wl.addWhitelist(ctx, accountId(res), body(req)['address'], me(req, res)));
   });
 
   on('delete', '/whitelist/:id', async (req, res) => {
-    await wl.removeWhitelist(ctx, accountId(res), v.id(req.params['id']));
+    await wl.removeWhitelist(ctx, accountId(res), v.id(req.params['id']), me(req, res));
     res.status(204).end();
   });
 
@@ -86,6 +93,7 @@ export function apiRoutes(router: Router, ctx: AppContext): void {
       await fresh(res),
       b['amount'],
       req.get('idempotency-key') ?? b['idempotencyKey'],
+      me(req, res),
     );
     if (r.kind === 'redirect') return void res.status(202).json({ status: 'pending', paymentUrl: r.url });
     res.status(201).json({ status: 'credited', balance: money(ctx.rules, r.balance) });
@@ -95,7 +103,7 @@ export function apiRoutes(router: Router, ctx: AppContext): void {
     const account = await fresh(res);
     const raw = body(req)['label'];
     const label = typeof raw === 'string' && raw.trim() !== '' ? v.label(ctx.rules, raw) : null;
-    const bought = await keys.buyPackage(ctx, account.id, account.balance, label);
+    const bought = await keys.buyPackage(ctx, account.id, account.balance, label, me(req, res));
     res.status(201).json({
       ...bought.key,
       key: bought.secret,

@@ -8,6 +8,7 @@ import { hashPassword, verifyPassword } from '../../gateway/accounts/password';
 import { StoreConflict } from '../../gateway/store/types';
 import type { AppContext } from '../context';
 import { DashboardError } from '../errors';
+import { customer } from '../actor';
 import { LINK_MINUTES } from '../magic-link';
 import { handle, preSessionToken, type Signed } from '../middleware';
 import { endSession, startSession } from '../session';
@@ -77,6 +78,8 @@ export function authRoutes(router: Router, ctx: AppContext): void {
           });
         await startSession(res, ctx.secrets, clock, account.id);
         ctx.logger.info({ accountId: account.id }, 'dashboard: account created');
+        ctx.accounts.audit(customer(ctx, req, res, account.id), 'account.created', { account: account.id });
+        ctx.accounts.audit(customer(ctx, req, res, account.id), 'session.signed_in', { account: account.id });
         res.redirect(303, '/?welcome=1');
       } catch (err) {
         refuse(res, err, render, values);
@@ -106,6 +109,7 @@ export function authRoutes(router: Router, ctx: AppContext): void {
           throw new DashboardError('invalid_credentials', 'E-mail address or password is wrong', 'password');
         }
         await startSession(res, ctx.secrets, clock, account.id);
+        ctx.accounts.audit(customer(ctx, req, res, account.id), 'session.signed_in', { account: account.id });
         res.redirect(303, '/');
       } catch (err) {
         refuse(res, err, render, values);
@@ -138,19 +142,27 @@ export function authRoutes(router: Router, ctx: AppContext): void {
               return store.findAccountByEmail(claim.email);
             throw err;
           });
-        if (account) ctx.logger.info({ accountId: account.id }, 'dashboard: account created');
+        if (account) {
+          ctx.logger.info({ accountId: account.id }, 'dashboard: account created');
+          ctx.accounts.audit(customer(ctx, req, res, account.id), 'account.created', { account: account.id });
+        }
       }
       if (!account) return void res.status(400).type('html').send(views.linkInvalidPage());
       await startSession(res, ctx.secrets, clock, account.id);
+      ctx.accounts.audit(customer(ctx, req, res, account.id), 'session.signed_in', { account: account.id });
       res.redirect(303, '/');
     }),
   );
 
   router.post(
     '/signout',
-    handle(async (_req, res) => {
+    handle(async (req, res) => {
       const s = res.locals['signed'] as Signed | undefined;
       await endSession(res, store, clock, s?.session ?? null);
+      if (s)
+        ctx.accounts.audit(customer(ctx, req, res, s.account.id), 'session.signed_out', {
+          account: s.account.id,
+        });
       res.redirect(303, '/signin');
     }),
   );

@@ -5,6 +5,7 @@ import type { AppContext } from '../context';
 import { DashboardError } from '../errors';
 import { handle, requirePageSession, signed } from '../middleware';
 import * as credit from '../services/credit';
+import { customer } from '../actor';
 import * as keys from '../services/keys';
 import { usageReport } from '../services/usage';
 import { iso } from '../services/views';
@@ -44,6 +45,7 @@ export function pageRoutes(router: Router, ctx: AppContext): void {
     router.get(path, requirePageSession, handle(fn));
   const post = (path: string, fn: (req: Request, res: Response) => Promise<void>) =>
     router.post(path, requirePageSession, handle(fn));
+  const me = (req: Request, res: Response) => customer(ctx, req, res, signed(res).account.id);
 
   get('/', async (req, res) => {
     const { account } = signed(res);
@@ -76,7 +78,12 @@ export function pageRoutes(router: Router, ctx: AppContext): void {
   post('/keys', async (req, res) => {
     const raw = field(req, 'label');
     try {
-      const created = await keys.createKey(ctx, signed(res).account.id, v.label(ctx.rules, raw));
+      const created = await keys.createKey(
+        ctx,
+        signed(res).account.id,
+        v.label(ctx.rules, raw),
+        me(req, res),
+      );
       send(
         res,
         201,
@@ -102,7 +109,7 @@ export function pageRoutes(router: Router, ctx: AppContext): void {
   post('/keys/:id/revoke', async (req, res) => {
     const id = v.id(req.params['id']);
     try {
-      await keys.revokeKey(ctx, signed(res).account.id, id);
+      await keys.revokeKey(ctx, signed(res).account.id, id, me(req, res));
     } catch (err) {
       if (!(err instanceof DashboardError && err.code === 'already_revoked')) throw err;
     }
@@ -125,7 +132,7 @@ export function pageRoutes(router: Router, ctx: AppContext): void {
   post('/whitelist', async (req, res) => {
     const raw = field(req, 'address');
     try {
-      const entry = await wl.addWhitelist(ctx, signed(res).account.id, raw);
+      const entry = await wl.addWhitelist(ctx, signed(res).account.id, raw, me(req, res));
       await whitelistView(res, 201, { message: `${entry.address} added.` });
     } catch (err) {
       const e = formError(err);
@@ -134,7 +141,7 @@ export function pageRoutes(router: Router, ctx: AppContext): void {
   });
 
   post('/whitelist/:id/delete', async (req, res) => {
-    await wl.removeWhitelist(ctx, signed(res).account.id, v.id(req.params['id']));
+    await wl.removeWhitelist(ctx, signed(res).account.id, v.id(req.params['id']), me(req, res));
     await whitelistView(res, 200, { message: 'Address removed.' });
   });
 
@@ -162,7 +169,7 @@ export function pageRoutes(router: Router, ctx: AppContext): void {
   post('/credit/top-up', async (req, res) => {
     const raw = field(req, 'amount');
     try {
-      const r = await credit.topUp(ctx, signed(res).account, raw, field(req, 'topUpId'));
+      const r = await credit.topUp(ctx, signed(res).account, raw, field(req, 'topUpId'), me(req, res));
       if (r.kind === 'redirect') return void res.redirect(303, r.url);
       await creditView(res, 200, { message: 'Top-up complete.' });
     } catch (err) {
@@ -176,7 +183,7 @@ export function pageRoutes(router: Router, ctx: AppContext): void {
     const raw = field(req, 'label');
     try {
       const label = typeof raw === 'string' && raw.trim() !== '' ? v.label(ctx.rules, raw) : null;
-      const bought = await keys.buyPackage(ctx, account.id, account.balance, label);
+      const bought = await keys.buyPackage(ctx, account.id, account.balance, label, me(req, res));
       send(res, 201, kv.keyCreatedPage(pageContext(ctx, res), bought.key, bought.secret, bought.googleKey));
     } catch (err) {
       const e = formError(err);

@@ -1,4 +1,5 @@
 /** Credit: balance, ledger, packages (A) or plan (B), and top-ups through the payment provider. */
+import type { Actor } from '../../gateway/accounts/audit';
 import type { Account } from '../../gateway/store/types';
 import type { AppContext } from '../context';
 import { invalidField } from '../errors';
@@ -48,6 +49,7 @@ export async function topUp(
   account: Account,
   rawAmount: unknown,
   rawId: unknown,
+  actor?: Actor,
 ): Promise<TopUpResult> {
   const units = v.amount(ctx.rules, rawAmount);
   if (typeof rawId !== 'string' || !/^[A-Za-z0-9_-]{8,64}$/.test(rawId)) {
@@ -59,5 +61,6 @@ export async function topUp(
     email: account.email,
     units,
     idempotencyKey: rawId,
+    actor,
   });
 }

@@ -1,4 +1,5 @@
 /** Key operations on the signed-in account only: a key of another account is "not found" (never "forbidden"). */
+import type { Actor } from '../../gateway/accounts/audit';
 import { StoreConflict, type ApiKey } from '../../gateway/store/types';
 import type { AppContext } from '../context';
 import { DashboardError } from '../errors';
@@ -36,16 +37,17 @@ export async function createKey(
   d: Deps,
   accountId: string,
   label: string | null,
+  actor?: Actor,
 ): Promise<{ key: KeyJson; secret: string; googleKey: string }> {
-  const created = await d.accounts.createKey(accountId, label);
+  const created = await d.accounts.createKey(accountId, label, actor);
   return { key: keyView(created.key, d.clock.now()), secret: created.secret, googleKey: created.googleKey };
 }
 
 /** Revoke one of the account's keys. */
-export async function revokeKey(d: Deps, accountId: string, keyId: string): Promise<KeyJson> {
+export async function revokeKey(d: Deps, accountId: string, keyId: string, actor?: Actor): Promise<KeyJson> {
   const key = await ownKey(d, accountId, keyId);
   try {
-    return keyView(await d.accounts.revokeKey(key), d.clock.now());
+    return keyView(await d.accounts.revokeKey(key, actor), d.clock.now());
   } catch (err) {
     if (err instanceof StoreConflict && err.reason === 'already_revoked') {
       throw new DashboardError('already_revoked', 'This key is already revoked');
@@ -60,6 +62,7 @@ export async function buyPackage(
   accountId: string,
   balance: number,
   label: string | null,
+  actor?: Actor,
 ): Promise<{
   key: KeyJson;
   secret: string;
@@ -67,7 +70,9 @@ export async function buyPackage(
   price: string | number;
   balance: string | number;
 }> {
-  const bought = await refusing(d.rules, () => d.accounts.buyPackage({ id: accountId, balance }, label));
+  const bought = await refusing(d.rules, () =>
+    d.accounts.buyPackage({ id: accountId, balance }, label, actor),
+  );
   return {
     key: keyView(bought.key, d.clock.now()),
     secret: bought.secret,

@@ -1,4 +1,5 @@
 /** Rule set B: the account's whitelist (D18). */
+import type { Actor } from '../../gateway/accounts/audit';
 import { StoreConflict } from '../../gateway/store/types';
 import type { AppContext } from '../context';
 import { DashboardError } from '../errors';
@@ -14,11 +15,16 @@ export async function listWhitelist(d: Deps, accountId: string): Promise<Whiteli
 }
 
 /** Add an address or block; another account's overlapping entry is refused without naming it (D18). */
-export async function addWhitelist(d: Deps, accountId: string, address: unknown): Promise<WhitelistJson> {
+export async function addWhitelist(
+  d: Deps,
+  accountId: string,
+  address: unknown,
+  actor?: Actor,
+): Promise<WhitelistJson> {
   await refusing(d.rules, async () => d.accounts.require('whitelist'));
   const cidr = v.whitelistAddress(d.rules, address);
   try {
-    return whitelistView(await d.accounts.addWhitelist(accountId, cidr));
+    return whitelistView(await d.accounts.addWhitelist(accountId, cidr, actor));
   } catch (err) {
     if (err instanceof StoreConflict && err.reason === 'whitelist_overlap') {
       throw new DashboardError(
@@ -39,6 +45,6 @@ export async function addWhitelist(d: Deps, accountId: string, address: unknown)
 }
 
 /** Remove one of the account's entries; another account's entry is not found. */
-export function removeWhitelist(d: Deps, accountId: string, entryId: string): Promise<void> {
-  return refusing(d.rules, () => d.accounts.removeWhitelist(accountId, entryId));
+export function removeWhitelist(d: Deps, accountId: string, entryId: string, actor?: Actor): Promise<void> {
+  return refusing(d.rules, () => d.accounts.removeWhitelist(accountId, entryId, actor));
 }

@@ -3,6 +3,7 @@
  * their one-time secret, detail with IP slots and when each frees, revocation), Unlimited packages (A) and the plan
  * (B), top-ups, the whitelist (B). The HTTP layers validate the shape of their input, call these, and render.
  */
+import type pino from 'pino';
 import { generateKey, googleKey, hashKey, keyPrefix } from '../core/keys';
 import type { Clock } from '../core/clock';
 import { keySlotCapacity } from '../policy/planner';
@@ -18,6 +19,7 @@ import {
   type WhitelistEntry,
 } from '../store/types';
 import { normaliseWhitelistAddress } from './address';
+import { audit, type Actor, type AuditAction, type AuditObject } from './audit';
 import { AccountError, type Feature } from './errors';
 import { addCalendarMonth } from './month';
 import { iso } from './values';
@@ -29,6 +31,8 @@ export interface AccountsDeps {
   clock: Clock;
   /** Server-side secret of key hashes (D14). */
   pepper: string;
+  /** Where audit lines go (issue 14 item 2); an action with an actor and no logger is not audited. */
+  logger?: pino.Logger;
 }
 
 /** A key with its IP slot capacity now and the slots it holds (spec 5.5). */
@@ -55,6 +59,11 @@ const FEATURE_OF: Record<Feature, (rules: RuleSet) => boolean> = {
 /** The shared account rules over one store. */
 export class AccountsService {
   constructor(private readonly d: AccountsDeps) {}
+
+  /** Write the audit line of an action `actor` took (nothing without an actor or a logger). */
+  audit(actor: Actor | undefined, action: AuditAction, what: AuditObject): void {
+    if (actor !== undefined && this.d.logger !== undefined) audit(this.d.logger, actor, action, what);
+  }
 
   /** The rule set in force. */
   get rules(): RuleSet {
@@ -110,23 +119,28 @@ export class AccountsService {
   }
 
   /** Create a pay-per-use key. A rule set that labels every key numbers an unlabelled one ("Key 3"). */
-  async createKey(accountId: string, label: string | null): Promise<CreatedKey> {
+  async createKey(accountId: string, label: string | null, actor?: Actor): Promise<CreatedKey> {
     const { store, rules, clock } = this.d;
     const named =
       label ?? (rules.keyLabelRequired ? `Key ${(await store.listKeys(accountId)).length + 1}` : null);
     const { secret, input } = this.newKey({ accountId, label: named, kind: 'payg', packageUntil: null });
-    return { key: await store.createKey(input, clock.now()), secret, googleKey: googleKey(secret) };
+    const key = await store.createKey(input, clock.now());
+    this.audit(actor, 'key.created', { account: accountId, object: key.id });
+    return { key, secret, googleKey: googleKey(secret) };
   }
 
   /** Revoke a key (already revoked: the store's StoreConflict 'already_revoked'). */
-  async revokeKey(key: ApiKey): Promise<ApiKey> {
-    return this.d.store.revokeKey(key.id, this.d.clock.now());
+  async revokeKey(key: ApiKey, actor?: Actor): Promise<ApiKey> {
+    const revoked = await this.d.store.revokeKey(key.id, this.d.clock.now());
+    this.audit(actor, 'key.revoked', { account: key.accountId, object: key.id });
+    return revoked;
   }
 
   /** A: buy an Unlimited package from the balance (D17): its own key, valid one calendar month, atomically. */
   async buyPackage(
     account: Pick<Account, 'id' | 'balance'>,
     label: string | null,
+    actor?: Actor,
   ): Promise<CreatedKey & { price: number; balance: number }> {
     this.require('packages');
     const now = this.d.clock.now();
@@ -141,6 +155,8 @@ export class AccountsService {
     const price = this.d.rules.limits.packagePrice;
     try {
       const bought = await this.d.store.buyPackage(account.id, price, input, now);
+      const detail = { price, until: iso(until) ?? null };
+      this.audit(actor, 'package.bought', { account: account.id, object: bought.key.id, detail });
       return { key: bought.key, secret, googleKey: googleKey(secret), price, balance: bought.balance };
     } catch (err) {
       if (!(err instanceof StoreConflict && err.reason === 'insufficient_balance')) throw err;
@@ -153,14 +169,23 @@ export class AccountsService {
     accountId: string,
     units: number,
     idempotencyKey: string | null,
+    actor?: Actor,
   ): Promise<{ entry: LedgerEntry; balance: number; replayed: boolean }> {
-    return this.d.store.credit(accountId, units, idempotencyKey, this.d.clock.now());
+    const result = await this.d.store.credit(accountId, units, idempotencyKey, this.d.clock.now());
+    // A replay changed nothing: it is not a second action.
+    if (!result.replayed) {
+      const detail = { units, balance: result.balance };
+      this.audit(actor, 'account.topped_up', { account: accountId, object: result.entry.id, detail });
+    }
+    return result;
   }
 
   /** B: set the Unlimited plan's end (epoch ms) or return to credits (null). */
-  async setPlan(accountId: string, until: number | null): Promise<Account> {
+  async setPlan(accountId: string, until: number | null, actor?: Actor): Promise<Account> {
     this.require('plan');
-    return this.d.store.setUnlimitedUntil(accountId, until);
+    const account = await this.d.store.setUnlimitedUntil(accountId, until);
+    this.audit(actor, 'plan.set', { account: accountId, detail: { until: iso(until) ?? null } });
+    return account;
   }
 
   /** B: the account's whitelist. */
@@ -176,18 +201,21 @@ export class AccountsService {
   }
 
   /** B: add an address or IPv6 block (normalised here too); another account's overlap is the store's conflict. */
-  async addWhitelist(accountId: string, address: string): Promise<WhitelistEntry> {
+  async addWhitelist(accountId: string, address: string, actor?: Actor): Promise<WhitelistEntry> {
     const cidr = this.whitelistCidr(address);
-    return this.d.store.addWhitelist(accountId, cidr, this.d.clock.now());
+    const entry = await this.d.store.addWhitelist(accountId, cidr, this.d.clock.now());
+    this.audit(actor, 'whitelist.added', { account: accountId, object: entry.id, detail: { cidr } });
+    return entry;
   }
 
   /** B: remove one of the account's entries; another account's entry is not found. */
-  async removeWhitelist(accountId: string, entryId: string): Promise<void> {
+  async removeWhitelist(accountId: string, entryId: string, actor?: Actor): Promise<void> {
     this.require('whitelist');
     const entries = await this.d.store.listWhitelist(accountId);
     if (!entries.some((e) => e.id === entryId)) {
       throw new AccountError({ code: 'not_found', missing: 'whitelist_entry' });
     }
     await this.d.store.removeWhitelist(accountId, entryId);
+    this.audit(actor, 'whitelist.removed', { account: accountId, object: entryId });
   }
 }

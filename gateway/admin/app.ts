@@ -6,6 +6,7 @@ import express from 'express';
 import { AccountsService } from '../accounts/service';
 import type { AdminDeps, RouteDeps } from './deps';
 import { bearerAuth, errorHandler, jsonBody, requestLog } from './http';
+import { requestIdMiddleware } from '../net/request-id-middleware';
 import { adminIds } from './ids';
 import { AdminProblem, sendProblem } from './problem';
 import { accountRoutes } from './routes/accounts';
@@ -47,6 +48,7 @@ export function createAdminApp(deps: AdminDeps): express.Express {
   const app = express();
   app.disable('x-powered-by');
   app.set('etag', false);
+  app.use(requestIdMiddleware());
 
   app.get('/healthz', (_req, res) => {
     res.json({ status: 'ok' });

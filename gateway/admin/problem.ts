@@ -110,5 +110,7 @@ export function sendProblem(res: Response, problem: AdminProblem): void {
     code: problem.code,
   };
   if (problem.parameter !== undefined) body.parameter = problem.parameter;
+  const requestId: unknown = res.locals['requestId'];
+  if (typeof requestId === 'string') body.request_id = requestId;
   res.status(problem.status).type('application/problem+json').send(JSON.stringify(body));
 }

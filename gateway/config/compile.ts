@@ -43,7 +43,7 @@ export interface CompiledConfig {
   rules: RuleSet;
   listen: { host: string; port: number };
   admin: { listen: { host: string; port: number }; token: string | null };
-  backend: { url: URL; timeoutMs: number };
+  backend: { url: URL; timeoutMs: number; passRequestId: boolean };
   store: CompiledStoreConfig;
   /** The crash sweeper's age limit for unsettled admissions, passed to the store (backend timeout + margin). */
   reservationTimeoutMs: number;
@@ -62,6 +62,8 @@ export interface CompiledConfig {
   logLevel: string;
   /** json: one JSON object per line (default); pretty: for a terminal (gateway/core/logger.ts). */
   logFormat: 'json' | 'pretty';
+  /** Whether the per-request log line carries `requestId` (warning and error lines always do). */
+  logRequestId: boolean;
 }
 
 /** Drop undefined members so `Partial<Limits>` stays exact. */
@@ -98,7 +100,11 @@ export function compileConfig(raw: RawConfig, file: string): CompiledConfig {
     rules,
     listen: raw.listen,
     admin: { listen: raw.admin.listen, token: raw.admin.token ?? null },
-    backend: { url: new URL(raw.backend.url), timeoutMs: raw.backend.timeoutMs },
+    backend: {
+      url: new URL(raw.backend.url),
+      timeoutMs: raw.backend.timeoutMs,
+      passRequestId: raw.backend.passRequestId,
+    },
     store,
     reservationTimeoutMs: raw.backend.timeoutMs + SWEEP_MARGIN_MS,
     onStoreFailure: raw.onStoreFailure,
@@ -111,5 +117,6 @@ export function compileConfig(raw: RawConfig, file: string): CompiledConfig {
     hostsByName,
     logLevel: raw.log?.level ?? 'info',
     logFormat: raw.log?.format ?? 'json',
+    logRequestId: raw.log?.requestId ?? true,
   };
 }

@@ -73,7 +73,12 @@ export const configSchema = z.strictObject({
       token: z.string().min(16, 'the admin token needs at least 16 characters').optional(),
     })
     .default({ listen: { host: '127.0.0.1', port: 8081 } }),
-  backend: z.strictObject({ url: httpUrl, timeoutMs: z.int().min(1).max(600_000).default(5000) }),
+  backend: z.strictObject({
+    url: httpUrl,
+    timeoutMs: z.int().min(1).max(600_000).default(5000),
+    /** Pass the request id to the backend as X-Request-Id (issue 14 item 2); off for an upstream that refuses it. */
+    passRequestId: z.boolean().default(true),
+  }),
   store,
   onStoreFailure: z.enum(['closed', 'open']).default('closed'),
   trustProxy: z.array(cidr).default([]),
@@ -96,6 +101,8 @@ export const configSchema = z.strictObject({
       level: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'silent']).default('info'),
       /** json (default): one JSON object per line; pretty: coloured lines for a terminal (issue 14). */
       format: z.enum(['json', 'pretty']).default('json'),
+      /** `requestId` in the per-request line (issue 14 item 2); warning and error lines always carry it. */
+      requestId: z.boolean().default(true),
     })
     .optional(),
 });

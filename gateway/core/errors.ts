@@ -95,6 +95,8 @@ export interface ErrorFacts {
   quotaReset?: number;
   /** Epoch ms when the next IP slot frees (key_ip_limit, account_ip_limit). */
   nextSlotFreeAt?: number;
+  /** The request id (issue 14 item 2): problem+json `request_id`, and drop-in shapes where a free field fits. */
+  requestId?: string;
 }
 
 /** The title of each code on the main host's problem+json (D20), shared with the admin API's shared codes. */

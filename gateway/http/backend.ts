@@ -24,6 +24,8 @@ export type Forwarder = ((
   req: IncomingMessage,
   res: ServerResponse,
   call: BackendCall,
+  /** The request id, sent as X-Request-Id when the forwarder was built to pass it. */
+  requestId?: string,
 ) => Promise<BackendOutcome>) & {
   close(): void;
 };
@@ -55,8 +57,8 @@ export function proxyTarget(base: URL): Partial<Url> {
   return { protocol: base.protocol, hostname, port, host: base.host, path: '' };
 }
 
-/** Build the forwarder for a backend base URL. */
-export function createForwarder(base: URL, timeoutMs: number): Forwarder {
+/** Build the forwarder for a backend base URL; `passRequestId` adds X-Request-Id to the backend request. */
+export function createForwarder(base: URL, timeoutMs: number, passRequestId = false): Forwarder {
   // LIFO (Node's default, stated for the reader) reuses the most recently used connection: warm, and the ones left
   // idle are the ones the backend's keep-alive timeout may close.
   const agent = new http.Agent({
@@ -92,7 +94,12 @@ export function createForwarder(base: URL, timeoutMs: number): Forwarder {
     ],
   });
 
-  const forward = (req: IncomingMessage, res: ServerResponse, call: BackendCall): Promise<BackendOutcome> =>
+  const forward = (
+    req: IncomingMessage,
+    res: ServerResponse,
+    call: BackendCall,
+    requestId?: string,
+  ): Promise<BackendOutcome> =>
     new Promise<BackendOutcome>((resolve) => {
       let settled = false;
       const timer = setTimeout(() => done({ kind: 'timeout' }), timeoutMs);
@@ -110,7 +117,10 @@ export function createForwarder(base: URL, timeoutMs: number): Forwarder {
       pending.set(req, { done });
       // Every incoming header is dropped (credentials, cookies, forwarding headers): the backend sees only these,
       // and the path is the one the gateway built (never the client's query string).
-      req.headers = { accept: 'application/json' };
+      req.headers =
+        passRequestId && requestId !== undefined
+          ? { accept: 'application/json', 'x-request-id': requestId }
+          : { accept: 'application/json' };
       req.method = 'GET';
       req.url = backendPath(call);
       void proxy(req, res, (err?: unknown) => done({ kind: 'unavailable', reason: String(err) }));

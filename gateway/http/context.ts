@@ -10,6 +10,7 @@ import type { Clock } from '../core/clock';
 import type { ErrorFacts, GatewayCode } from '../core/errors';
 import type { GatewayMetrics, Outcome } from '../metrics/gateway-metrics';
 import type { IpAddress } from '../net/address';
+import { requestIdOf } from '../net/request-id';
 import type { CredentialResult } from '../policy/credentials';
 import type { Identity } from '../policy/identity';
 import type { Store, Ticket } from '../store/types';
@@ -50,6 +51,8 @@ export interface LogLine {
   identity: Identity['kind'] | 'none';
   keyId: string | null;
   ms: number;
+  /** The request id (issue 14 item 2; `log.requestId`, default on); always in the header and error bodies. */
+  requestId?: string;
 }
 
 /** No extra headers (shared, never written to). */
@@ -59,6 +62,8 @@ export const NO_HEADERS: Readonly<Record<string, string>> = Object.freeze({});
 export class RequestContext {
   readonly started = performance.now();
   readonly line: LogLine;
+  /** A trusted proxy's X-Request-Id/traceparent, else generated; set on the answer before any stage runs. */
+  readonly requestId: string;
   /** The raw (still percent-encoded) path and the query string without "?". */
   readonly rawPath: string;
   readonly query: string;
@@ -96,6 +101,8 @@ export class RequestContext {
     const q = url.indexOf('?');
     this.rawPath = q < 0 ? url : url.slice(0, q);
     this.query = q < 0 ? '' : url.slice(q + 1);
+    this.requestId = requestIdOf(req.socket, req.headers, deps.config.trustProxy);
+    res.setHeader('x-request-id', this.requestId);
     this.line = {
       method: req.method ?? 'GET',
       path: this.rawPath,
@@ -105,5 +112,6 @@ export class RequestContext {
       keyId: null,
       ms: 0,
     };
+    if (deps.config.logRequestId) this.line.requestId = this.requestId;
   }
 }

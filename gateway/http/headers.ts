@@ -49,7 +49,7 @@ export function quotaHeaders(
 export const CORS_HEADERS: Record<string, string> = {
   'access-control-allow-origin': '*',
   'access-control-expose-headers':
-    'RateLimit, RateLimit-Policy, Retry-After, X-Quota-Limit, X-Quota-Used, X-Quota-Reset, Content-Type',
+    'RateLimit, RateLimit-Policy, Retry-After, X-Quota-Limit, X-Quota-Used, X-Quota-Reset, X-Request-Id, Content-Type',
 };
 
 /** The preflight answer's headers. */

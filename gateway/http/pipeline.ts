@@ -73,7 +73,10 @@ async function count(ctx: RequestContext): Promise<Refusal | null> {
     return (await identifyCaller(ctx)) ?? (await admitRequest(ctx));
   } catch (err) {
     if (!(err instanceof StoreFault) || ctx.deps.config.onStoreFailure !== 'open') throw err;
-    ctx.deps.logger.warn({ err: err.message }, 'store unavailable: serving uncounted (onStoreFailure: open)');
+    ctx.deps.logger.warn(
+      { err: err.message, requestId: ctx.requestId },
+      'store unavailable: serving uncounted (onStoreFailure: open)',
+    );
     return null;
   } finally {
     ctx.deps.metrics.admission(performance.now() - t0);

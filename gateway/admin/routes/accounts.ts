@@ -3,6 +3,7 @@ import type { Router } from 'express';
 import { hashPassword } from '../../accounts/password';
 import type { RouteDeps } from '../deps';
 import { AdminProblem, invalid } from '../problem';
+import { operator } from '../actor';
 import { route } from '../http';
 import * as v from '../validate';
 import { accountSummary, keyView, ledgerView, planView, slotView, whitelistView } from '../views';
@@ -47,6 +48,7 @@ export function accountRoutes(router: Router, deps: RouteDeps): void {
   route(router, '/accounts', {
     post: async (req, res) => {
       const account = await store.createAccount(await signup(deps, req.body), clock.now());
+      accounts.audit(operator(req, res), 'account.created', { account: account.id });
       res
         .status(201)
         .location(`/admin/accounts/${account.id}`)
@@ -75,7 +77,10 @@ export function accountRoutes(router: Router, deps: RouteDeps): void {
       post: async (req, res) => {
         v.parseBody(req.body, []);
         const account = await accounts.account(param(req, 'id'));
-        res.json(await accountDetail(deps, await store.setAccountStatus(account.id, status)));
+        const updated = await store.setAccountStatus(account.id, status);
+        const audited = status === 'active' ? 'account.reinstated' : 'account.suspended';
+        accounts.audit(operator(req, res), audited, { account: account.id });
+        res.json(await accountDetail(deps, updated));
       },
     });
   }

@@ -1,6 +1,7 @@
 /** Credit top-ups (D16), exactly once per Idempotency-Key. */
 import type { Router } from 'express';
 import type { RouteDeps } from '../deps';
+import { operator } from '../actor';
 import { route } from '../http';
 import * as v from '../validate';
 import { ledgerView, money } from '../views';
@@ -14,7 +15,7 @@ export function creditRoutes(router: Router, deps: RouteDeps): void {
       const idem = v.idempotencyKey(req.get('Idempotency-Key'));
       const amount = v.amount(rules, v.parseBody(req.body, ['amount']).amount);
       const account = await accounts.account(param(req, 'id'));
-      const result = await accounts.topUp(account.id, amount, idem);
+      const result = await accounts.topUp(account.id, amount, idem, operator(req, res));
       if (result.replayed) res.setHeader('Idempotent-Replayed', 'true');
       res.status(result.replayed ? 200 : 201).json({
         accountId: account.id,

@@ -1,6 +1,7 @@
 /** API keys: creation (the only time a key is shown, D14), detail with IP slots, revocation. */
 import type { Router } from 'express';
 import type { RouteDeps } from '../deps';
+import { operator } from '../actor';
 import { route } from '../http';
 import * as v from '../validate';
 import { keyView, slotView } from '../views';
@@ -15,7 +16,7 @@ export function keyRoutes(router: Router, deps: RouteDeps): void {
       const b = v.parseBody(req.body, ['label']);
       const given = b.label === undefined ? null : v.label(b.label);
       const account = await accounts.account(param(req, 'id'));
-      const created = await accounts.createKey(account.id, given);
+      const created = await accounts.createKey(account.id, given, operator(req, res));
       res.setHeader('Cache-Control', 'no-store');
       res
         .status(201)
@@ -39,7 +40,7 @@ export function keyRoutes(router: Router, deps: RouteDeps): void {
     post: async (req, res) => {
       v.parseBody(req.body, []);
       const key = await accounts.key(param(req, 'id'));
-      res.json(keyView(await accounts.revokeKey(key), clock.now()));
+      res.json(keyView(await accounts.revokeKey(key, operator(req, res)), clock.now()));
     },
   });
 }

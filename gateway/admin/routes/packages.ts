@@ -1,6 +1,7 @@
 /** Rule set A: buying an Unlimited package from the balance (D17). */
 import type { Router } from 'express';
 import type { RouteDeps } from '../deps';
+import { operator } from '../actor';
 import { route } from '../http';
 import * as v from '../validate';
 import { keyView, money } from '../views';
@@ -15,7 +16,7 @@ export function packageRoutes(router: Router, deps: RouteDeps): void {
       const b = v.parseBody(req.body, ['label']);
       const given = b.label === undefined ? null : v.label(b.label);
       const account = await accounts.account(param(req, 'id'));
-      const bought = await accounts.buyPackage(account, given);
+      const bought = await accounts.buyPackage(account, given, operator(req, res));
       res.setHeader('Cache-Control', 'no-store');
       res
         .status(201)

@@ -1,6 +1,7 @@
 /** Rule set B: the Unlimited plan as a flag on the account with an end date, set by the operator (D17). */
 import type { Router } from 'express';
 import type { RouteDeps } from '../deps';
+import { operator } from '../actor';
 import { route } from '../http';
 import { invalid } from '../problem';
 import * as v from '../validate';
@@ -33,7 +34,7 @@ export function planRoutes(router: Router, deps: RouteDeps): void {
       const now = clock.now();
       const until = parsePlan(req.body, now);
       const account = await accounts.account(param(req, 'id'));
-      const updated = await accounts.setPlan(account.id, until);
+      const updated = await accounts.setPlan(account.id, until, operator(req, res));
       res.json({ accountId: updated.id, plan: planView(rules, updated, [], now) });
     },
   });

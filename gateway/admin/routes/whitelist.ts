@@ -1,6 +1,7 @@
 /** Rule set B: whitelist entries (D18). */
 import type { Router } from 'express';
 import type { RouteDeps } from '../deps';
+import { operator } from '../actor';
 import { route } from '../http';
 import { AdminProblem } from '../problem';
 import * as v from '../validate';
@@ -24,7 +25,7 @@ export function whitelistRoutes(router: Router, deps: RouteDeps): void {
       }
       const cidr = accounts.whitelistCidr(b.address);
       const account = await accounts.account(param(req, 'id'));
-      res.status(201).json(whitelistView(await accounts.addWhitelist(account.id, cidr)));
+      res.status(201).json(whitelistView(await accounts.addWhitelist(account.id, cidr, operator(req, res))));
     },
   });
 
@@ -32,7 +33,7 @@ export function whitelistRoutes(router: Router, deps: RouteDeps): void {
     delete: async (req, res) => {
       accounts.require('whitelist');
       const account = await accounts.account(param(req, 'id'));
-      await accounts.removeWhitelist(account.id, param(req, 'entryId'));
+      await accounts.removeWhitelist(account.id, param(req, 'entryId'), operator(req, res));
       res.status(204).end();
     },
   });

@@ -47,7 +47,7 @@ export async function admitRequest(
   }
   store
     .recordRefusal(plan.usage, plan.day)
-    .catch((err: unknown) => logger.warn({ err }, 'recordRefusal failed'));
+    .catch((err: unknown) => logger.warn({ err, requestId: ctx.requestId }, 'recordRefusal failed'));
   // OpenCage's 402 (allowance used, no credit) shows the used-up allowance: rate.remaining 0 (issue 16 item 4).
   if (ctx.host.adapter.withRate && PAYMENT_REQUIRED.has(result.code)) ctx.rate = usedUp(plan, result.quota);
   const { detail, facts } = describeRefusal(result.code, plan, result.nextSlotFreeAt);

@@ -94,7 +94,10 @@ async function countAll(ctx: RequestContext, n: number): Promise<(Ticket | null)
   } catch (err) {
     await releaseAll(ctx, tickets);
     if (!(err instanceof StoreFault) || ctx.deps.config.onStoreFailure !== 'open') throw err;
-    ctx.deps.logger.warn({ err: err.message }, 'store unavailable: serving uncounted (onStoreFailure: open)');
+    ctx.deps.logger.warn(
+      { err: err.message, requestId: ctx.requestId },
+      'store unavailable: serving uncounted (onStoreFailure: open)',
+    );
     return [];
   }
 }
@@ -120,7 +123,9 @@ async function releaseAll(ctx: RequestContext, tickets: readonly (Ticket | null)
   const { store, logger } = ctx.deps;
   for (const ticket of tickets) {
     if (ticket !== null) {
-      await store.release(ticket).catch((err: unknown) => logger.error({ err }, 'release failed'));
+      await store
+        .release(ticket)
+        .catch((err: unknown) => logger.error({ err, requestId: ctx.requestId }, 'release failed'));
     }
   }
 }

@@ -33,7 +33,8 @@ export function locateClient(ctx: RequestContext): Refusal | null {
 /** D3a: a trusted proxy passed an entry naming no address; refused and logged, never counted against the proxy. */
 function invalidForwarded(ctx: RequestContext, invalid: InvalidForwarded): Refusal {
   const { header, entry } = invalid;
-  ctx.deps.logger.warn({ peer: ctx.req.socket.remoteAddress, header, entry }, 'invalid forwarded entry');
+  const peer = ctx.req.socket.remoteAddress;
+  ctx.deps.logger.warn({ peer, header, entry, requestId: ctx.requestId }, 'invalid forwarded entry');
   return {
     code: 'invalid_forwarded',
     detail: `The ${header} header names no valid client address.`,

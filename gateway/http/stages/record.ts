@@ -16,9 +16,15 @@ export function renderRecord(ctx: RequestContext, body: Buffer): AdapterResponse
     }
     if (json !== null && ctx.call.kind === 'ipv4' && isIpRecord(json))
       return adapter.renderIp(ctx.state, json);
-    ctx.deps.logger.warn({ call: ctx.call.kind }, 'backend answer has no record shape');
+    ctx.deps.logger.warn(
+      { call: ctx.call.kind, requestId: ctx.requestId },
+      'backend answer has no record shape',
+    );
   } catch (err) {
-    ctx.deps.logger.warn({ err, call: ctx.call.kind }, 'backend answer could not be rendered');
+    ctx.deps.logger.warn(
+      { err, call: ctx.call.kind, requestId: ctx.requestId },
+      'backend answer could not be rendered',
+    );
   }
   return null;
 }

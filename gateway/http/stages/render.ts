@@ -36,11 +36,8 @@ export function fail(
 ): void {
   const adapter = ctx.host.adapter;
   ctx.outcome = code;
-  send(
-    ctx,
-    adapter.renderError(ctx.state, code, publicMessage(adapter.clientTexts, code, detail), facts),
-    extra,
-  );
+  const message = publicMessage(adapter.clientTexts, code, detail);
+  send(ctx, adapter.renderError(ctx.state, code, message, { ...facts, requestId: ctx.requestId }), extra);
 }
 
 /** Answer a refusal returned by a stage. */
@@ -90,10 +87,10 @@ export function render(
 /** Answer a thrown fault: an unreachable store is 503 store_unavailable, anything else a bug (500 internal). */
 export function answerFault(ctx: RequestContext, err: unknown): void {
   if (err instanceof StoreFault) {
-    ctx.deps.logger.error({ err: err.message }, 'store unavailable');
+    ctx.deps.logger.error({ err: err.message, requestId: ctx.requestId }, 'store unavailable');
     fail(ctx, 'store_unavailable', MESSAGES.store_unavailable, NO_FACTS, NO_HEADERS);
   } else {
-    ctx.deps.logger.error({ err }, 'request failed');
+    ctx.deps.logger.error({ err, requestId: ctx.requestId }, 'request failed');
     fail(ctx, 'internal', MESSAGES.internal, NO_FACTS, NO_HEADERS);
   }
 }

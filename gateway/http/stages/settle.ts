@@ -15,15 +15,20 @@ export async function settle(
     // Not awaited: the answer is not held for it. A crash before it lands lets the sweeper release an answered
     // request (never charge an unanswered one); the shared store batches keeps per event-loop turn.
     if (ctx.ticket !== null)
-      store.keep(ctx.ticket).catch((err: unknown) => logger.error({ err }, 'keep failed'));
+      store
+        .keep(ctx.ticket)
+        .catch((err: unknown) => logger.error({ err, requestId: ctx.requestId }, 'keep failed'));
     return settlement;
   }
   if (ctx.ticket !== null) {
-    await store.release(ctx.ticket).catch((err: unknown) => logger.error({ err }, 'release failed'));
+    await store
+      .release(ctx.ticket)
+      .catch((err: unknown) => logger.error({ err, requestId: ctx.requestId }, 'release failed'));
   }
-  if (outcome.kind === 'unavailable') logger.warn({ reason: outcome.reason }, 'backend unavailable');
+  if (outcome.kind === 'unavailable')
+    logger.warn({ reason: outcome.reason, requestId: ctx.requestId }, 'backend unavailable');
   else if (settlement.kind === 'failed' && outcome.kind === 'answer') {
-    logger.warn({ status: outcome.status }, 'backend error');
+    logger.warn({ status: outcome.status, requestId: ctx.requestId }, 'backend error');
   }
   return settlement;
 }

@@ -123,7 +123,13 @@ describe.each(['A', 'B'] as const)('rule set %s: the backend never receives a ke
       expect(everything).not.toContain(key.slice(3)); // not even the key body (e.g. base64-free forms)
       expect(everything).not.toContain(Buffer.from(`${key}:`).toString('base64'));
       expect(seen?.method).toBe('GET');
-      expect(Object.keys(seen?.headers ?? {}).sort()).toEqual(['accept', 'connection', 'host']);
+      // Only what the gateway itself sends; x-request-id is the gateway's own id (issue 14 item 2), never the client's.
+      expect(Object.keys(seen?.headers ?? {}).sort()).toEqual([
+        'accept',
+        'connection',
+        'host',
+        'x-request-id',
+      ]);
       expect(r.text).not.toContain(key);
       expect(logs.join('\n')).not.toContain(key);
       expect(logs.some((l) => /"path":"\/v1\/reverse".*"identity":"key"/.test(l))).toBe(true);

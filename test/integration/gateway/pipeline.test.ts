@@ -141,7 +141,17 @@ describe.each(['A', 'B'] as const)(
       const line = await logged;
       const { level: _l, time: _t, pid: _p, hostname: _h, msg, ...fields } = line;
       expect(msg).toBe('request');
-      expect(Object.keys(fields)).toEqual(['method', 'path', 'host', 'status', 'identity', 'keyId', 'ms']);
+      // issue 14 item 2 adds the request id to the line (last, after the fields it had).
+      expect(Object.keys(fields)).toEqual([
+        'method',
+        'path',
+        'host',
+        'status',
+        'identity',
+        'keyId',
+        'ms',
+        'requestId',
+      ]);
       expect(fields).toMatchObject({ method: 'GET', path: '/v1/reverse', host: 'localhost', status: 200 });
       expect(JSON.stringify(line)).not.toContain(key);
       expect(JSON.stringify(line)).not.toContain('lat=');

@@ -1,0 +1,57 @@
+/**
+ * The audit log (issue 14 item 2): one JSON line (`audit: true`, msg "audit") per account action, through the admin
+ * API and the dashboard alike: who (operator or the customer's account), what, which object, from which address,
+ * and the request id. Never a key, token, link or password: only ids go in.
+ */
+import type pino from 'pino';
+
+/** Who acts: the operator (admin token) or a signed-in customer; their address and the request id. */
+export interface Actor {
+  kind: 'operator' | 'customer';
+  /** The customer's own account id (customers only). */
+  accountId?: string;
+  address: string;
+  requestId: string;
+}
+
+/** The account actions that are audited. */
+export type AuditAction =
+  | 'account.created'
+  | 'account.suspended'
+  | 'account.reinstated'
+  | 'key.created'
+  | 'key.revoked'
+  | 'package.bought'
+  | 'account.topped_up'
+  | 'plan.set'
+  | 'whitelist.added'
+  | 'whitelist.removed'
+  | 'session.signed_in'
+  | 'session.signed_out'
+  | 'password.changed';
+
+/** The object acted on: the account and, where there is one, the object's id; plus non-secret facts. */
+export interface AuditObject {
+  account: string;
+  object?: string;
+  /** Non-secret facts (units, plan end, address block). */
+  detail?: Readonly<Record<string, string | number | null>>;
+}
+
+/** Write one audit line. */
+export function audit(logger: pino.Logger, actor: Actor, action: AuditAction, what: AuditObject): void {
+  logger.info(
+    {
+      audit: true,
+      action,
+      actor: actor.kind,
+      actorAccount: actor.accountId ?? null,
+      account: what.account,
+      object: what.object ?? null,
+      ...what.detail,
+      address: actor.address,
+      requestId: actor.requestId,
+    },
+    'audit',
+  );
+}
