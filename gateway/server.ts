@@ -36,6 +36,10 @@ export interface GatewayUrls {
 export interface Gateway {
   listen(): Promise<GatewayUrls>;
   close(): Promise<void>;
+  /** Issue 14: /readyz answers 503 from now on; the listeners keep serving. */
+  drain(): void;
+  /** Stop accepting, let in-flight requests finish (no bound here: the caller bounds it), release the forwarder. */
+  closeGracefully(): Promise<void>;
   /** The admin token in use (never logged). */
   readonly adminToken: string;
 }
@@ -72,12 +76,31 @@ export function closeServer(server: http.Server): Promise<void> {
   });
 }
 
+/** How often a draining server closes the keep-alive connections that have become idle. */
+const IDLE_SWEEP_MS = 50;
+
+/** Stop accepting and resolve when every connection has ended; idle keep-alive connections are closed as they idle. */
+export function drainServer(server: http.Server): Promise<void> {
+  return new Promise((resolve) => {
+    if (!server.listening) return resolve();
+    const sweep = setInterval(() => server.closeIdleConnections(), IDLE_SWEEP_MS);
+    server.close(() => {
+      clearInterval(sweep);
+      resolve();
+    });
+    server.closeIdleConnections();
+  });
+}
+
 /** Build a gateway from a compiled config and a store. */
 export function createGateway(deps: GatewayDeps): Gateway {
   const { config } = deps;
   const adminToken = deps.adminToken ?? config.admin.token ?? randomBytes(24).toString('base64url');
   const forward = deps.forward ?? createForwarder(config.backend.url, config.backend.timeoutMs);
   const handle = createPipeline({ ...deps, forward });
+
+  const readiness = gatewayReadiness(deps.store, config.backend.url);
+  let draining = false;
 
   const limits = config.serverLimits;
   const serve = (pick: (req: http.IncomingMessage) => CompiledHost | null) =>
@@ -108,7 +131,7 @@ export function createGateway(deps: GatewayDeps): Gateway {
       clock: deps.clock,
       token: adminToken,
       logger: deps.logger,
-      readiness: gatewayReadiness(deps.store, config.backend.url),
+      readiness: () => (draining ? Promise.resolve({ accepting: false }) : readiness()),
     }),
   );
   const all = [main, admin, ...perPort.map((p) => p.server)];
@@ -126,6 +149,13 @@ export function createGateway(deps: GatewayDeps): Gateway {
     },
     async close() {
       await Promise.all(all.map(closeServer));
+      forward.close();
+    },
+    drain() {
+      draining = true;
+    },
+    async closeGracefully() {
+      await Promise.all(all.map(drainServer));
       forward.close();
     },
   };
