@@ -73,8 +73,8 @@ export function createDashboardApp(deps: DashboardDeps): express.Express {
 
   const router = express.Router();
   router.use(dashboardIds());
-  const stripe = deps.config.payments.stripe;
-  if (deps.config.payments.provider === 'stripe' && stripe) {
+  const stripe = deps.config.payments?.stripe;
+  if (deps.config.payments?.provider === 'stripe' && stripe) {
     stripeWebhook(router, { accounts: ctx.accounts, logger: deps.logger, cfg: stripe });
   }
   router.use(express.urlencoded({ extended: false, limit: '16kb' }), express.json({ limit: '16kb' }));
