@@ -15,6 +15,7 @@ import { authRoutes } from './routes/auth';
 import { pageRoutes } from './routes/pages';
 import { errorPage } from './views/error';
 import { repoRoot } from '../gateway/core/paths';
+import { loadOpenApiJson, sendOpenApiJson } from '../gateway/core/openapi-doc';
 
 export type { DashboardDeps } from './deps';
 export { dashboardConfigSchema, type DashboardConfig } from './config';
@@ -67,6 +68,8 @@ export function createDashboardApp(deps: DashboardDeps): express.Express {
   const root = repoRoot();
   app.use('/static', express.static(path.join(root, 'dashboard', 'static'), { index: false, maxAge: 0 }));
   app.get('/favicon.ico', (_req, res) => res.redirect(301, '/static/favicon.svg'));
+  const doc = loadOpenApiJson('dashboard/openapi.yaml');
+  app.get('/openapi.json', (req, res) => sendOpenApiJson(doc, req, res));
   app.get('/api/openapi.yaml', (_req, res) =>
     res.type('application/yaml').sendFile(path.join(root, 'dashboard', 'openapi.yaml')),
   );

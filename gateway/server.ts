@@ -9,6 +9,7 @@ import type { Logger } from 'pino';
 import { createAdminApp } from './admin/app';
 import type { CompiledConfig, CompiledHost } from './config/compile';
 import type { Clock } from './core/clock';
+import { loadOpenApiJson, sendOpenApiJson } from './core/openapi-doc';
 import { createForwarder, type Forwarder } from './http/backend';
 import { createPipeline } from './http/pipeline';
 import { gatewayReadiness } from './http/readiness';
@@ -51,6 +52,11 @@ function hostName(header: string | undefined): string {
   if (h.startsWith('[')) return h.slice(0, h.indexOf(']') + 1);
   const colon = h.lastIndexOf(':');
   return colon >= 0 ? h.slice(0, colon) : h;
+}
+
+/** GET or HEAD. */
+function isRead(method: string | undefined): boolean {
+  return method === 'GET' || method === 'HEAD';
 }
 
 /** Listen on host:port and resolve with the URL. */
@@ -103,11 +109,17 @@ export function createGateway(deps: GatewayDeps): Gateway {
   let draining = false;
 
   const limits = config.serverLimits;
-  const serve = (pick: (req: http.IncomingMessage) => CompiledHost | null) =>
+  const customerDoc = loadOpenApiJson('openapi/customer.yaml');
+  /** `docs`: the main listener, where the native host answers /openapi.json before the pipeline (issue 14). */
+  const serve = (pick: (req: http.IncomingMessage) => CompiledHost | null, docs = false) =>
     limitedServer(limits.main, (req, res) => {
       const host = pick(req);
       if (!host) {
         res.writeHead(404, { 'content-type': 'text/plain' }).end('unknown host\n');
+        return;
+      }
+      if (docs && req.url === '/openapi.json' && host.adapter.name === 'native' && isRead(req.method)) {
+        sendOpenApiJson(customerDoc, req, res);
         return;
       }
       handle(host, req, res).catch((err: unknown) => {
@@ -118,7 +130,7 @@ export function createGateway(deps: GatewayDeps): Gateway {
       });
     });
 
-  const main = serve((req) => config.hostsByName.get(hostName(req.headers.host)) ?? config.defaultHost);
+  const main = serve((req) => config.hostsByName.get(hostName(req.headers.host)) ?? config.defaultHost, true);
   const perPort = config.hosts
     .filter((h) => h.port !== null)
     .map((h) => ({ host: h, server: serve(() => h) }));
