@@ -11,6 +11,7 @@ import { dashboardIds } from './ids';
 import { csrf, loadSession, securityHeaders, wantsJson } from './middleware';
 import { stripeWebhook } from './payments/webhook';
 import { apiRoutes } from './routes/api';
+import { apiReferenceRoutes } from './routes/api-reference';
 import { authRoutes } from './routes/auth';
 import { pageRoutes } from './routes/pages';
 import { errorPage } from './views/error';
@@ -68,6 +69,7 @@ export function createDashboardApp(deps: DashboardDeps): express.Express {
   const root = repoRoot();
   app.use('/static', express.static(path.join(root, 'dashboard', 'static'), { index: false, maxAge: 0 }));
   app.get('/favicon.ico', (_req, res) => res.redirect(301, '/static/favicon.svg'));
+  apiReferenceRoutes(app, root);
   const doc = loadOpenApiJson('dashboard/openapi.yaml');
   app.get('/openapi.json', (req, res) => sendOpenApiJson(doc, req, res));
   app.get('/api/openapi.yaml', (_req, res) =>
