@@ -46,6 +46,7 @@ COPY config ./config
 # The dashboard serves these from the source tree at run time (dashboard/app.ts: static/ and openapi.yaml).
 COPY dashboard/static ./dashboard/static
 COPY dashboard/openapi.yaml ./dashboard/openapi.yaml
+COPY openapi ./openapi
 # The image's built-in unprivileged user (uid 1000); the app files stay root-owned and read-only to it.
 USER node
 
@@ -59,13 +60,14 @@ CMD ["node", "dist/backend/main.js"]
 
 # ---- gateway: config/docker.yaml by default (rule set A, embedded store in /app/data) ----
 # Required environment (see config/docker.yaml): GEOGATE_KEY_PEPPER (>= 16 chars), GEOGATE_DASHBOARD_SECRET
-# (>= 32 chars), GEOGATE_STRIPE_SECRET_KEY, GEOGATE_STRIPE_WEBHOOK_SECRET. Optional: GEOGATE_POLICY (A|B),
+# (>= 32 chars). No Stripe: the dashboard runs with top-ups disabled (mount a config with `dashboard.payments` for
+# card top-ups). Optional: GEOGATE_POLICY (A|B),
 # GEOGATE_BACKEND_URL (default http://backend:8090), GEOGATE_DASHBOARD_URL, GEOGATE_ADMIN_TOKEN, GEOGATE_ADMIN_HOST.
 # Main API 8080 and dashboard 8082 listen on 0.0.0.0; the admin API (8081) stays on the container's loopback
 # (use `docker exec CONTAINER node dist/gateway/cli/main.js …`). To expose it deliberately:
 #   -e GEOGATE_ADMIN_HOST=0.0.0.0 -p 127.0.0.1:8081:8081   (publish to the host's loopback only)
-# Another set-up: mount your own file and run with `--config /path/to/file.yaml`. Without Stripe (and without the
-# dashboard): `--config config/docker-api.yaml` (needs only GEOGATE_KEY_PEPPER).
+# Another set-up: mount your own file and run with `--config /path/to/file.yaml`. Without the dashboard:
+# `--config config/docker-api.yaml` (needs only GEOGATE_KEY_PEPPER).
 FROM runtime AS gateway
 ENV GEOGATE_DATA_DIR=/app/data
 USER root

@@ -12,10 +12,12 @@ import { dashboardIds } from './ids';
 import { csrf, loadSession, securityHeaders, wantsJson } from './middleware';
 import { stripeWebhook } from './payments/webhook';
 import { apiRoutes } from './routes/api';
+import { apiReferenceRoutes } from './routes/api-reference';
 import { authRoutes } from './routes/auth';
 import { pageRoutes } from './routes/pages';
 import { errorPage } from './views/error';
 import { repoRoot } from '../gateway/core/paths';
+import { loadOpenApiJson, sendOpenApiJson } from '../gateway/core/openapi-doc';
 
 export type { DashboardDeps } from './deps';
 export { dashboardConfigSchema, type DashboardConfig } from './config';
@@ -69,14 +71,17 @@ export function createDashboardApp(deps: DashboardDeps): express.Express {
   const root = repoRoot();
   app.use('/static', express.static(path.join(root, 'dashboard', 'static'), { index: false, maxAge: 0 }));
   app.get('/favicon.ico', (_req, res) => res.redirect(301, '/static/favicon.svg'));
+  apiReferenceRoutes(app, root);
+  const doc = loadOpenApiJson('dashboard/openapi.yaml');
+  app.get('/openapi.json', (req, res) => sendOpenApiJson(doc, req, res));
   app.get('/api/openapi.yaml', (_req, res) =>
     res.type('application/yaml').sendFile(path.join(root, 'dashboard', 'openapi.yaml')),
   );
 
   const router = express.Router();
   router.use(dashboardIds());
-  const stripe = deps.config.payments.stripe;
-  if (deps.config.payments.provider === 'stripe' && stripe) {
+  const stripe = deps.config.payments?.stripe;
+  if (deps.config.payments?.provider === 'stripe' && stripe) {
     stripeWebhook(router, { accounts: ctx.accounts, logger: deps.logger, cfg: stripe });
   }
   router.use(express.urlencoded({ extended: false, limit: '16kb' }), express.json({ limit: '16kb' }));

@@ -45,12 +45,14 @@ export const dashboardConfigSchema = z
      * default: a link signs in, so it is a secret and never logged otherwise (issue 13).
      */
     development: z.boolean().optional(),
+    /** Issue 14 item 6: absent, the dashboard runs with top-ups disabled (the credit page says so). */
     payments: z
       .strictObject({ provider: z.enum(['test', 'stripe']), stripe: stripe.optional() })
       .refine((p) => p.provider !== 'stripe' || p.stripe !== undefined, {
         message: 'provider "stripe" needs a stripe: { secretKey, webhookSecret, priceCurrency } section',
         path: ['stripe'],
-      }),
+      })
+      .optional(),
   })
   .strict();
 

@@ -3,6 +3,7 @@ import { AccountsService } from '../gateway/accounts/service';
 import type { DashboardDeps } from './deps';
 import { MagicLinks } from './magic-link';
 import { createMailer, type Mailer } from './mailer';
+import { noPayments } from './payments/none-provider';
 import { stripeProvider } from './payments/stripe-provider';
 import { testProvider } from './payments/test-provider';
 import type { PaymentProvider } from './payments/types';
@@ -28,13 +29,15 @@ export function createContext(deps: DashboardDeps): AppContext {
   if (config.sessionSecret.length < 32)
     throw new Error('dashboard.sessionSecret needs at least 32 characters');
   const secrets = new Secrets(config.sessionSecret);
-  const stripe = config.payments.stripe;
+  const stripe = config.payments?.stripe;
   const accounts = deps.accounts ?? new AccountsService(deps);
   const payments =
     deps.payments ??
-    (config.payments.provider === 'stripe' && stripe
-      ? stripeProvider(stripe, config.publicUrl)
-      : testProvider(accounts));
+    (!config.payments
+      ? noPayments()
+      : config.payments.provider === 'stripe' && stripe
+        ? stripeProvider(stripe, config.publicUrl)
+        : testProvider(accounts));
   return {
     ...deps,
     accounts,

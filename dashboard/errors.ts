@@ -15,6 +15,7 @@ export type DashboardCode =
   | 'insufficient_balance'
   | 'payment_failed'
   | 'mail_failed'
+  | 'payments_not_configured'
   | 'rate_limited'
   | 'payload_too_large'
   | 'internal';
@@ -35,6 +36,7 @@ const STATUS: Record<DashboardCode, number> = {
   rate_limited: 429,
   payment_failed: 502,
   mail_failed: 503,
+  payments_not_configured: 503,
   internal: 500,
 };
 

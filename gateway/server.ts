@@ -9,6 +9,7 @@ import type { Logger } from 'pino';
 import { createAdminApp } from './admin/app';
 import type { CompiledConfig, CompiledHost } from './config/compile';
 import type { Clock } from './core/clock';
+import { loadOpenApiJson, sendOpenApiJson } from './core/openapi-doc';
 import { createForwarder, type Forwarder } from './http/backend';
 import { createPipeline } from './http/pipeline';
 import { gatewayReadiness } from './http/readiness';
@@ -40,6 +41,10 @@ export interface GatewayUrls {
 export interface Gateway {
   listen(): Promise<GatewayUrls>;
   close(): Promise<void>;
+  /** Issue 14: /readyz answers 503 from now on; the listeners keep serving. */
+  drain(): void;
+  /** Stop accepting, let in-flight requests finish (no bound here: the caller bounds it), release the forwarder. */
+  closeGracefully(): Promise<void>;
   /** The admin token in use (never logged). */
   readonly adminToken: string;
   /** The instance's metrics (served at /metrics on the admin listener). */
@@ -53,6 +58,11 @@ function hostName(header: string | undefined): string {
   if (h.startsWith('[')) return h.slice(0, h.indexOf(']') + 1);
   const colon = h.lastIndexOf(':');
   return colon >= 0 ? h.slice(0, colon) : h;
+}
+
+/** GET or HEAD. */
+function isRead(method: string | undefined): boolean {
+  return method === 'GET' || method === 'HEAD';
 }
 
 /** Listen on host:port and resolve with the URL. */
@@ -78,6 +88,22 @@ export function closeServer(server: http.Server): Promise<void> {
   });
 }
 
+/** How often a draining server closes the keep-alive connections that have become idle. */
+const IDLE_SWEEP_MS = 50;
+
+/** Stop accepting and resolve when every connection has ended; idle keep-alive connections are closed as they idle. */
+export function drainServer(server: http.Server): Promise<void> {
+  return new Promise((resolve) => {
+    if (!server.listening) return resolve();
+    const sweep = setInterval(() => server.closeIdleConnections(), IDLE_SWEEP_MS);
+    server.close(() => {
+      clearInterval(sweep);
+      resolve();
+    });
+    server.closeIdleConnections();
+  });
+}
+
 /** Build a gateway from a compiled config and a store. */
 export function createGateway(deps: GatewayDeps): Gateway {
   const { config } = deps;
@@ -95,12 +121,21 @@ export function createGateway(deps: GatewayDeps): Gateway {
     metrics,
   });
 
+  const readiness = gatewayReadiness(deps.store, config.backend.url);
+  let draining = false;
+
   const limits = config.serverLimits;
-  const serve = (pick: (req: http.IncomingMessage) => CompiledHost | null) =>
+  const customerDoc = loadOpenApiJson('openapi/customer.yaml');
+  /** `docs`: the main listener, where the native host answers /openapi.json before the pipeline (issue 14). */
+  const serve = (pick: (req: http.IncomingMessage) => CompiledHost | null, docs = false) =>
     limitedServer(limits.main, (req, res) => {
       const host = pick(req);
       if (!host) {
         res.writeHead(404, { 'content-type': 'text/plain' }).end('unknown host\n');
+        return;
+      }
+      if (docs && req.url === '/openapi.json' && host.adapter.name === 'native' && isRead(req.method)) {
+        sendOpenApiJson(customerDoc, req, res);
         return;
       }
       handle(host, req, res).catch((err: unknown) => {
@@ -111,7 +146,7 @@ export function createGateway(deps: GatewayDeps): Gateway {
       });
     });
 
-  const main = serve((req) => config.hostsByName.get(hostName(req.headers.host)) ?? config.defaultHost);
+  const main = serve((req) => config.hostsByName.get(hostName(req.headers.host)) ?? config.defaultHost, true);
   const perPort = config.hosts
     .filter((h) => h.port !== null)
     .map((h) => ({ host: h, server: serve(() => h) }));
@@ -124,7 +159,7 @@ export function createGateway(deps: GatewayDeps): Gateway {
       clock: deps.clock,
       token: adminToken,
       logger: deps.logger,
-      readiness: gatewayReadiness(deps.store, config.backend.url),
+      readiness: () => (draining ? Promise.resolve({ accepting: false }) : readiness()),
       metrics,
     }),
   );
@@ -144,6 +179,13 @@ export function createGateway(deps: GatewayDeps): Gateway {
     },
     async close() {
       await Promise.all(all.map(closeServer));
+      forward.close();
+    },
+    drain() {
+      draining = true;
+    },
+    async closeGracefully() {
+      await Promise.all(all.map(drainServer));
       forward.close();
     },
   };

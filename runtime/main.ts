@@ -9,6 +9,7 @@ import { ConfigError } from '../gateway/config/load';
 import { createLogger, logStartFailure, startupLogger } from '../gateway/core/logger';
 import { createStore } from '../gateway/store';
 import { compileConfig, loadConfigFile, type AppConfig } from './config';
+import { drainOnSignals } from './drain';
 import { adminTokenFile, keptSecret } from './secret-file';
 import { createGateway } from './server';
 
@@ -65,21 +66,13 @@ async function main(): Promise<void> {
     start.info({ url: urls.dashboardUrl }, `gateway: dashboard on ${urls.dashboardUrl} (customers)`);
   const notice = developmentNotice(config);
   if (notice) start.warn(notice);
-  let closing = false;
-  const stop = (): void => {
-    if (closing) return;
-    closing = true;
-    gateway
-      .close()
-      .then(() => store.close())
-      .then(
-        () => process.exit(0),
-        () => process.exit(1),
-      );
-    setTimeout(() => process.exit(0), 3000).unref();
-  };
-  process.once('SIGTERM', stop);
-  process.once('SIGINT', stop);
+  drainOnSignals({
+    target: gateway,
+    release: () => store.close(),
+    delayMs: config.drain.delayMs,
+    timeoutMs: config.drain.timeoutMs,
+    logger,
+  });
 }
 
 /** Run the process: exit 2 on a config error, 1 on any other start failure. */

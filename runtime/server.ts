@@ -6,6 +6,7 @@ import type http from 'node:http';
 import { createDashboardApp } from '../dashboard/app';
 import {
   closeServer,
+  drainServer,
   createGateway as createGatewayOnly,
   listenOn,
   type GatewayDeps,
@@ -29,6 +30,10 @@ export interface GatewayUrls extends GatewayOnlyUrls {
 export interface Gateway {
   listen(): Promise<GatewayUrls>;
   close(): Promise<void>;
+  /** Issue 14: /readyz answers 503 from now on; every listener keeps serving. */
+  drain(): void;
+  /** Stop accepting on every listener and resolve when in-flight requests have finished. */
+  closeGracefully(): Promise<void>;
   /** The admin token in use (never logged). */
   readonly adminToken: string;
 }
@@ -64,6 +69,10 @@ export function createGateway(deps: AppDeps): Gateway {
     },
     async close() {
       await Promise.all([gateway.close(), dashboard ? closeServer(dashboard) : Promise.resolve()]);
+    },
+    drain: () => gateway.drain(),
+    async closeGracefully() {
+      await Promise.all([gateway.closeGracefully(), dashboard ? drainServer(dashboard) : Promise.resolve()]);
     },
   };
 }

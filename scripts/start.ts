@@ -12,6 +12,7 @@ import { createLogger, logStartFailure, startupLogger } from '../gateway/core/lo
 import { createStore } from '../gateway/store';
 import { repoRoot } from '../gateway/core/paths';
 import { compileConfig, loadConfigFile } from '../runtime/config';
+import { drainOnSignals } from '../runtime/drain';
 import { developmentNotice } from '../runtime/main';
 import { keptSecret } from '../runtime/secret-file';
 import { createGateway } from '../runtime/server';
@@ -81,14 +82,13 @@ async function main(): Promise<void> {
   const start = startupLogger(logger);
   for (const line of banner) if (line !== '') start.info(line);
 
-  const stop = (): void => {
-    void Promise.allSettled([gateway.close(), backend.close()])
-      .then(() => store.close())
-      .finally(() => process.exit(0));
-    setTimeout(() => process.exit(0), 3000).unref();
-  };
-  process.once('SIGINT', stop);
-  process.once('SIGTERM', stop);
+  drainOnSignals({
+    target: gateway,
+    release: () => Promise.allSettled([backend.close(), store.close()]),
+    delayMs: config.drain.delayMs,
+    timeoutMs: config.drain.timeoutMs,
+    logger,
+  });
 }
 
 main().catch((err: unknown) => {

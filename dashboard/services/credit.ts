@@ -27,7 +27,7 @@ export async function creditSummary(
   ledger: LedgerJson[];
   packages: KeyJson[];
   unlimitedUntil: string | null;
-  provider: 'test' | 'stripe';
+  provider: 'test' | 'stripe' | 'none';
 }> {
   const now = ctx.clock.now();
   const [ledger, keys] = await Promise.all([

@@ -10,7 +10,7 @@ export interface CreditView {
   ledger: LedgerJson[];
   packages: KeyJson[];
   unlimitedUntil: string | null;
-  provider: 'test' | 'stripe';
+  provider: 'test' | 'stripe' | 'none';
   /** Idempotency key of this rendering of the top-up form (a double submit credits once). */
   topUpId: string;
   form?: { amount?: string; error?: string; message?: string; packageError?: string };
@@ -62,6 +62,20 @@ function unlimitedSection(ctx: PageContext, v: CreditView): Html {
     </form>`;
 }
 
+/** The top-up form, or a note when the gateway has no payment provider (issue 14 item 6). */
+function topUpForm(ctx: PageContext, v: CreditView, unit: string): Html | string {
+  if (v.provider === 'none')
+    return html`<p class="alert" role="status" data-payments="none">
+      Payments are not configured on this gateway: top-ups are disabled. Ask the operator to add credit.
+    </p>`;
+  return html`<form method="post" action="/credit/top-up" class="card inline">
+    <input type="hidden" name="_csrf" value="${ctx.csrf}" />
+    <input type="hidden" name="topUpId" value="${v.topUpId}" />
+    ${field({ name: 'amount', label: `Top up (${unit})`, value: v.form?.amount ?? '', error: v.form?.error, required: true, hint: v.provider === 'stripe' ? 'You pay by card on Stripe’s secure page.' : 'Test payments complete at once (demo mode).' })}
+    <button type="submit">${v.provider === 'stripe' ? 'Pay by card' : 'Top up (test payment)'}</button>
+  </form>`;
+}
+
 /** The credit page. */
 export function creditPage(ctx: PageContext, v: CreditView): string {
   const unit = ctx.rules.moneyDecimals === 0 ? 'credits' : 'EUR';
@@ -79,13 +93,7 @@ export function creditPage(ctx: PageContext, v: CreditView): string {
     'Credit',
     html`${v.form?.message ? html`<p class="alert ok" role="status">${v.form.message}</p>` : ''}
       <p class="balance">Balance: <strong data-balance>${moneyText(ctx, v.balance)}</strong></p>
-      <form method="post" action="/credit/top-up" class="card inline">
-        <input type="hidden" name="_csrf" value="${ctx.csrf}" />
-        <input type="hidden" name="topUpId" value="${v.topUpId}" />
-        ${field({ name: 'amount', label: `Top up (${unit})`, value: v.form?.amount ?? '', error: v.form?.error, required: true, hint: v.provider === 'stripe' ? 'You pay by card on Stripe’s secure page.' : 'Test payments complete at once (demo mode).' })}
-        <button type="submit">${v.provider === 'stripe' ? 'Pay by card' : 'Top up (test payment)'}</button>
-      </form>
-      ${unlimitedSection(ctx, v)}
+      ${topUpForm(ctx, v, unit)} ${unlimitedSection(ctx, v)}
       <h2>Ledger</h2>
       ${
         ledger.length

@@ -16,6 +16,7 @@ const NAV: { path: string; label: string; whitelist?: true }[] = [
   { path: '/whitelist', label: 'Whitelist', whitelist: true },
   { path: '/credit', label: 'Credit' },
   { path: '/usage', label: 'Usage' },
+  { path: '/api-reference', label: 'API reference' },
 ];
 
 function head(title: string, csrf: string | null): Html {

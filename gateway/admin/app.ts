@@ -4,6 +4,7 @@
  */
 import express from 'express';
 import { AccountsService } from '../accounts/service';
+import { loadOpenApiJson, sendOpenApiJson } from '../core/openapi-doc';
 import type { AdminDeps, RouteDeps } from './deps';
 import { bearerAuth, errorHandler, jsonBody, requestLog } from './http';
 import { requestIdMiddleware } from '../net/request-id-middleware';
@@ -50,6 +51,8 @@ export function createAdminApp(deps: AdminDeps): express.Express {
   app.set('etag', false);
   app.use(requestIdMiddleware());
 
+  const doc = loadOpenApiJson('openapi/admin.yaml');
+  app.get('/openapi.json', (req, res) => sendOpenApiJson(doc, req, res));
   app.get('/healthz', (_req, res) => {
     res.json({ status: 'ok' });
   });

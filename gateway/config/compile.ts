@@ -53,6 +53,8 @@ export interface CompiledConfig {
   trustProxyHeader: ForwardedHeader;
   /** Issue 13: limits of each listener against slow and idle clients. */
   serverLimits: ListenerLimits;
+  /** Issue 14: graceful drain on SIGTERM/SIGINT (runtime/drain.ts). */
+  drain: { delayMs: number; timeoutMs: number };
   keyPepper: string;
   hosts: CompiledHost[];
   /** Served on the main listener when the Host header matches no entry: the first entry without a port. */
@@ -111,6 +113,7 @@ export function compileConfig(raw: RawConfig, file: string): CompiledConfig {
     trustProxy: raw.trustProxy.map((c) => parseCidr(c) as Cidr),
     trustProxyHeader: raw.trustProxyHeader,
     serverLimits: compileServerLimits(raw.serverLimits),
+    drain: raw.drain,
     keyPepper: raw.keyPepper,
     hosts,
     defaultHost: hosts.find((h) => h.port === null) ?? null,

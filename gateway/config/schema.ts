@@ -86,6 +86,13 @@ export const configSchema = z.strictObject({
   trustProxyHeader: z.enum(['x-forwarded-for', 'forwarded']).default('x-forwarded-for'),
   /** Issue 13: timeouts, header size and connection caps per listener (defaults in gateway/net/server-limits.ts). */
   serverLimits: serverLimitsSchema,
+  /** Issue 14: on SIGTERM/SIGINT, /readyz turns 503, listeners stop accepting after delayMs, in-flight requests get timeoutMs. */
+  drain: z
+    .strictObject({
+      delayMs: z.int().min(0).max(600_000).default(5_000),
+      timeoutMs: z.int().min(1).max(600_000).default(30_000),
+    })
+    .default({ delayMs: 5_000, timeoutMs: 30_000 }),
   keyPepper: z.string().min(16, 'the key pepper needs at least 16 characters'),
   credentials: z.strictObject({ accept: z.array(position).min(1) }).optional(),
   hosts: z.array(host).min(1),

@@ -13,6 +13,8 @@ export interface RunningProcess {
   urls: string[];
   output: () => string;
   pid: number;
+  /** The gateway's exit: its code (null when a signal ended it) and the signal (absent for the backend). */
+  exited?: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
   stop(): Promise<void>;
   kill(signal?: NodeJS.Signals): Promise<void>;
 }
@@ -32,7 +34,9 @@ function spawnAndWait(
   });
   let out = '';
   const urls: string[] = [];
-  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
+    child.once('exit', (code, signal) => resolve({ code, signal })),
+  );
   const kill = async (signal: NodeJS.Signals = 'SIGKILL'): Promise<void> => {
     if (child.exitCode === null && child.signalCode === null) child.kill(signal);
     await exited;
@@ -53,6 +57,7 @@ function spawnAndWait(
           urls,
           output: () => out,
           pid: child.pid as number,
+          exited,
           stop: () => kill('SIGTERM'),
           kill,
         });

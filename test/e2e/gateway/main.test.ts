@@ -22,6 +22,7 @@ const base = (backendUrl: string) => [
   'keyPepper: "${PEPPER}"',
   'hosts: [{ name: localhost, adapter: native }]',
   'log: { level: silent }',
+  'drain: { delayMs: 0 }', // issue 14: stop() sends SIGTERM; no load balancer to wait for here
 ];
 const run = (file: string, env: NodeJS.ProcessEnv = {}) =>
   spawnSync(process.execPath, [MAIN, '--config', file], {

@@ -78,7 +78,7 @@ describe('dashboard section (issue 6)', () => {
     const c = compileConfig(validateConfig({ ...base(), dashboard: dashboard() }, F, SECRET), F);
     expect(c.dashboard?.sessionSecret).toBe('s'.repeat(40));
     expect(c.dashboard?.listen).toEqual({ host: '127.0.0.1', port: 0 });
-    expect(c.dashboard?.payments.provider).toBe('test');
+    expect(c.dashboard?.payments?.provider).toBe('test');
   });
   test('a missing session secret variable is named', () => {
     expect(refused({ ...base(), dashboard: dashboard() })).toBe(

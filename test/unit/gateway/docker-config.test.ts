@@ -15,8 +15,6 @@ const FILE = join(ROOT, 'config', 'docker.yaml');
 const ENV = {
   GEOGATE_KEY_PEPPER: 'pepper-for-the-docker-test-0001',
   GEOGATE_DASHBOARD_SECRET: 'dashboard-secret-for-the-docker-test-000000001',
-  GEOGATE_STRIPE_SECRET_KEY: 'sk_test_docker',
-  GEOGATE_STRIPE_WEBHOOK_SECRET: 'whsec_docker',
 };
 
 const load = (env: NodeJS.ProcessEnv) => compileConfig(loadConfigFile(FILE, env), FILE);
@@ -36,13 +34,12 @@ describe('config/docker.yaml', () => {
     expect(c.onStoreFailure).toBe('closed');
   });
 
+  // Issue 14 item 6 changed this: docker.yaml has no payments section (top-ups disabled), so it starts without the
+  // Stripe variables; it still never uses the "test" provider.
   it('never uses the "test" payment provider (it would hand out credit on a reachable listener)', () => {
     const c = load(ENV);
-    expect(c.dashboard?.payments.provider).toBe('stripe');
-    expect(c.dashboard?.payments.stripe).toMatchObject({
-      secretKey: ENV.GEOGATE_STRIPE_SECRET_KEY,
-      webhookSecret: ENV.GEOGATE_STRIPE_WEBHOOK_SECRET,
-    });
+    expect(c.dashboard?.payments?.provider).not.toBe('test');
+    expect(c.dashboard?.payments).toBeUndefined();
   });
 
   it('holds no secret itself: every secret field is a ${VAR} reference', () => {

@@ -1,0 +1,53 @@
+/**
+ * The customers' API reference (issue 14 item 3): openapi/customer.yaml rendered in the browser by Redoc, whose
+ * standalone bundle is served from node_modules (no CDN). Public: no session needed.
+ */
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import type express from 'express';
+import { loadOpenApiJson, sendOpenApiJson } from '../../gateway/core/openapi-doc';
+
+/** Redoc injects its styles and runs its search in a blob worker: this page alone allows both. */
+const REFERENCE_CSP =
+  "default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; worker-src 'self' blob:; font-src 'self' data:; frame-ancestors 'none'; form-action 'self'; base-uri 'none'";
+
+const PAGE = `<!doctype html>
+<html lang="en">
+  <head>
+    <meta charset="utf-8" />
+    <meta name="viewport" content="width=device-width, initial-scale=1" />
+    <title>API reference · Geocoding dashboard</title>
+    <link rel="icon" href="/static/favicon.svg" type="image/svg+xml" />
+  </head>
+  <body>
+    <p><a href="/">← Geocoding dashboard</a></p>
+    <div id="reference" data-spec="/api-reference/customer.json"></div>
+    <script src="/vendor/redoc.standalone.js"></script>
+    <script src="/static/api-reference.js"></script>
+  </body>
+</html>
+`;
+
+/** The bundle's one remote resource, Redocly's logo from its CDN: blanked, so the page loads nothing from elsewhere. */
+const REMOTE_LOGO = 'https://cdn.redoc.ly/redoc/logo-mini.svg';
+
+/** Redoc's standalone bundle, read once, its remote logo removed (the image then hides itself). */
+function redocBundle(root: string): Buffer {
+  const file = path.join(root, 'node_modules', 'redoc', 'bundles', 'redoc.standalone.js');
+  return Buffer.from(readFileSync(file, 'utf8').split(REMOTE_LOGO).join(''));
+}
+
+/** Mount GET /api-reference, its document and the renderer's bundle. */
+export function apiReferenceRoutes(app: express.Express, root: string): void {
+  const doc = loadOpenApiJson('openapi/customer.yaml');
+  const bundle = redocBundle(root);
+  app.get('/api-reference', (_req, res) => {
+    res.setHeader('Content-Security-Policy', REFERENCE_CSP);
+    res.type('html').send(PAGE);
+  });
+  app.get('/api-reference/customer.json', (req, res) => sendOpenApiJson(doc, req, res));
+  app.get('/vendor/redoc.standalone.js', (_req, res) => {
+    res.setHeader('Cache-Control', 'public, max-age=3600');
+    res.type('application/javascript').send(bundle);
+  });
+}
