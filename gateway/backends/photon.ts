@@ -43,12 +43,12 @@ function request(call: BackendCall, hints: CallHints): string {
 }
 
 /** What the feature is: its `type`, else what its properties have. */
-function precisionOf(p: Json, street: string | null): Precision {
+function precisionOf(p: Json, street: string | null, locality: string | null): Precision {
   const t = text(p, 'type');
   if (t !== null && PRECISION[t]) return PRECISION[t];
   if (text(p, 'housenumber') !== null) return 'address';
   if (street !== null) return 'street';
-  return text(p, 'city') !== null ? 'locality' : text(p, 'state') !== null ? 'region' : 'country';
+  return locality !== null ? 'locality' : text(p, 'state') !== null ? 'region' : 'country';
 }
 
 /** A Photon feature as the gateway's record. */
@@ -90,7 +90,7 @@ export function photonRecord(call: BackendCall, p: Json, lat: number, lon: numbe
     street,
     houseNumber,
     suburb: text(p, 'district'),
-    precision: precisionOf(p, street),
+    precision: precisionOf(p, street, locality),
     licence: 'ODbL-1.0',
   };
 }
