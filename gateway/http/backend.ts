@@ -73,7 +73,18 @@ export function createForwarder(
   passRequestId = false,
   named?: CompiledBackend,
 ): Forwarder {
-  const extraHeaders = named?.headers ?? {};
+  // The plain path keeps its literal headers (no spread per request); a named backend adds its operator headers.
+  const extra = named?.headers;
+  const headersOf =
+    extra === undefined
+      ? (id: string | undefined) =>
+          passRequestId && id !== undefined
+            ? { accept: 'application/json', 'x-request-id': id }
+            : { accept: 'application/json' }
+      : (id: string | undefined) =>
+          passRequestId && id !== undefined
+            ? { accept: 'application/json', ...extra, 'x-request-id': id }
+            : { accept: 'application/json', ...extra };
   const pathOf =
     named === undefined
       ? (call: BackendCall) => backendPath(call)
@@ -138,10 +149,7 @@ export function createForwarder(
       // Every incoming header is dropped (credentials, cookies, forwarding headers): the backend sees only these,
       // and the path is the one the gateway built (never the client's query string).
       const url = pathOf(call, req);
-      req.headers =
-        passRequestId && requestId !== undefined
-          ? { accept: 'application/json', ...extraHeaders, 'x-request-id': requestId }
-          : { accept: 'application/json', ...extraHeaders };
+      req.headers = headersOf(requestId);
       req.method = 'GET';
       req.url = url;
       void proxy(req, res, (err?: unknown) => done({ kind: 'unavailable', reason: String(err) }));
