@@ -6,6 +6,7 @@
  * per request), and the gateway's own timer is the only timeout (docs/benchmarks.md, hot path).
  */
 import http from 'node:http';
+import https from 'node:https';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Url } from 'node:url';
 import { createProxyMiddleware } from 'http-proxy-middleware';
@@ -92,12 +93,7 @@ export function createForwarder(
           backendRequestPath(named, call, usesHints(named) ? callHints(req.url ?? '', req.headers) : {});
   // LIFO (Node's default, stated for the reader) reuses the most recently used connection: warm, and the ones left
   // idle are the ones the backend's keep-alive timeout may close.
-  const agent = new http.Agent({
-    keepAlive: true,
-    keepAliveMsecs: 1000,
-    maxSockets: 256,
-    scheduling: 'lifo',
-  });
+  const agent = poolFor(base);
   const pending = new WeakMap<IncomingMessage, Pending>();
   const finish = (req: IncomingMessage, o: BackendOutcome): void => pending.get(req)?.done(o);
 
@@ -155,6 +151,12 @@ export function createForwarder(
       void proxy(req, res, (err?: unknown) => done({ kind: 'unavailable', reason: String(err) }));
     });
   return Object.assign(forward, { close: () => agent.destroy(), agent });
+}
+
+/** A keep-alive pool for a backend: https for an https URL (an upstream API), http otherwise. */
+export function poolFor(base: URL): http.Agent {
+  const options = { keepAlive: true, keepAliveMsecs: 1000, maxSockets: 256, scheduling: 'lifo' as const };
+  return base.protocol === 'https:' ? new https.Agent(options) : new http.Agent(options);
 }
 
 /** Read a backend answer fully (bounded). */
