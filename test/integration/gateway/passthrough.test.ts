@@ -327,3 +327,11 @@ test('a 10 MB answer streams through: the gateway holds no more than socket buff
   expect(result.later).toBe(result.stalled);
   expect(await counted()).toBe(before + 1);
 });
+
+test('a host on an http backend serves only its routes: its translated endpoints answer not_found, uncounted', async () => {
+  const before = await counted();
+  const a = await on('big.localhost', `/v1/reverse?lat=1&lon=2&key=${key}`);
+  expect(a.status).toBe(404);
+  expect(a.json.code).toBe('not_found');
+  expect(await counted()).toBe(before);
+});
