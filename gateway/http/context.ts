@@ -16,10 +16,18 @@ import type { Identity } from '../policy/identity';
 import type { Store, Ticket } from '../store/types';
 import type { Forwarder } from './backend';
 
-/** The part of the store the request path uses: identification, admission and settlement. */
+/** The part of the store the request path uses: identification, admission, settlement and account endpoints. */
 export type PipelineStore = Pick<
   Store,
-  'findKeyByHash' | 'findWhitelistedAccount' | 'admit' | 'keep' | 'release' | 'recordRefusal' | 'usage'
+  | 'findKeyByHash'
+  | 'findWhitelistedAccount'
+  | 'admit'
+  | 'keep'
+  | 'release'
+  | 'recordRefusal'
+  | 'usage'
+  | 'getAccount'
+  | 'listSlots'
 >;
 
 /** What the pipeline is built from. */
