@@ -10,6 +10,7 @@ import type { DashboardDeps } from './deps';
 import { DashboardError } from './errors';
 import { dashboardIds } from './ids';
 import { csrf, loadSession, securityHeaders, wantsJson } from './middleware';
+import { btcpayWebhook } from './payments/btcpay-webhook';
 import { stripeWebhook } from './payments/webhook';
 import { apiRoutes } from './routes/api';
 import { apiReferenceRoutes } from './routes/api-reference';
@@ -83,6 +84,15 @@ export function createDashboardApp(deps: DashboardDeps): express.Express {
   const stripe = deps.config.payments?.stripe;
   if (deps.config.payments?.provider === 'stripe' && stripe) {
     stripeWebhook(router, { accounts: ctx.accounts, logger: deps.logger, cfg: stripe });
+  }
+  const btcpay = deps.config.payments?.crypto?.btcpay;
+  if (btcpay) {
+    btcpayWebhook(router, {
+      accounts: ctx.accounts,
+      logger: deps.logger,
+      cfg: btcpay,
+      ...(deps.greenfield ? { client: deps.greenfield } : {}),
+    });
   }
   router.use(express.urlencoded({ extended: false, limit: '16kb' }), express.json({ limit: '16kb' }));
   router.use(loadSession(ctx), csrf(ctx));

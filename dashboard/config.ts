@@ -32,6 +32,19 @@ const stripe = z.strictObject({
   unitsPerMinorUnit: z.int().min(1).default(100),
 });
 
+const btcpay = z.strictObject({
+  /** The BTCPay Server's address (its Greenfield API is under /api/v1). */
+  url: httpUrl,
+  storeId: z.string().regex(/^[A-Za-z0-9_-]{1,64}$/, 'a BTCPay store id'),
+  /** A Greenfield API key with "create invoice" and "view invoices" on the store. */
+  apiKey: z.string().min(1),
+  /** The secret of the store's webhook (sent to {publicUrl}/webhooks/btcpay, event InvoiceSettled). */
+  webhookSecret: z.string().min(1),
+  priceCurrency: z.string().regex(/^[A-Z]{3}$/, 'an upper-case ISO 4217 code such as "EUR"'),
+  /** Money units bought by one minor currency unit (A: 1 cent = 100 units of 0.0001 EUR; B: credits per cent). */
+  unitsPerMinorUnit: z.int().min(1).default(100),
+});
+
 /** The dashboard section of the gateway config (issue 6). */
 export const dashboardConfigSchema = z
   .strictObject({
@@ -47,7 +60,12 @@ export const dashboardConfigSchema = z
     development: z.boolean().optional(),
     /** Issue 14 item 6: absent, the dashboard runs with top-ups disabled (the credit page says so). */
     payments: z
-      .strictObject({ provider: z.enum(['test', 'stripe']), stripe: stripe.optional() })
+      .strictObject({
+        provider: z.enum(['test', 'stripe']),
+        stripe: stripe.optional(),
+        /** Crypto top-ups beside the card flow (D32): a self-hosted BTCPay Server. */
+        crypto: z.strictObject({ provider: z.literal('btcpay'), btcpay }).optional(),
+      })
       .refine((p) => p.provider !== 'stripe' || p.stripe !== undefined, {
         message: 'provider "stripe" needs a stripe: { secretKey, webhookSecret, priceCurrency } section',
         path: ['stripe'],
@@ -58,5 +76,7 @@ export const dashboardConfigSchema = z
 
 /** A validated dashboard config. */
 export type DashboardConfig = z.infer<typeof dashboardConfigSchema>;
+/** The validated BTCPay Server settings. */
+export type BtcpayConfig = z.infer<typeof btcpay>;
 /** The validated Stripe settings. */
 export type StripeConfig = z.infer<typeof stripe>;

@@ -3,6 +3,7 @@ import { AccountsService } from '../gateway/accounts/service';
 import type { DashboardDeps } from './deps';
 import { MagicLinks } from './magic-link';
 import { createMailer, type Mailer } from './mailer';
+import { btcpayProvider } from './payments/btcpay';
 import { noPayments } from './payments/none-provider';
 import { stripeProvider } from './payments/stripe-provider';
 import { testProvider } from './payments/test-provider';
@@ -19,6 +20,8 @@ export interface AppContext extends DashboardDeps {
   links: MagicLinks;
   mailer: Mailer;
   payments: PaymentProvider;
+  /** Crypto top-ups (BTCPay Server, D32), beside the card flow; null when not configured. */
+  cryptoPayments: PaymentProvider | null;
   /** The public origin ("https://dash.example.com") that state-changing requests must come from. */
   origin: string;
 }
@@ -38,6 +41,8 @@ export function createContext(deps: DashboardDeps): AppContext {
       : config.payments.provider === 'stripe' && stripe
         ? stripeProvider(stripe, config.publicUrl)
         : testProvider(accounts));
+  const btcpay = config.payments?.crypto?.btcpay;
+  const cryptoPayments = btcpay ? btcpayProvider(btcpay, config.publicUrl, deps.greenfield) : null;
   return {
     ...deps,
     accounts,
@@ -45,6 +50,7 @@ export function createContext(deps: DashboardDeps): AppContext {
     links: new MagicLinks(secrets, clock, deps.store),
     mailer: deps.mailer ?? createMailer(config, deps.logger),
     payments,
+    cryptoPayments,
     origin: new URL(config.publicUrl).origin,
   };
 }

@@ -94,6 +94,7 @@ export function apiRoutes(router: Router, ctx: AppContext): void {
       b['amount'],
       req.get('idempotency-key') ?? b['idempotencyKey'],
       me(req, res),
+      b['method'],
     );
     if (r.kind === 'redirect') return void res.status(202).json({ status: 'pending', paymentUrl: r.url });
     res.status(201).json({ status: 'credited', balance: money(ctx.rules, r.balance) });

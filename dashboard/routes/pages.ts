@@ -159,7 +159,7 @@ export function pageRoutes(router: Router, ctx: AppContext): void {
     const t = req.query['topup'];
     const message =
       t === 'pending'
-        ? 'Payment received by the card processor; your balance updates within a minute.'
+        ? 'Payment received by the payment processor; your balance updates when it settles (card: within a minute; crypto: once confirmed).'
         : t === 'cancelled'
           ? 'Payment cancelled; nothing was charged.'
           : undefined;
@@ -169,7 +169,14 @@ export function pageRoutes(router: Router, ctx: AppContext): void {
   post('/credit/top-up', async (req, res) => {
     const raw = field(req, 'amount');
     try {
-      const r = await credit.topUp(ctx, signed(res).account, raw, field(req, 'topUpId'), me(req, res));
+      const r = await credit.topUp(
+        ctx,
+        signed(res).account,
+        raw,
+        field(req, 'topUpId'),
+        me(req, res),
+        field(req, 'method'),
+      );
       if (r.kind === 'redirect') return void res.redirect(303, r.url);
       await creditView(res, 200, { message: 'Top-up complete.' });
     } catch (err) {

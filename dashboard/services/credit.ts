@@ -4,7 +4,7 @@ import type { Account } from '../../gateway/store/types';
 import type { AppContext } from '../context';
 import { invalidField } from '../errors';
 import * as v from '../validate';
-import type { TopUpResult } from '../payments/types';
+import type { PaymentProvider, TopUpResult } from '../payments/types';
 import { iso, keyView, ledgerView, type KeyJson, type LedgerJson } from './views';
 
 /** Values of the credit page's forms after a refusal or success. */
@@ -27,7 +27,9 @@ export async function creditSummary(
   ledger: LedgerJson[];
   packages: KeyJson[];
   unlimitedUntil: string | null;
-  provider: 'test' | 'stripe' | 'none';
+  provider: 'test' | 'stripe' | 'none' | 'btcpay';
+  /** Whether crypto top-ups (BTCPay Server) are offered beside the card flow. */
+  crypto: boolean;
 }> {
   const now = ctx.clock.now();
   const [ledger, keys] = await Promise.all([
@@ -40,23 +42,37 @@ export async function creditSummary(
     packages: keys.filter((k) => k.packageUntil !== null).map((k) => keyView(k, now)),
     unlimitedUntil: iso(account.unlimitedUntil),
     provider: ctx.payments.name,
+    crypto: ctx.cryptoPayments !== null,
   };
 }
 
-/** Start a top-up of `rawAmount` (the rule set's money) with the form's idempotency id. */
+/** The provider a top-up's `method` names: absent or "card" the configured one, "crypto" BTCPay Server (D32). */
+function providerFor(ctx: AppContext, rawMethod: unknown): PaymentProvider {
+  if (rawMethod === undefined || rawMethod === null || rawMethod === '' || rawMethod === 'card')
+    return ctx.payments;
+  if (rawMethod === 'crypto') {
+    if (ctx.cryptoPayments) return ctx.cryptoPayments;
+    throw invalidField('method', 'Crypto payments are not configured on this gateway');
+  }
+  throw invalidField('method', 'The payment method is "card" or "crypto"');
+}
+
+/** Start a top-up of `rawAmount` (the rule set's money) with the form's idempotency id, by card or in crypto. */
 export async function topUp(
   ctx: AppContext,
   account: Account,
   rawAmount: unknown,
   rawId: unknown,
   actor?: Actor,
+  rawMethod?: unknown,
 ): Promise<TopUpResult> {
+  const provider = providerFor(ctx, rawMethod);
   const units = v.amount(ctx.rules, rawAmount);
   if (typeof rawId !== 'string' || !/^[A-Za-z0-9_-]{8,64}$/.test(rawId)) {
     throw invalidField('topUpId', 'The form has expired; reload the page and try again');
   }
-  ctx.payments.checkAmount(units);
-  return ctx.payments.startTopUp({
+  provider.checkAmount(units);
+  return provider.startTopUp({
     accountId: account.id,
     email: account.email,
     units,

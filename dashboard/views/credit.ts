@@ -10,7 +10,9 @@ export interface CreditView {
   ledger: LedgerJson[];
   packages: KeyJson[];
   unlimitedUntil: string | null;
-  provider: 'test' | 'stripe' | 'none';
+  provider: 'test' | 'stripe' | 'none' | 'btcpay';
+  /** Whether crypto top-ups (BTCPay Server, D32) are offered beside the card flow. */
+  crypto: boolean;
   /** Idempotency key of this rendering of the top-up form (a double submit credits once). */
   topUpId: string;
   form?: { amount?: string; error?: string; message?: string; packageError?: string };
@@ -62,17 +64,32 @@ function unlimitedSection(ctx: PageContext, v: CreditView): Html {
     </form>`;
 }
 
+/** What the top-up field's hint says about the ways to pay. */
+function topUpHint(v: CreditView): string {
+  const card =
+    v.provider === 'stripe'
+      ? 'You pay by card on Stripe’s secure page.'
+      : v.provider === 'test'
+        ? 'Test payments complete at once (demo mode).'
+        : '';
+  const crypto = v.crypto
+    ? 'Crypto payments go through our BTCPay Server; credit arrives once the payment settles.'
+    : '';
+  return [card, crypto].filter((t) => t !== '').join(' ');
+}
+
 /** The top-up form, or a note when the gateway has no payment provider (issue 14 item 6). */
 function topUpForm(ctx: PageContext, v: CreditView, unit: string): Html | string {
-  if (v.provider === 'none')
+  if (v.provider === 'none' && !v.crypto)
     return html`<p class="alert" role="status" data-payments="none">
       Payments are not configured on this gateway: top-ups are disabled. Ask the operator to add credit.
     </p>`;
   return html`<form method="post" action="/credit/top-up" class="card inline">
     <input type="hidden" name="_csrf" value="${ctx.csrf}" />
     <input type="hidden" name="topUpId" value="${v.topUpId}" />
-    ${field({ name: 'amount', label: `Top up (${unit})`, value: v.form?.amount ?? '', error: v.form?.error, required: true, hint: v.provider === 'stripe' ? 'You pay by card on Stripe’s secure page.' : 'Test payments complete at once (demo mode).' })}
-    <button type="submit">${v.provider === 'stripe' ? 'Pay by card' : 'Top up (test payment)'}</button>
+    ${field({ name: 'amount', label: `Top up (${unit})`, value: v.form?.amount ?? '', error: v.form?.error, required: true, hint: topUpHint(v) })}
+    ${v.provider === 'none' ? '' : html`<button type="submit" name="method" value="card">${v.provider === 'stripe' ? 'Pay by card' : 'Top up (test payment)'}</button>`}
+    ${v.crypto ? html`<button type="submit" name="method" value="crypto" data-crypto>Pay in crypto</button>` : ''}
   </form>`;
 }
 

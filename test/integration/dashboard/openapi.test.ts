@@ -33,6 +33,7 @@ test('is OpenAPI 3.1 and documents the routes the app has', () => {
       'post /api/packages',
       'get /api/usage',
       'post /webhooks/stripe',
+      'post /webhooks/btcpay',
     ].sort(),
   );
 });
