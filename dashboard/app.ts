@@ -4,7 +4,7 @@
  */
 import path from 'node:path';
 import express, { type ErrorRequestHandler } from 'express';
-import { requestIdMiddleware } from '../gateway/net/request-id-middleware';
+import { requestIdMiddleware, requestIdOfResponse } from '../gateway/net/request-id-middleware';
 import { createContext, type AppContext } from './context';
 import type { DashboardDeps } from './deps';
 import { DashboardError } from './errors';
@@ -33,7 +33,10 @@ function errorHandler(ctx: AppContext): ErrorRequestHandler {
     else if ((err as { type?: string }).type === 'entity.parse.failed')
       e = new DashboardError('invalid_parameter', 'The body is not valid JSON', 'body');
     else {
-      ctx.logger.error({ err: (err as Error).message, path: req.path }, 'dashboard: internal error');
+      ctx.logger.error(
+        { err: (err as Error).message, path: req.path, requestId: requestIdOfResponse(res) },
+        'dashboard: internal error',
+      );
       e = new DashboardError('internal', 'Something went wrong on our side; try again');
     }
     if (e.retryAfter !== undefined) res.setHeader('Retry-After', String(e.retryAfter));

@@ -6,6 +6,7 @@
 import type { Request, Response, Router } from 'express';
 import { hashPassword, verifyPassword } from '../../gateway/accounts/password';
 import { StoreConflict } from '../../gateway/store/types';
+import { requestIdOfResponse } from '../../gateway/net/request-id-middleware';
 import type { AppContext } from '../context';
 import { DashboardError } from '../errors';
 import { customer } from '../actor';
@@ -77,7 +78,10 @@ export function authRoutes(router: Router, ctx: AppContext): void {
             throw err;
           });
         await startSession(res, ctx.secrets, clock, account.id);
-        ctx.logger.info({ accountId: account.id }, 'dashboard: account created');
+        ctx.logger.info(
+          { accountId: account.id, requestId: requestIdOfResponse(res) },
+          'dashboard: account created',
+        );
         ctx.accounts.audit(customer(ctx, req, res, account.id), 'account.created', { account: account.id });
         ctx.accounts.audit(customer(ctx, req, res, account.id), 'session.signed_in', { account: account.id });
         res.redirect(303, '/?welcome=1');
@@ -143,7 +147,10 @@ export function authRoutes(router: Router, ctx: AppContext): void {
             throw err;
           });
         if (account) {
-          ctx.logger.info({ accountId: account.id }, 'dashboard: account created');
+          ctx.logger.info(
+            { accountId: account.id, requestId: requestIdOfResponse(res) },
+            'dashboard: account created',
+          );
           ctx.accounts.audit(customer(ctx, req, res, account.id), 'account.created', { account: account.id });
         }
       }
@@ -180,7 +187,10 @@ async function sendLink(ctx: AppContext, res: Response, email: string, signup: b
     await ctx.mailer
       .sendSignInLink(account ? account.email : email, link, LINK_MINUTES)
       .catch((err: unknown) => {
-        ctx.logger.error({ err: (err as Error).message }, 'dashboard: sign-in e-mail not sent');
+        ctx.logger.error(
+          { err: (err as Error).message, requestId: requestIdOfResponse(res) },
+          'dashboard: sign-in e-mail not sent',
+        );
         throw new DashboardError('mail_failed', 'The e-mail could not be sent; try again in a minute');
       });
   }

@@ -47,7 +47,7 @@ describeShared(
     });
 
     it('counters are rebuilt from the drained history before admissions resume; nothing is granted twice', async () => {
-      // The store's clock stands on the plans' day: the rebuild restores the last three days as that clock sees them.
+      // The rebuild reads the last three days of history by the store's clock: the plans' day (T0), not the wall's.
       const store = await env.open({ clock: new ManualClock(T0) });
       const network = `network:203.0.113.${Math.floor(Math.random() * 250)}/32`;
       for (let i = 0; i < 6; i++) expect((await store.admit(networkPlan(network))).admitted).toBe(true);
