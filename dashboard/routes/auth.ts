@@ -76,7 +76,7 @@ export function authRoutes(router: Router, ctx: AppContext): void {
             }
             throw err;
           });
-        await startSession(res, ctx.secrets, clock, account.id);
+        await startSession(res, ctx.secrets, clock, account);
         ctx.logger.info({ accountId: account.id }, 'dashboard: account created');
         ctx.accounts.audit(customer(ctx, req, res, account.id), 'account.created', { account: account.id });
         ctx.accounts.audit(customer(ctx, req, res, account.id), 'session.signed_in', { account: account.id });
@@ -108,7 +108,7 @@ export function authRoutes(router: Router, ctx: AppContext): void {
         if (!account || !account.passwordHash || !ok) {
           throw new DashboardError('invalid_credentials', 'E-mail address or password is wrong', 'password');
         }
-        await startSession(res, ctx.secrets, clock, account.id);
+        await startSession(res, ctx.secrets, clock, account);
         ctx.accounts.audit(customer(ctx, req, res, account.id), 'session.signed_in', { account: account.id });
         res.redirect(303, '/');
       } catch (err) {
@@ -148,7 +148,7 @@ export function authRoutes(router: Router, ctx: AppContext): void {
         }
       }
       if (!account) return void res.status(400).type('html').send(views.linkInvalidPage());
-      await startSession(res, ctx.secrets, clock, account.id);
+      await startSession(res, ctx.secrets, clock, account);
       ctx.accounts.audit(customer(ctx, req, res, account.id), 'session.signed_in', { account: account.id });
       res.redirect(303, '/');
     }),
