@@ -12,6 +12,7 @@ import { dashboardIds } from './ids';
 import { csrf, loadSession, securityHeaders, wantsJson } from './middleware';
 import { btcpayWebhook } from './payments/btcpay-webhook';
 import { stripeWebhook } from './payments/webhook';
+import { accountRoutes } from './routes/account';
 import { apiRoutes } from './routes/api';
 import { apiReferenceRoutes } from './routes/api-reference';
 import { authRoutes } from './routes/auth';
@@ -100,6 +101,7 @@ export function createDashboardApp(deps: DashboardDeps): express.Express {
   router.use(express.urlencoded({ extended: false, limit: '16kb' }), express.json({ limit: '16kb' }));
   router.use(loadSession(ctx), csrf(ctx));
   authRoutes(router, ctx);
+  accountRoutes(router, ctx);
   apiRoutes(router, ctx);
   pageRoutes(router, ctx);
   router.use((_req, _res, next) => next(new DashboardError('not_found', 'No such page')));

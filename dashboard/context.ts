@@ -1,6 +1,7 @@
 /** Everything the routes share, built once per app from the deps. */
 import { AccountsService } from '../gateway/accounts/service';
 import type { DashboardDeps } from './deps';
+import { AccountLinks } from './account-links';
 import { MagicLinks } from './magic-link';
 import { createMailer, type Mailer } from './mailer';
 import { btcpayProvider } from './payments/btcpay';
@@ -18,6 +19,8 @@ export interface AppContext extends DashboardDeps {
   accounts: AccountsService;
   secrets: Secrets;
   links: MagicLinks;
+  /** One-time links of password resets and e-mail changes (issue 15 item 1). */
+  accountLinks: AccountLinks;
   mailer: Mailer;
   payments: PaymentProvider;
   /** Crypto top-ups (BTCPay Server, D32), beside the card flow; null when not configured. */
@@ -48,6 +51,7 @@ export function createContext(deps: DashboardDeps): AppContext {
     accounts,
     secrets,
     links: new MagicLinks(secrets, clock, deps.store),
+    accountLinks: new AccountLinks(secrets, clock, deps.store),
     mailer: deps.mailer ?? createMailer(config, deps.logger),
     payments,
     cryptoPayments,

@@ -77,7 +77,7 @@ export function authRoutes(router: Router, ctx: AppContext): void {
             }
             throw err;
           });
-        await startSession(res, ctx.secrets, clock, account.id);
+        await startSession(res, ctx.secrets, clock, account);
         ctx.logger.info(
           { accountId: account.id, requestId: requestIdOfResponse(res) },
           'dashboard: account created',
@@ -112,7 +112,7 @@ export function authRoutes(router: Router, ctx: AppContext): void {
         if (!account || !account.passwordHash || !ok) {
           throw new DashboardError('invalid_credentials', 'E-mail address or password is wrong', 'password');
         }
-        await startSession(res, ctx.secrets, clock, account.id);
+        await startSession(res, ctx.secrets, clock, account);
         ctx.accounts.audit(customer(ctx, req, res, account.id), 'session.signed_in', { account: account.id });
         res.redirect(303, '/');
       } catch (err) {
@@ -155,7 +155,7 @@ export function authRoutes(router: Router, ctx: AppContext): void {
         }
       }
       if (!account) return void res.status(400).type('html').send(views.linkInvalidPage());
-      await startSession(res, ctx.secrets, clock, account.id);
+      await startSession(res, ctx.secrets, clock, account);
       ctx.accounts.audit(customer(ctx, req, res, account.id), 'session.signed_in', { account: account.id });
       res.redirect(303, '/');
     }),

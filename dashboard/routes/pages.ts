@@ -18,7 +18,8 @@ import { overviewPage } from '../views/overview';
 import { usagePage } from '../views/usage';
 import { whitelistPage } from '../views/whitelist';
 
-function pageContext(ctx: AppContext, res: Response): PageContext {
+/** What every signed-in page knows, from the request's session. */
+export function pageContext(ctx: AppContext, res: Response): PageContext {
   const { session, account } = signed(res);
   return {
     rules: ctx.rules,

@@ -63,6 +63,7 @@ export function signInPage(rules: RuleSet, csrf: string, s: FormState = {}): str
           ${rules.signupNeedsNameAndPassword ? 'Sign in' : 'E-mail me a sign-in link'}
         </button>
       </form>
+      ${rules.signupNeedsNameAndPassword ? html`<p><a href="/password/forgot">Forgot your password?</a></p>` : ''}
       <p>New here? <a href="/signup">Create an account</a>.</p>`,
   );
 }

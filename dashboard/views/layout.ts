@@ -17,6 +17,7 @@ const NAV: { path: string; label: string; whitelist?: true }[] = [
   { path: '/credit', label: 'Credit' },
   { path: '/usage', label: 'Usage' },
   { path: '/api-reference', label: 'API reference' },
+  { path: '/settings', label: 'Settings' },
 ];
 
 function head(title: string, csrf: string | null): Html {

@@ -28,7 +28,12 @@ export type AuditAction =
   | 'whitelist.removed'
   | 'session.signed_in'
   | 'session.signed_out'
-  | 'password.changed';
+  | 'password.reset_requested'
+  | 'password.reset'
+  | 'password.changed'
+  | 'email.change_requested'
+  | 'email.changed'
+  | 'account.exported';
 
 /** The object acted on: the account and, where there is one, the object's id; plus non-secret facts. */
 export interface AuditObject {

@@ -1,6 +1,6 @@
 /** Accounts, keys and whitelist in PostgreSQL (the shared store's management operations). */
 import type { Knex } from 'knex';
-import { requireCidr, sameWhitelistRow } from '../checks';
+import { normaliseEmail, requireCidr, sameWhitelistRow } from '../checks';
 import { newAccountRow, newKeyRow, newWhitelistRow, toAccount, toKey, toWhitelist } from '../rows';
 import {
   StoreConflict,
@@ -43,6 +43,25 @@ export async function updateAccount(
     .where({ id })
     .update({ [column]: value })
     .returning('*');
+  const row = rows[0];
+  if (!row) throw new StoreConflict('not_found', `account ${id} not found`);
+  return toAccount(row);
+}
+
+/** Change an account's e-mail; taken by another account → email_taken, unknown id → not_found. */
+export async function setEmail(db: Knex, id: string, input: string): Promise<Account> {
+  const email = input.trim();
+  if (email === '' || email.length > 320) throw new StoreConflict('invalid_input', 'email is required');
+  let rows;
+  try {
+    rows = await db('accounts')
+      .where({ id })
+      .update({ email, email_norm: normaliseEmail(email) })
+      .returning('*');
+  } catch (err) {
+    if (isUniqueViolation(err)) throw new StoreConflict('email_taken', 'an account with this email exists');
+    throw err;
+  }
   const row = rows[0];
   if (!row) throw new StoreConflict('not_found', `account ${id} not found`);
   return toAccount(row);

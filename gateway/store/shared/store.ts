@@ -447,6 +447,12 @@ export class SharedStore implements Store {
     await this.updateAccount(id, 'password_hash', hash);
   }
 
+  async setEmail(id: string, email: string): Promise<Account> {
+    const a = await this.pg(() => pga.setEmail(this.knex, id, email));
+    await this.changed({ k: 'account', id });
+    return this.withBalance(a);
+  }
+
   async credit(
     accountId: string,
     amount: number,
