@@ -6,6 +6,7 @@
  */
 import type { Request, Response, Router } from 'express';
 import { hashPassword, verifyPassword } from '../../gateway/accounts/password';
+import { requestIdOfResponse } from '../../gateway/net/request-id-middleware';
 import { StoreConflict, type Account } from '../../gateway/store/types';
 import { ACCOUNT_LINK_MINUTES, type AccountLinkPurpose } from '../account-links';
 import { customer } from '../actor';
@@ -47,6 +48,7 @@ function linkUrl(ctx: AppContext, path: string, token: string): string {
 /** E-mail an account link; a mail failure is a clear 503, never a lost secret in the log. */
 async function mailLink(
   ctx: AppContext,
+  res: Response,
   to: string,
   purpose: AccountLinkPurpose,
   subject: string,
@@ -57,7 +59,10 @@ async function mailLink(
   const expiry = minutes >= 120 ? `${minutes / 60} hours` : `${minutes} minutes`;
   const text = ['Hello,', '', ...lines, `It works once and expires in ${expiry}:`, '', link, ''].join('\n');
   await ctx.mailer.sendAccountLink(to, subject, text, link).catch((err: unknown) => {
-    ctx.logger.error({ err: (err as Error).message, subject }, 'dashboard: account e-mail not sent');
+    ctx.logger.error(
+      { err: (err as Error).message, subject, requestId: requestIdOfResponse(res) },
+      'dashboard: account e-mail not sent',
+    );
     throw new DashboardError('mail_failed', 'The e-mail could not be sent; try again in a minute');
   });
 }
@@ -145,6 +150,7 @@ export function accountRoutes(router: Router, ctx: AppContext): void {
           );
           await mailLink(
             ctx,
+            res,
             email,
             'email-change',
             'Confirm your new e-mail address',
@@ -263,6 +269,7 @@ function passwordResetRoutes(router: Router, ctx: AppContext): void {
           );
           await mailLink(
             ctx,
+            res,
             account.email,
             'password-reset',
             'Reset your password',
