@@ -8,9 +8,9 @@ import { createHmac, timingSafeEqual } from 'node:crypto';
 import express, { type Router } from 'express';
 import type pino from 'pino';
 import type { AccountsService } from '../../gateway/accounts/service';
-import { StoreConflict } from '../../gateway/store/types';
 import type { BtcpayConfig } from '../config';
 import { GreenfieldClient, GreenfieldError, settledTopUp } from './btcpay';
+import { creditOnce } from './credit-once';
 
 /** Whether `header` is `sha256=<hex>` of the body under the secret (constant-time comparison). */
 export function validBtcpaySignature(body: Buffer, header: unknown, secret: string): boolean {
@@ -38,7 +38,7 @@ export function btcpayWebhook(
     client?: GreenfieldClient;
   },
 ): void {
-  const { accounts, logger, cfg } = deps;
+  const { logger, cfg } = deps;
   const greenfield = deps.client ?? new GreenfieldClient(cfg);
   router.post('/webhooks/btcpay', express.raw({ type: '*/*', limit: '256kb' }), async (req, res) => {
     const body = Buffer.isBuffer(req.body) ? req.body : Buffer.alloc(0);
@@ -82,19 +82,11 @@ export function btcpayWebhook(
       res.json({ received: true, credited: false });
       return;
     }
-    try {
-      const r = await accounts.topUp(topUp.accountId, topUp.units, `btcpay:${invoice.id}`);
-      logger.info(
-        { invoiceId: invoice.id, accountId: topUp.accountId, replayed: r.replayed },
-        'dashboard: crypto top-up',
-      );
-      res.json({ received: true, credited: !r.replayed });
-    } catch (err) {
-      if (err instanceof StoreConflict && err.reason === 'not_found') {
-        res.json({ received: true, credited: false });
-        return;
-      }
-      throw err;
-    }
+    await creditOnce(
+      res,
+      deps,
+      { accountId: topUp.accountId, units: topUp.units, ref: `btcpay:${invoice.id}` },
+      { fields: { invoiceId: invoice.id }, message: 'dashboard: crypto top-up' },
+    );
   });
 }
