@@ -9,7 +9,7 @@ import type { AdminRow, CityRow, Geodata } from './model';
 import { packStrings } from './packed-strings';
 
 /** Version of the compact file format; bump when the layout changes so stale builds are rebuilt. */
-export const GEODATA_FORMAT = 4;
+export const GEODATA_FORMAT = 5;
 
 /** Default raster resolution: 10 cells per degree (0.1°, 6.48 M cells, 13 MB). */
 export const DEFAULT_CELLS_PER_DEGREE = 10;

@@ -10,6 +10,15 @@ import type { SearchTables } from './model';
 
 /** Set on a posting whose key is an alternate name (bits 0-30: place index). */
 export const ALTERNATE_BIT = 0x80000000;
+/** Keys per block of SearchTables.blockMax. */
+export const KEY_BLOCK = 64;
+
+/** The first two bytes of text[at..end) as one number 0..65535 (a missing second byte counts as 0). */
+export function twoBytes(text: Uint8Array, at: number, end: number): number {
+  return end - at >= 2
+    ? ((text[at] as number) << 8) | (text[at + 1] as number)
+    : ((text[at] ?? 0) as number) << 8;
+}
 
 /** The search tables and how many places were joined to a cities500 row. */
 export interface ConvertedSearch {
@@ -49,12 +58,6 @@ function push(map: Map<string, number[]>, key: string, posting: number): void {
   else map.set(key, [posting]);
 }
 
-/** Static part of a posting's score (own-name bonus + population term). */
-export function postingScore(posting: number, population: Uint32Array): number {
-  const own = (posting & ALTERNATE_BIT) === 0 ? OWN_NAME : 0;
-  return own + populationScore(population[posting & ~ALTERNATE_BIT] as number);
-}
-
 function layout(postingsOf: Map<string, number[]>, population: Uint32Array): SearchTables {
   // A "binary" string has one code unit per UTF-8 byte, so the default string order is the byte order of the keys.
   const unsorted = [...postingsOf.keys()].map((k) => ({ key: k, bytes: Buffer.from(k, 'utf8') }));
@@ -87,5 +90,16 @@ function layout(postingsOf: Map<string, number[]>, population: Uint32Array): Sea
     list.sort((a, b) => staticScore(b) - staticScore(a) || (a & ~ALTERNATE_BIT) - (b & ~ALTERNATE_BIT));
     postings.set(list, keyPostings[i] as number);
   });
-  return { keyText, keyOffsets, keyPostings, postings, population };
+  const blockMax = new Float64Array(Math.ceil(m / KEY_BLOCK));
+  const bucket = new Uint32Array(65537);
+  let at = 0;
+  for (let k = 0; k < m; k++) {
+    const best = staticScore(postings[keyPostings[k] as number] as number);
+    const b = Math.floor(k / KEY_BLOCK);
+    if (best > (blockMax[b] as number)) blockMax[b] = best;
+    const first = twoBytes(keyText, keyOffsets[k] as number, keyOffsets[k + 1] as number);
+    while (at <= first) bucket[at++] = k;
+  }
+  while (at <= 65536) bucket[at++] = m;
+  return { keyText, keyOffsets, keyPostings, postings, population, placeScore: popScore, blockMax, bucket };
 }

@@ -35,6 +35,9 @@ export function writeGeodata(dir: string, data: Geodata): void {
     searchKeyPostings: data.search.keyPostings,
     searchPostings: data.search.postings,
     searchPopulation: data.search.population,
+    searchPlaceScore: data.search.placeScore,
+    searchBlockMax: data.search.blockMax,
+    searchBucket: data.search.bucket,
     ...Object.assign({}, ...STRING_TABLES.map((name) => packedSections(name, data.strings[name]))),
   });
   fs.rmSync(path.join(dir, GEODATA_FILES.meta), { force: true });
@@ -87,6 +90,9 @@ export function readGeodata(dir: string): Geodata {
       keyPostings: sectionOf(s, 'searchKeyPostings', Uint32Array),
       postings: sectionOf(s, 'searchPostings', Uint32Array),
       population: sectionOf(s, 'searchPopulation', Uint32Array),
+      placeScore: sectionOf(s, 'searchPlaceScore', Float64Array),
+      blockMax: sectionOf(s, 'searchBlockMax', Float64Array),
+      bucket: sectionOf(s, 'searchBucket', Uint32Array),
     },
     strings,
     meta,

@@ -66,6 +66,12 @@ export interface SearchTables {
   postings: Uint32Array;
   /** GeoNames population per place (from cities500), 0 when unknown. */
   population: Uint32Array;
+  /** Derived at build time so start-up only makes views: the population term of the score per place, */
+  placeScore: Float64Array;
+  /** the best own-name bonus + population term of each block of KEY_BLOCK keys (prefix-scan pruning), */
+  blockMax: Float64Array;
+  /** and the first key whose first two UTF-8 bytes (as b0·256 + b1) are ≥ i, for i in 0..65536. */
+  bucket: Uint32Array;
 }
 
 /** The strings side of the model (packed: one text plus offsets each; absent names are null). */

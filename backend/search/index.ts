@@ -4,11 +4,9 @@
  * query, best first, pruned by score bounds. Allocates nothing per query.
  */
 import type { SearchTables } from '../geodata/model';
-import { ALTERNATE_BIT } from '../geodata/convert-search';
-import { EXACT, OWN_NAME, PREFIX, populationScore } from './score';
+import { ALTERNATE_BIT, KEY_BLOCK, twoBytes } from '../geodata/convert-search';
+import { EXACT, OWN_NAME, PREFIX } from './score';
 
-/** Keys per block of the prefix scan's skip table. */
-const KEY_BLOCK = 64;
 /** Largest `limit` a search can ask for. */
 export const MAX_SEARCH_LIMIT = 50;
 /** Longest normalised query in UTF-8 bytes (queries are at most 200 characters; folding can double some). */
@@ -72,6 +70,9 @@ export class SearchIndex {
   private readonly postings: Uint32Array;
   private readonly placeScore: Float64Array;
   private readonly blockMax: Float64Array;
+  private readonly bucket: Uint32Array;
+  /** Best blocks of a long prefix range, scanned first so the score floor rises early. */
+  private readonly picked = new Int32Array(MAX_SEARCH_LIMIT);
   private readonly encoder = new TextEncoder();
   private readonly q = new Uint8Array(MAX_QUERY_BYTES);
   private qLen = 0;
@@ -85,16 +86,9 @@ export class SearchIndex {
     this.keyOffsets = tables.keyOffsets;
     this.keyPostings = tables.keyPostings;
     this.postings = tables.postings;
-    this.placeScore = new Float64Array(tables.population.length);
-    for (let i = 0; i < tables.population.length; i++)
-      this.placeScore[i] = populationScore(tables.population[i] as number);
-    const keys = this.keyOffsets.length - 1;
-    this.blockMax = new Float64Array(Math.ceil(keys / KEY_BLOCK));
-    for (let k = 0; k < keys; k++) {
-      const s = this.staticScore(this.postings[this.keyPostings[k] as number] as number);
-      const b = (k / KEY_BLOCK) | 0;
-      if (s > (this.blockMax[b] as number)) this.blockMax[b] = s;
-    }
+    this.placeScore = tables.placeScore;
+    this.blockMax = tables.blockMax;
+    this.bucket = tables.bucket;
   }
 
   /** Number of distinct keys (normalised names). */
@@ -111,26 +105,66 @@ export class SearchIndex {
     if (read !== key.length || written === 0) return;
     this.qLen = written;
     const keys = this.keyOffsets.length - 1;
-    let from = this.lowerBound(keys);
+    const q = this.q;
+    const first = twoBytes(q, 0, written);
+    let from = this.lowerBound(this.bucket[first] as number, this.bucket[first + 1] as number);
     if (from < keys && this.compare(from) === 0) {
       this.scanKey(from, EXACT, countryMask, out);
       from++;
     }
     if (out.count === out.limit && out.floor >= EXACT) return;
     const end = this.prefixEnd(from, keys);
-    const postings = this.postings;
-    const starts = this.keyPostings;
+    const firstBlock = Math.ceil(from / KEY_BLOCK);
+    const endBlock = Math.floor(end / KEY_BLOCK);
+    const picked = endBlock - firstBlock > 4 ? this.pickBlocks(firstBlock, endBlock, out.limit) : 0;
+    for (let i = 0; i < picked; i++) {
+      const b = this.picked[i] as number;
+      this.scanKeys(b * KEY_BLOCK, (b + 1) * KEY_BLOCK, countryMask, out);
+    }
     for (let k = from; k < end;) {
       if (k % KEY_BLOCK === 0 && k + KEY_BLOCK <= end) {
-        if (PREFIX + (this.blockMax[k / KEY_BLOCK] as number) < out.floor) {
-          k += KEY_BLOCK;
-          continue;
-        }
+        const b = k / KEY_BLOCK;
+        if (PREFIX + (this.blockMax[b] as number) >= out.floor && !this.wasPicked(b, picked))
+          this.scanKeys(k, k + KEY_BLOCK, countryMask, out);
+        k += KEY_BLOCK;
+        continue;
       }
-      if (PREFIX + this.staticScore(postings[starts[k] as number] as number) >= out.floor)
-        this.scanKey(k, PREFIX, countryMask, out);
+      this.scanKeys(k, k + 1, countryMask, out);
       k++;
     }
+  }
+
+  /** Prefix matches among keys [from, to): each key whose best posting can still enter the list. */
+  private scanKeys(from: number, to: number, mask: Uint8Array | null, out: TopPlaces): void {
+    const postings = this.postings;
+    const starts = this.keyPostings;
+    for (let k = from; k < to; k++) {
+      if (PREFIX + this.staticScore(postings[starts[k] as number] as number) >= out.floor)
+        this.scanKey(k, PREFIX, mask, out);
+    }
+  }
+
+  /** Puts the (at most `limit`) blocks of [firstBlock, endBlock) with the highest maxima into `picked`, best first. */
+  private pickBlocks(firstBlock: number, endBlock: number, limit: number): number {
+    const picked = this.picked;
+    const max = this.blockMax;
+    let n = 0;
+    for (let b = firstBlock; b < endBlock; b++) {
+      const m = max[b] as number;
+      if (n === limit && m <= (max[picked[n - 1] as number] as number)) continue;
+      let at = n < limit ? n++ : n - 1;
+      while (at > 0 && m > (max[picked[at - 1] as number] as number)) {
+        picked[at] = picked[at - 1] as number;
+        at--;
+      }
+      picked[at] = b;
+    }
+    return n;
+  }
+
+  private wasPicked(b: number, picked: number): boolean {
+    for (let i = 0; i < picked; i++) if (this.picked[i] === b) return true;
+    return false;
   }
 
   /** Own-name bonus + population term of a posting. */
@@ -175,10 +209,8 @@ export class SearchIndex {
     return true;
   }
 
-  /** First key ≥ the query. */
-  private lowerBound(keys: number): number {
-    let lo = 0;
-    let hi = keys;
+  /** First key ≥ the query within [lo, hi) (the bucket of its first two bytes). */
+  private lowerBound(lo: number, hi: number): number {
     while (lo < hi) {
       const mid = (lo + hi) >>> 1;
       if (this.compare(mid) < 0) lo = mid + 1;
@@ -187,10 +219,20 @@ export class SearchIndex {
     return lo;
   }
 
-  /** First key at or after `from` that does not start with the query (keys with a prefix are contiguous). */
+  /**
+   * First key at or after `from` that does not start with the query (keys with a prefix are contiguous): galloping
+   * from `from`, since most prefix ranges are short.
+   */
   private prefixEnd(from: number, keys: number): number {
-    let lo = from;
-    let hi = keys;
+    if (from >= keys || !this.hasPrefix(from)) return from;
+    let lo = from; // lo always starts with the query
+    let step = 1;
+    while (lo + step < keys && this.hasPrefix(lo + step)) {
+      lo += step;
+      step *= 2;
+    }
+    let hi = Math.min(keys, lo + step); // hi does not start with the query (or is the end)
+    lo++;
     while (lo < hi) {
       const mid = (lo + hi) >>> 1;
       if (this.hasPrefix(mid)) lo = mid + 1;
