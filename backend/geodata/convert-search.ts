@@ -75,7 +75,7 @@ function layout(
   countryCount: number,
 ): SearchTables {
   // A "binary" string has one code unit per UTF-8 byte, so the default string order is the byte order of the keys.
-  const unsorted = [...postingsOf.keys()].map((k) => ({ key: k, bytes: Buffer.from(k, 'utf8') }));
+  const unsorted = [...postingsOf].map(([key, list]) => ({ bytes: Buffer.from(key, 'utf8'), list }));
   const order = unsorted.map((k, i) => `${k.bytes.toString('latin1')}\u0000${i}`);
   order.sort();
   const keys = order.map(
@@ -93,16 +93,16 @@ function layout(
     keyOffsets[i] = bytes;
     keyPostings[i] = total;
     bytes += k.bytes.length;
-    total += (postingsOf.get(k.key) as number[]).length;
+    total += k.list.length;
   });
   keyOffsets[m] = bytes;
   keyPostings[m] = total;
-  const keyText = new Uint8Array(bytes);
+  const keyText = new Uint8Array(Buffer.concat(keys.map((k) => k.bytes)));
   const postings = new Uint32Array(total);
   keys.forEach((k, i) => {
-    keyText.set(k.bytes, keyOffsets[i] as number);
-    const list = postingsOf.get(k.key) as number[];
-    list.sort((a, b) => staticScore(b) - staticScore(a) || (a & ~ALTERNATE_BIT) - (b & ~ALTERNATE_BIT));
+    const list = k.list;
+    if (list.length > 1)
+      list.sort((a, b) => staticScore(b) - staticScore(a) || (a & ~ALTERNATE_BIT) - (b & ~ALTERNATE_BIT));
     postings.set(list, keyPostings[i] as number);
   });
   const blocks = Math.ceil(m / KEY_BLOCK);
