@@ -1,5 +1,6 @@
 /** Everything the routes share, built once per app from the deps. */
 import { AccountsService } from '../gateway/accounts/service';
+import { brandOf, type Brand } from './brand';
 import type { DashboardDeps } from './deps';
 import { MagicLinks } from './magic-link';
 import { createMailer, type Mailer } from './mailer';
@@ -19,6 +20,8 @@ export interface AppContext extends DashboardDeps {
   links: MagicLinks;
   mailer: Mailer;
   payments: PaymentProvider;
+  /** Product name and footer of every page (config, issue 15 item 7). */
+  brand: Brand;
   /** The public origin ("https://dash.example.com") that state-changing requests must come from. */
   origin: string;
 }
@@ -46,5 +49,6 @@ export function createContext(deps: DashboardDeps): AppContext {
     mailer: deps.mailer ?? createMailer(config, deps.logger),
     payments,
     origin: new URL(config.publicUrl).origin,
+    brand: brandOf(config),
   };
 }

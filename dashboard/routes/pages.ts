@@ -7,6 +7,7 @@ import { handle, requirePageSession, signed } from '../middleware';
 import * as credit from '../services/credit';
 import { customer } from '../actor';
 import * as keys from '../services/keys';
+import { usageCsv, usageCsvName } from '../services/csv';
 import { usageReport } from '../services/usage';
 import { iso } from '../services/views';
 import * as wl from '../services/whitelist';
@@ -21,6 +22,7 @@ import { whitelistPage } from '../views/whitelist';
 function pageContext(ctx: AppContext, res: Response): PageContext {
   const { session, account } = signed(res);
   return {
+    brand: ctx.brand,
     rules: ctx.rules,
     csrf: session.csrf,
     email: account.email,
@@ -191,14 +193,32 @@ export function pageRoutes(router: Router, ctx: AppContext): void {
     }
   });
 
+  const usageSubject = (req: Request): string => {
+    const q = req.query['subject'];
+    return typeof q === 'string' && q !== 'account' ? v.id(q) : 'account';
+  };
+
   get('/usage', async (req, res) => {
     const { account } = signed(res);
-    const q = req.query['subject'];
-    const subject = typeof q === 'string' && q !== 'account' ? v.id(q) : 'account';
     const [report, k] = await Promise.all([
-      usageReport(ctx, account.id, subject),
+      usageReport(ctx, account.id, usageSubject(req)),
       keys.listKeys(ctx, account.id),
     ]);
     send(res, 200, usagePage(pageContext(ctx, res), report, k));
+  });
+
+  /** The same 30 days as a CSV download (issue 15 item 7). */
+  get('/usage.csv', async (req, res) => {
+    const { account } = signed(res);
+    const subject = usageSubject(req);
+    const report = await usageReport(ctx, account.id, subject);
+    const key =
+      subject === 'account' ? null : (await keys.listKeys(ctx, account.id)).find((k) => k.id === subject);
+    const name = key ? (key.label ?? `${key.prefix}…`) : 'account';
+    res
+      .status(200)
+      .type('text/csv; charset=utf-8')
+      .attachment(usageCsvName(report))
+      .send(usageCsv(report, name));
   });
 }

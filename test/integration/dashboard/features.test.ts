@@ -2,7 +2,8 @@
 import { utcDay } from '../../../gateway/core/clock';
 import { hashKey } from '../../../gateway/core/keys';
 import type { AdmissionPlan } from '../../../gateway/store/types';
-import { PEPPER, signedIn, signedUp, START, type Harness, useDashboards } from './fixture';
+import { parseCsv } from '../../helpers/csv';
+import { Client, PEPPER, signedIn, signedUp, START, type Harness, useDashboards } from './fixture';
 
 let h: Harness;
 const dash = useDashboards();
@@ -137,6 +138,32 @@ describe.each([['A'], ['B']] as const)('rule set %s', (set) => {
     expect(page.text).toContain('<svg');
     expect(page.text).toContain('2026-01-31: 3 free, 0 billed, 0 refused');
     expect(page.text).toContain('datetime="2026-02-02T00:00:00.000Z"');
+  });
+
+  test('exports usage as CSV: a download of the 30 days, the key named by its label, escaped (issue 15 item 7)', async () => {
+    const c = await signedUp(h, 'kim@example.com');
+    const created = await c.api('post', '/api/keys', { label: '=eu, "main"' });
+    const account = await h.store.findAccountByEmail('kim@example.com');
+    await useKey(h, created.body.id, account?.id ?? '', '203.0.113.7', 3);
+    const page = await c.get(`/usage?subject=${created.body.id}`);
+    expect(page.text).toContain(`href="/usage.csv?subject=${created.body.id}"`);
+    const r = await c.get(`/usage.csv?subject=${created.body.id}`);
+    expect(r.status).toBe(200);
+    expect(r.headers['content-type']).toBe('text/csv; charset=utf-8');
+    expect(r.headers['content-disposition']).toBe(
+      `attachment; filename=usage-${created.body.id}-2026-01-02-to-2026-01-31.csv`,
+    );
+    const rows = parseCsv(r.text);
+    expect(rows).toHaveLength(31);
+    expect(rows[30]).toEqual(['2026-01-31', `'=eu, "main"`, '3', '0', '0', '2500']);
+    const whole = parseCsv((await c.get('/usage.csv')).text);
+    expect(whole[30]).toEqual(['2026-01-31', 'account', '3', '0', '0', '2500']);
+    // Another account's key is not found; signed out, the link leads to sign-in.
+    const other = await signedUp(h, 'lee@example.com');
+    expect((await other.get(`/usage.csv?subject=${created.body.id}`)).status).toBe(404);
+    const anonymous = await new Client(h.app).get('/usage.csv');
+    expect(anonymous.status).toBe(303);
+    expect(anonymous.headers['location']).toBe('/signin');
   });
 });
 
