@@ -9,7 +9,7 @@ import * as credit from '../services/credit';
 import { customer } from '../actor';
 import * as keys from '../services/keys';
 import { usageReport } from '../services/usage';
-import { iso, money } from '../services/views';
+import { iso, ledgerView, money } from '../services/views';
 import * as wl from '../services/whitelist';
 import * as v from '../validate';
 
@@ -83,7 +83,11 @@ export function apiRoutes(router: Router, ctx: AppContext): void {
 
   on('get', '/credit', async (_req, res) => {
     const s = await credit.creditSummary(ctx, await fresh(res));
-    res.json({ ...s, balance: money(ctx.rules, s.balance) });
+    res.json({
+      ...s,
+      balance: money(ctx.rules, s.balance),
+      ledger: s.ledger.map((e) => ledgerView(ctx.rules, e)),
+    });
   });
 
   on('post', '/credit/top-ups', async (req, res) => {

@@ -6,6 +6,7 @@ import { DashboardError } from '../errors';
 import { handle, requirePageSession, signed } from '../middleware';
 import * as credit from '../services/credit';
 import { customer } from '../actor';
+import { creditPrice } from '../money';
 import * as keys from '../services/keys';
 import { usageCsv, usageCsvName } from '../services/csv';
 import { usageReport } from '../services/usage';
@@ -150,10 +151,20 @@ export function pageRoutes(router: Router, ctx: AppContext): void {
   const creditView = async (res: Response, status: number, form: credit.CreditForm = {}) => {
     const account = (await ctx.store.getAccount(signed(res).account.id)) ?? signed(res).account;
     const view = await credit.creditSummary(ctx, account);
+    const card = ctx.payments.name === 'stripe' ? ctx.config.payments?.stripe : undefined;
+    const cardCreditPrice =
+      card && ctx.rules.moneyDecimals === 0
+        ? creditPrice(card.priceCurrency, card.unitsPerMinorUnit)
+        : undefined;
     send(
       res,
       status,
-      creditPage(pageContext(ctx, res), { ...view, topUpId: randomBytes(12).toString('base64url'), form }),
+      creditPage(pageContext(ctx, res), {
+        ...view,
+        ...(cardCreditPrice ? { cardCreditPrice } : {}),
+        topUpId: randomBytes(12).toString('base64url'),
+        form,
+      }),
     );
   };
 

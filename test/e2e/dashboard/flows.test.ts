@@ -216,7 +216,12 @@ maybe('rule set A in the browser', () => {
     await page.fill('#f-amount', '60');
     await page.click('form[action="/credit/top-up"] button');
     await page.waitForSelector('text=Top-up complete.');
-    expect(await page.textContent('[data-balance]')).toBe('60.0000 EUR');
+    // Money per currency (issue 15 item 3; the text was "60.0000 EUR" before).
+    expect(await page.textContent('[data-balance]')).toBe('€60.00');
+    expect(await page.textContent('[data-price="request"] strong')).toBe('€0.0001');
+    expect(await page.textContent('[data-price="package"] strong')).toBe('€50.00');
+    expect(await page.textContent('table.ledger tbody')).toContain('+€60.00');
+    expect(await page.textContent('main')).not.toMatch(/\d\.\d{4} EUR|0\.0000/);
     await page.click('form[action="/packages"] button');
     await page.waitForSelector('#new-key');
     const packageKey = await page.inputValue('#new-key');
@@ -224,7 +229,8 @@ maybe('rule set A in the browser', () => {
     await shot(page, 'A-package-key');
     expect((await reverseWithKey(stack.gateway.mainUrl, packageKey)).status).toBe(200);
     await page.goto('/credit');
-    expect(await page.textContent('[data-balance]')).toBe('10.0000 EUR');
+    expect(await page.textContent('[data-balance]')).toBe('€10.00');
+    expect(await page.textContent('table.ledger tbody')).toContain('-€50.00');
     expect(await page.textContent('ul.packages')).toContain('valid until');
     await shot(page, 'A-credit');
 
@@ -304,7 +310,9 @@ maybe('rule set B in the browser', () => {
     await page.fill('#f-amount', '5000');
     await page.click('form[action="/credit/top-up"] button');
     await page.waitForSelector('text=Top-up complete.');
-    expect(await page.textContent('[data-balance]')).toBe('5000 credits');
+    expect(await page.textContent('[data-balance]')).toBe('5,000 credits'); // was "5000 credits"
+    expect(await page.textContent('[data-price="request"] strong')).toBe('1 credit');
+    expect(await page.textContent('[data-price="plan"]')).toContain('priced on request');
     const account = await stack.gateway.store.findAccountByEmail('bea@example.com');
     await stack.gateway.store.setUnlimitedUntil(account?.id ?? '', Date.parse('2026-12-31T00:00:00Z'));
     await page.reload();
