@@ -100,7 +100,24 @@ export function pageRoutes(router: Router, ctx: AppContext): void {
 
   get('/keys/:id', async (req, res) => {
     const detail = await keys.keyDetail(ctx, signed(res).account.id, v.id(req.params['id']));
-    send(res, 200, kv.keyDetailPage(pageContext(ctx, res), detail));
+    const form = req.query['renamed'] === '1' ? { message: 'Label saved.' } : {};
+    send(res, 200, kv.keyDetailPage(pageContext(ctx, res), detail, form));
+  });
+
+  /** Rename (issue 15 item 4): saved → back to the key with a note; refused → the error next to the field. */
+  post('/keys/:id/label', async (req, res) => {
+    const { account } = signed(res);
+    const id = v.id(req.params['id']);
+    const raw = field(req, 'label');
+    try {
+      await keys.renameKey(ctx, account.id, id, v.label(ctx.rules, raw), me(req, res));
+      res.redirect(303, `/keys/${id}?renamed=1`);
+    } catch (err) {
+      const e = formError(err);
+      const detail = await keys.keyDetail(ctx, account.id, id);
+      const form = { label: typeof raw === 'string' ? raw : '', error: e.message };
+      send(res, e.status, kv.keyDetailPage(pageContext(ctx, res), detail, form));
+    }
   });
 
   get('/keys/:id/revoke', async (req, res) => {

@@ -208,6 +208,16 @@ maybe('rule set A in the browser', () => {
     const key = await createKey(page, 'production server');
     await shot(page, 'A-key-created');
     await keyLifecycle(stack, page, 'A', key);
+    // Rename (issue 15 item 4), then its usage as CSV: the label comes back intact through the quoting.
+    const keyPath = new URL(page.url()).pathname;
+    await page.fill('#f-label', '=prod, "eu"');
+    await page.click('form.rename button[type=submit]');
+    await page.waitForSelector('text=Label saved.');
+    expect(await page.textContent('h1')).toBe('=prod, "eu"');
+    await shot(page, 'A-key-renamed');
+    await page.goto(`/usage?subject=${keyPath.split('/')[2]}`);
+    const keyRows = await downloadCsv(page);
+    expect(keyRows[30]?.slice(1, 3)).toEqual(['\'=prod, "eu"', '1']);
     await page.goto('/keys');
     expect(await page.content()).not.toContain(key);
     await shot(page, 'A-keys');
