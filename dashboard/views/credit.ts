@@ -64,7 +64,7 @@ function pricesSection(ctx: PageContext, v: CreditView): Html {
           : html`<dt>Unlimited plan</dt>
               <dd data-price="plan">
                 Nothing charged past the free allowance (from at most ${limits.unlimitedAccountAddresses}
-                addresses a day); priced on request and set up by our team
+                addresses per rolling 24 hours); priced on request and set up by our team
               </dd>`
       }
       ${
