@@ -60,7 +60,7 @@ function errorHandler(ctx: AppContext): ErrorRequestHandler {
     res
       .status(e.status)
       .type('html')
-      .send(errorPage(e.status, e.message, Boolean(res.locals['signed'])));
+      .send(errorPage(ctx.brand, e.status, e.message, Boolean(res.locals['signed'])));
   };
 }
 
@@ -76,7 +76,7 @@ export function createDashboardApp(deps: DashboardDeps): express.Express {
   const root = repoRoot();
   app.use('/static', express.static(path.join(root, 'dashboard', 'static'), { index: false, maxAge: 0 }));
   app.get('/favicon.ico', (_req, res) => res.redirect(301, '/static/favicon.svg'));
-  apiReferenceRoutes(app, root);
+  apiReferenceRoutes(app, root, ctx.brand);
   const doc = loadOpenApiJson('dashboard/openapi.yaml');
   app.get('/openapi.json', (req, res) => sendOpenApiJson(doc, req, res));
   app.get('/api/openapi.yaml', (_req, res) =>

@@ -58,6 +58,10 @@ export const dashboardConfigSchema = z
      * default: a link signs in, so it is a secret and never logged otherwise (issue 13).
      */
     development: z.boolean().optional(),
+    /** The product name in every page's header and title (issue 15 item 7); default "geogate". */
+    productName: z.string().trim().min(1).max(60).optional(),
+    /** Plain text at the foot of every page, e.g. the operator's name and address; default "geogate". */
+    footer: z.string().trim().min(1).max(500).optional(),
     /** Issue 14 item 6: absent, the dashboard runs with top-ups disabled (the credit page says so). */
     payments: z
       .strictObject({

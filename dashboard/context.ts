@@ -1,5 +1,6 @@
 /** Everything the routes share, built once per app from the deps. */
 import { AccountsService } from '../gateway/accounts/service';
+import { brandOf, type Brand } from './brand';
 import type { DashboardDeps } from './deps';
 import { AccountLinks } from './account-links';
 import { MagicLinks } from './magic-link';
@@ -25,6 +26,8 @@ export interface AppContext extends DashboardDeps {
   payments: PaymentProvider;
   /** Crypto top-ups (BTCPay Server, D32), beside the card flow; null when not configured. */
   cryptoPayments: PaymentProvider | null;
+  /** Product name and footer of every page (config, issue 15 item 7). */
+  brand: Brand;
   /** The public origin ("https://dash.example.com") that state-changing requests must come from. */
   origin: string;
 }
@@ -56,5 +59,6 @@ export function createContext(deps: DashboardDeps): AppContext {
     payments,
     cryptoPayments,
     origin: new URL(config.publicUrl).origin,
+    brand: brandOf(config),
   };
 }

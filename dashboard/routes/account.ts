@@ -176,8 +176,17 @@ export function accountRoutes(router: Router, ctx: AppContext): void {
     handle(async (req, res) => {
       const token = str(req.query['token']);
       const claim = await ctx.accountLinks.check(token, 'email-change');
-      if (!claim) return sendHtml(res, 400, views.accountLinkInvalidPage('E-mail confirmation', '/settings'));
-      sendHtml(res, 200, views.emailConfirmPage(token, preSessionToken(ctx, req, res), claim.email));
+      if (!claim)
+        return sendHtml(
+          res,
+          400,
+          views.accountLinkInvalidPage(ctx.brand, 'E-mail confirmation', '/settings'),
+        );
+      sendHtml(
+        res,
+        200,
+        views.emailConfirmPage(ctx.brand, token, preSessionToken(ctx, req, res), claim.email),
+      );
     }),
   );
 
@@ -185,7 +194,7 @@ export function accountRoutes(router: Router, ctx: AppContext): void {
     '/settings/email/confirm',
     handle(async (req, res) => {
       const invalid = () =>
-        sendHtml(res, 400, views.accountLinkInvalidPage('E-mail confirmation', '/settings'));
+        sendHtml(res, 400, views.accountLinkInvalidPage(ctx.brand, 'E-mail confirmation', '/settings'));
       const claim = await ctx.accountLinks.redeem(str(bodyOf(req)['token']), 'email-change');
       if (!claim) return invalid();
       const account = await store.getAccount(claim.accountId);
@@ -248,7 +257,7 @@ function passwordResetRoutes(router: Router, ctx: AppContext): void {
   const minutes = ACCOUNT_LINK_MINUTES['password-reset'];
 
   router.get('/password/forgot', (req, res) => {
-    sendHtml(res, 200, views.forgotPage(preSessionToken(ctx, req, res)));
+    sendHtml(res, 200, views.forgotPage(ctx.brand, preSessionToken(ctx, req, res)));
   });
 
   router.post(
@@ -283,12 +292,12 @@ function passwordResetRoutes(router: Router, ctx: AppContext): void {
             account: account.id,
           });
         }
-        sendHtml(res, 200, views.resetSentPage(email, minutes));
+        sendHtml(res, 200, views.resetSentPage(ctx.brand, email, minutes));
       } catch (err) {
         const f = formState(err, values);
         if (err instanceof DashboardError && err.retryAfter !== undefined)
           res.setHeader('Retry-After', String(err.retryAfter));
-        sendHtml(res, f.status, views.forgotPage(preSessionToken(ctx, req, res), f.state));
+        sendHtml(res, f.status, views.forgotPage(ctx.brand, preSessionToken(ctx, req, res), f.state));
       }
     }),
   );
@@ -299,8 +308,12 @@ function passwordResetRoutes(router: Router, ctx: AppContext): void {
       const token = str(req.query['token']);
       const claim = await ctx.accountLinks.check(token, 'password-reset');
       if (!claim)
-        return sendHtml(res, 400, views.accountLinkInvalidPage('Password reset', '/password/forgot'));
-      sendHtml(res, 200, views.resetPage(token, preSessionToken(ctx, req, res), claim.email));
+        return sendHtml(
+          res,
+          400,
+          views.accountLinkInvalidPage(ctx.brand, 'Password reset', '/password/forgot'),
+        );
+      sendHtml(res, 200, views.resetPage(ctx.brand, token, preSessionToken(ctx, req, res), claim.email));
     }),
   );
 
@@ -310,7 +323,7 @@ function passwordResetRoutes(router: Router, ctx: AppContext): void {
       const b = bodyOf(req);
       const token = str(b['token']);
       const invalid = () =>
-        sendHtml(res, 400, views.accountLinkInvalidPage('Password reset', '/password/forgot'));
+        sendHtml(res, 400, views.accountLinkInvalidPage(ctx.brand, 'Password reset', '/password/forgot'));
       // The password is checked before the link is used, so a too-short one does not burn the link.
       const claim = await ctx.accountLinks.check(token, 'password-reset');
       if (!claim) return invalid();
@@ -322,7 +335,7 @@ function passwordResetRoutes(router: Router, ctx: AppContext): void {
         return sendHtml(
           res,
           f.status,
-          views.resetPage(token, preSessionToken(ctx, req, res), claim.email, f.state),
+          views.resetPage(ctx.brand, token, preSessionToken(ctx, req, res), claim.email, f.state),
         );
       }
       const used = await ctx.accountLinks.redeem(token, 'password-reset');

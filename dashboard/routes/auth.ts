@@ -50,7 +50,7 @@ export function authRoutes(router: Router, ctx: AppContext): void {
 
   router.get('/signup', (req, res) => {
     if (res.locals['signed']) return res.redirect(303, '/');
-    res.type('html').send(views.signUpPage(rules, preSessionToken(ctx, req, res)));
+    res.type('html').send(views.signUpPage(ctx.brand, rules, preSessionToken(ctx, req, res)));
   });
 
   router.post(
@@ -58,7 +58,8 @@ export function authRoutes(router: Router, ctx: AppContext): void {
     handle(async (req, res) => {
       const b = body(req);
       const values = { email: str(b['email']), name: str(b['name']) };
-      const render = (s: views.FormState) => views.signUpPage(rules, preSessionToken(ctx, req, res), s);
+      const render = (s: views.FormState) =>
+        views.signUpPage(ctx.brand, rules, preSessionToken(ctx, req, res), s);
       try {
         await limitAttempt(ctx, req, passwords ? null : str(b['email']) || null);
         const email = v.email(b['email']);
@@ -93,7 +94,7 @@ export function authRoutes(router: Router, ctx: AppContext): void {
 
   router.get('/signin', (req, res) => {
     if (res.locals['signed']) return res.redirect(303, '/');
-    res.type('html').send(views.signInPage(rules, preSessionToken(ctx, req, res)));
+    res.type('html').send(views.signInPage(ctx.brand, rules, preSessionToken(ctx, req, res)));
   });
 
   router.post(
@@ -101,7 +102,8 @@ export function authRoutes(router: Router, ctx: AppContext): void {
     handle(async (req, res) => {
       const b = body(req);
       const values = { email: str(b['email']) };
-      const render = (s: views.FormState) => views.signInPage(rules, preSessionToken(ctx, req, res), s);
+      const render = (s: views.FormState) =>
+        views.signInPage(ctx.brand, rules, preSessionToken(ctx, req, res), s);
       try {
         await limitAttempt(ctx, req, str(b['email']) || null);
         const email = v.email(b['email']);
@@ -126,8 +128,10 @@ export function authRoutes(router: Router, ctx: AppContext): void {
     handle(async (req, res) => {
       const token = str(req.query['token']);
       const claim = token ? await ctx.links.check(token) : null;
-      if (!claim) return void res.status(400).type('html').send(views.linkInvalidPage());
-      res.type('html').send(views.linkConfirmPage(token, preSessionToken(ctx, req, res), claim.email));
+      if (!claim) return void res.status(400).type('html').send(views.linkInvalidPage(ctx.brand));
+      res
+        .type('html')
+        .send(views.linkConfirmPage(ctx.brand, token, preSessionToken(ctx, req, res), claim.email));
     }),
   );
 
@@ -135,7 +139,7 @@ export function authRoutes(router: Router, ctx: AppContext): void {
     '/signin/link',
     handle(async (req, res) => {
       const claim = await ctx.links.redeem(str(body(req)['token']));
-      if (!claim) return void res.status(400).type('html').send(views.linkInvalidPage());
+      if (!claim) return void res.status(400).type('html').send(views.linkInvalidPage(ctx.brand));
       let account = await store.findAccountByEmail(claim.email);
       if (!account && claim.signup) {
         account = await store
@@ -154,7 +158,7 @@ export function authRoutes(router: Router, ctx: AppContext): void {
           ctx.accounts.audit(customer(ctx, req, res, account.id), 'account.created', { account: account.id });
         }
       }
-      if (!account) return void res.status(400).type('html').send(views.linkInvalidPage());
+      if (!account) return void res.status(400).type('html').send(views.linkInvalidPage(ctx.brand));
       await startSession(res, ctx.secrets, clock, account);
       ctx.accounts.audit(customer(ctx, req, res, account.id), 'session.signed_in', { account: account.id });
       res.redirect(303, '/');
@@ -194,5 +198,5 @@ async function sendLink(ctx: AppContext, res: Response, email: string, signup: b
         throw new DashboardError('mail_failed', 'The e-mail could not be sent; try again in a minute');
       });
   }
-  res.type('html').send(views.linkSentPage(email, LINK_MINUTES));
+  res.type('html').send(views.linkSentPage(ctx.brand, email, LINK_MINUTES));
 }

@@ -1,11 +1,11 @@
 /** Credit: balance, ledger, packages (A) or plan (B), and top-ups through the payment provider. */
 import type { Actor } from '../../gateway/accounts/audit';
-import type { Account } from '../../gateway/store/types';
+import type { Account, LedgerEntry } from '../../gateway/store/types';
 import type { AppContext } from '../context';
 import { invalidField } from '../errors';
 import * as v from '../validate';
 import type { PaymentProvider, TopUpResult } from '../payments/types';
-import { iso, keyView, ledgerView, type KeyJson, type LedgerJson } from './views';
+import { iso, keyView, type KeyJson } from './views';
 
 /** Values of the credit page's forms after a refusal or success. */
 export interface CreditForm {
@@ -24,7 +24,8 @@ export async function creditSummary(
   account: Account,
 ): Promise<{
   balance: number;
-  ledger: LedgerJson[];
+  /** Newest first, in integer units (the API shows them with ledgerView, the page formats them). */
+  ledger: LedgerEntry[];
   packages: KeyJson[];
   unlimitedUntil: string | null;
   provider: 'test' | 'stripe' | 'none' | 'btcpay';
@@ -38,7 +39,7 @@ export async function creditSummary(
   ]);
   return {
     balance: account.balance,
-    ledger: ledger.map((e) => ledgerView(ctx.rules, e)),
+    ledger,
     packages: keys.filter((k) => k.packageUntil !== null).map((k) => keyView(k, now)),
     unlimitedUntil: iso(account.unlimitedUntil),
     provider: ctx.payments.name,

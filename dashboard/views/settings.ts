@@ -2,6 +2,7 @@
 import type { RuleSet } from '../../gateway/policy/ruleset';
 import type { FormState } from './auth';
 import { html } from './html';
+import type { Brand } from '../brand';
 import { field, page, publicPage, type PageContext } from './layout';
 
 function formMessage(s: FormState) {
@@ -9,8 +10,9 @@ function formMessage(s: FormState) {
 }
 
 /** "Forgot your password?": asks for the e-mail address (rule set A). */
-export function forgotPage(csrf: string, s: FormState = {}): string {
+export function forgotPage(brand: Brand, csrf: string, s: FormState = {}): string {
   return publicPage(
+    brand,
     'Reset your password',
     html`${formMessage(s)}
       <form method="post" action="/password/forgot" class="card">
@@ -23,8 +25,9 @@ export function forgotPage(csrf: string, s: FormState = {}): string {
 }
 
 /** After a reset was asked for: the same answer whether or not the address has an account. */
-export function resetSentPage(email: string, minutes: number): string {
+export function resetSentPage(brand: Brand, email: string, minutes: number): string {
   return publicPage(
+    brand,
     'Check your mailbox',
     html`<p class="alert ok" role="status">
         If <strong>${email}</strong> has an account here, a link to choose a new password is on its way. It
@@ -35,8 +38,15 @@ export function resetSentPage(email: string, minutes: number): string {
 }
 
 /** The reset link's landing page: the new password (a form, so mail scanners opening the link do not use it). */
-export function resetPage(token: string, csrf: string, email: string, s: FormState = {}): string {
+export function resetPage(
+  brand: Brand,
+  token: string,
+  csrf: string,
+  email: string,
+  s: FormState = {},
+): string {
   return publicPage(
+    brand,
     'Choose a new password',
     html`${formMessage(s)}
       <form method="post" action="/password/reset" class="card">
@@ -50,8 +60,9 @@ export function resetPage(token: string, csrf: string, email: string, s: FormSta
 }
 
 /** A used, expired, tampered or superseded account link. */
-export function accountLinkInvalidPage(what: string, again: string): string {
+export function accountLinkInvalidPage(brand: Brand, what: string, again: string): string {
   return publicPage(
+    brand,
     'This link no longer works',
     html`<p class="alert error" role="alert">
         ${what} links work once, expire, and stop working when the password or e-mail changes.
@@ -61,8 +72,9 @@ export function accountLinkInvalidPage(what: string, again: string): string {
 }
 
 /** The e-mail confirmation link's landing page. */
-export function emailConfirmPage(token: string, csrf: string, email: string): string {
+export function emailConfirmPage(brand: Brand, token: string, csrf: string, email: string): string {
   return publicPage(
+    brand,
     'Confirm your new e-mail address',
     html`<form method="post" action="/settings/email/confirm" class="card">
       <input type="hidden" name="_csrf" value="${csrf}" />

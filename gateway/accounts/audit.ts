@@ -21,6 +21,7 @@ export type AuditAction =
   | 'account.reinstated'
   | 'key.created'
   | 'key.revoked'
+  | 'key.renamed'
   | 'package.bought'
   | 'account.topped_up'
   | 'plan.set'

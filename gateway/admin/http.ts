@@ -34,7 +34,7 @@ export function jsonBody(): RequestHandler[] {
   return [contentType, express.json({ limit: '16kb', strict: false, type: 'application/json' })];
 }
 
-type Method = 'get' | 'post' | 'put' | 'delete';
+type Method = 'get' | 'post' | 'put' | 'patch' | 'delete';
 
 /** Register handlers for one path; other methods answer 405 with `Allow`. */
 export function route(router: Router, path: string, handlers: Partial<Record<Method, RequestHandler>>): void {

@@ -321,6 +321,8 @@ export interface Store {
   listKeyPage(query: KeyQuery): Promise<ApiKey[]>;
   /** Revoke an active key; an already revoked key → StoreConflict('already_revoked') (its revokedAt is kept). */
   revokeKey(id: string, now: number): Promise<ApiKey>;
+  /** Set a key's label (null: none), active or revoked; unknown → StoreConflict('not_found'). */
+  setKeyLabel(id: string, label: string | null): Promise<ApiKey>;
   /** Current (non-expired at `now`) slots of a scope ("key:…" or "account:…"). */
   listSlots(scope: string, mode: 'fixed' | 'sliding', windowMs: number, now: number): Promise<SlotView[]>;
   /**

@@ -217,6 +217,10 @@ export async function startStack(policy: 'A' | 'B'): Promise<Stack> {
     sessionSecret: 'browser-test-session-secret-0123456789',
     smtp: { host: smtp.host, port: smtp.port, secure: false, from: 'no-reply@dash.test' },
     payments: { provider: 'test' },
+    // Rule set B's stack shows a configured product name and footer; A's keeps the defaults ("geogate").
+    ...(policy === 'B'
+      ? { productName: 'Atlas Geocoding', footer: 'Atlas Geocoding Ltd · 1 Example Street, Dublin' }
+      : {}),
   };
   const app = createDashboardApp({
     store: gateway.store,

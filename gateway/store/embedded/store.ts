@@ -272,6 +272,9 @@ export class EmbeddedStore implements Store {
   async revokeKey(id: string, now: number): Promise<ApiKey> {
     return keys.revokeKey(this.db, id, now);
   }
+  async setKeyLabel(id: string, label: string | null): Promise<ApiKey> {
+    return keys.setKeyLabel(this.db, id, label);
+  }
   async listSlots(
     scope: string,
     mode: 'fixed' | 'sliding',

@@ -88,6 +88,18 @@ export async function revokeKey(db: Knex, id: string, now: number): Promise<{ ke
   throw new StoreConflict('already_revoked', `key ${id} is already revoked`);
 }
 
+/** Set a key's label; unknown → not_found. */
+export async function setKeyLabel(
+  db: Knex,
+  id: string,
+  label: string | null,
+): Promise<{ key: ApiKey; hash: string }> {
+  const rows = await db('api_keys').where({ id }).update({ label }).returning('*');
+  const row = rows[0];
+  if (!row) throw new StoreConflict('not_found', `key ${id} not found`);
+  return { key: toKey(row), hash: String(row.hash) };
+}
+
 /** Keys of an account, oldest first; unknown account → not_found. */
 export async function listKeys(db: Knex, accountId: string): Promise<ApiKey[]> {
   await requireAccount(db, accountId);

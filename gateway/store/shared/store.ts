@@ -541,6 +541,13 @@ export class SharedStore implements Store {
     return key;
   }
 
+  async setKeyLabel(id: string, label: string | null): Promise<ApiKey> {
+    const { key, hash } = await this.pg(() => pga.setKeyLabel(this.knex, id, label));
+    // Instances that cached the key's identity (with its label) drop it, as after a revocation.
+    await this.changed({ k: 'key', hash });
+    return key;
+  }
+
   async listSlots(
     scope: string,
     mode: 'fixed' | 'sliding',
