@@ -1,11 +1,19 @@
 /**
- * The main host (`native` adapter): `GET /v1/reverse?lat&lon`, `GET /v1/ipv4[?ip]` (D22), errors as
- * application/problem+json (D20). Pure functions; the gateway does CORS, counting and forwarding.
+ * The main host (`native` adapter): `GET /v1/reverse?lat&lon`, `GET /v1/ipv4[?ip]` (D22), `GET /v1/account` (the
+ * caller's allowance, balance and slots, never counted), errors as application/problem+json (D20). Pure functions;
+ * the gateway does CORS, counting and forwarding.
  */
 import type { IpRecord, ReverseRecord } from '../backend/records';
 import { codeToStatus, TITLES, type ErrorFacts, type GatewayCode } from '../gateway/core/errors';
 import { parseQuery, singleParam } from '../gateway/core/query';
-import type { Adapter, AdapterRequest, AdapterResponse, ParseResult } from './types';
+import type {
+  AccountEndpoints,
+  AccountView,
+  Adapter,
+  AdapterRequest,
+  AdapterResponse,
+  ParseResult,
+} from './types';
 import { houseNumberOf, streetOf, suburbOf } from './common/street';
 
 /** The main host needs no per-request render state. */
@@ -162,6 +170,53 @@ function renderError(
   return json(status, body, PROBLEM_TYPE);
 }
 
+/** ISO 8601 of epoch ms, or null. */
+function isoOrNull(ms: number | null): string | null {
+  return ms === null ? null : new Date(ms).toISOString();
+}
+
+/**
+ * `GET /v1/account` (issue 15 item 5): what the caller's key (or whitelisted address, rule set B) has today, never
+ * counted. The allowance is null for Unlimited; `billable_requests` is what the balance still pays for past it.
+ */
+function renderAccount(view: AccountView): AdapterResponse {
+  const d = view.detail;
+  if (!d) return renderError(null, 'internal', 'The account view is not available.', {});
+  const rate = view.rate;
+  return json(200, {
+    account: d.account,
+    key: d.key,
+    allowance:
+      rate === null
+        ? null
+        : {
+            limit: rate.limit,
+            used: rate.limit - rate.remaining,
+            remaining: rate.remaining,
+            resets_at: new Date(d.resetsAt).toISOString(),
+          },
+    requests: { today: view.today, month: view.month },
+    balance: d.balance,
+    billable_requests: view.paid,
+    unlimited: d.unlimitedUntil === null ? null : { until: isoOrNull(d.unlimitedUntil) },
+    slots: d.slots.map((s) => ({
+      scope: s.scope,
+      capacity: s.capacity,
+      in_use: s.inUse,
+      next_free_at: isoOrNull(s.nextFreeAt),
+    })),
+  });
+}
+
+const account: AccountEndpoints<NativeState> = {
+  parse: (req) =>
+    req.path === '/v1/account' && (req.method === 'GET' || req.method === 'HEAD')
+      ? { needsKey: true, state: null, detail: true }
+      : null,
+  render: (_state, view) =>
+    view === null ? renderError(null, 'missing_key', 'A key is required.', {}) : renderAccount(view),
+};
+
 /** The main host adapter. */
 export const nativeAdapter: Adapter<NativeState> = {
   name: 'native',
@@ -171,4 +226,5 @@ export const nativeAdapter: Adapter<NativeState> = {
   renderReverse,
   renderIp,
   renderError,
+  account,
 };

@@ -10,8 +10,8 @@ import type { ErrorFacts, GatewayCode } from '../gateway/core/errors';
 import { parseLatLon } from './common/coords';
 import { alpha3 } from './common/country';
 import { queryCredentials } from './common/credentials';
-import type { ErrorTable } from './common/parse';
-import { methodRefusal, once, refuse } from './common/parse';
+import type { ErrorTable, RequestForm } from './common/parse';
+import { methodRefusal, once, refuse, routePath } from './common/parse';
 import { compact, placeNumber, resultPoint, smallBox } from './common/place';
 import { parseQuery } from './common/query';
 import { json } from './common/respond';
@@ -57,11 +57,29 @@ export const PELIAS_PATHS = {
   search: ['/v1/search', '/v1/search/structured', '/v1/autocomplete'],
 } as const;
 
+/** The reverse forms Pelias clients send (issue 16 item 1); Pelias (express) also answers with a trailing slash. */
+export const PELIAS_FORMS: readonly RequestForm[] = [
+  {
+    example: '/v1/reverse?point.lat=48.8584&point.lon=2.2945&api_key=K',
+    clients: 'geopy Pelias, GeocodeEarth',
+  },
+  {
+    example: '/v1/reverse?api_key=K&point.lon=2.2945&point.lat=48.8584&size=1&lang=en&layers=locality',
+    clients: 'geocode.earth examples (size, lang, layers ignored)',
+  },
+  {
+    example: '/v1/reverse?point.lat=48.8584&point.lon=2.2945&sources=wof&boundary.circle.radius=1&api_key=K',
+    clients: 'Pelias documentation (sources, boundary.* ignored)',
+  },
+  { example: '/v1/reverse/?point.lat=48.8584&point.lon=2.2945&api_key=K', clients: 'trailing slash' },
+];
+
 const ENGINE = { name: 'Pelias', author: 'Mapzen', version: '1.0' };
 
 function parse(req: AdapterRequest): ParseResult<PeliasState> {
-  const search = (PELIAS_PATHS.search as readonly string[]).includes(req.path);
-  if (!search && !(PELIAS_PATHS.reverse as readonly string[]).includes(req.path)) return null;
+  const path = routePath(req.path);
+  const search = (PELIAS_PATHS.search as readonly string[]).includes(path);
+  if (!search && !(PELIAS_PATHS.reverse as readonly string[]).includes(path)) return null;
   const refusal = methodRefusal(req);
   if (refusal) return refusal;
   if (search) return refuse('invalid_parameter', 'text', 'forward search is not available on this host yet');

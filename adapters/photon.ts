@@ -8,7 +8,7 @@ import type { IpRecord, ReverseRecord } from '../backend/records';
 import type { ErrorFacts, GatewayCode } from '../gateway/core/errors';
 import { parseLatLon } from './common/coords';
 import { queryCredentials } from './common/credentials';
-import type { ErrorTable } from './common/parse';
+import type { ErrorTable, RequestForm } from './common/parse';
 import { methodRefusal, once, refuse } from './common/parse';
 import { compact, placeNumber, resultPoint, smallBox } from './common/place';
 import { parseQuery } from './common/query';
@@ -54,6 +54,17 @@ export const PHOTON_ERRORS: ErrorTable<PhotonError> = {
 
 /** The accepted request forms (Photon answers each path with and without the trailing slash). */
 export const PHOTON_PATHS = { reverse: ['/reverse', '/reverse/'], search: ['/api', '/api/'] } as const;
+
+/** The reverse forms Photon clients send (issue 16 item 1). */
+export const PHOTON_FORMS: readonly RequestForm[] = [
+  { example: '/reverse?lat=48.8584&lon=2.2945&limit=1', clients: 'geopy Photon' },
+  { example: '/reverse?lon=2.2945&lat=48.8584&lang=en&radius=1&key=K', clients: 'photon.komoot.io examples' },
+  {
+    example: '/reverse?lat=48.8584&lon=2.2945&layer=city&osm_tag=place&distance_sort=true',
+    clients: 'Photon documentation (layer, osm_tag, distance_sort ignored)',
+  },
+  { example: '/reverse/?lat=48.8584&lon=2.2945', clients: 'trailing slash' },
+];
 
 /** Parameters read once; the others Photon documents (lang, limit, radius, layer, osm_tag...) are ignored. */
 const SINGLE = ['lat', 'lon'] as const;

@@ -136,6 +136,8 @@ export interface AccountEndpoints<S> {
 export interface AccountRequest<S = unknown> {
   needsKey: boolean;
   state: S;
+  /** The endpoint shows the account's detail (balance, Unlimited end, slots): two more store reads. */
+  detail?: boolean;
 }
 
 /** The daily free allowance as providers show it: limit, remaining, and the Unix second it resets (00:00 UTC). */
@@ -155,4 +157,21 @@ export interface AccountView {
   month: number;
   /** Requests the account's balance still pays for past the allowance; null when nothing is billed (Unlimited). */
   paid: number | null;
+  /** The caller's account detail, for endpoints that ask for it (`AccountRequest.detail`); absent otherwise. */
+  detail?: AccountDetail;
+}
+
+/** What `GET /v1/account` shows beyond the allowance: whose it is, the balance, Unlimited, the IP slots. */
+export interface AccountDetail {
+  account: { id: string; status: string };
+  /** The key the request carried; null when the caller is identified by a whitelisted address (B). */
+  key: { id: string; prefix: string; label: string | null; kind: 'payg' | 'unlimited' } | null;
+  /** The prepaid balance: integer units, the amount as people read it, and the unit (EUR or credits). */
+  balance: { units: number; amount: string; unit: string };
+  /** When the Unlimited package (A) or plan (B) in force ends (epoch ms); null when none is in force. */
+  unlimitedUntil: number | null;
+  /** Each slot set the caller's requests hold a slot in (the key's; B's Unlimited account address limit). */
+  slots: { scope: 'key' | 'account'; capacity: number; inUse: number; nextFreeAt: number | null }[];
+  /** When today's free allowance starts again (epoch ms, the next 00:00 UTC). */
+  resetsAt: number;
 }

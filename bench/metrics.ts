@@ -96,6 +96,8 @@ async function main(): Promise<void> {
     release: nothing,
     recordRefusal: nothing,
     usage: () => Promise.resolve([]),
+    getAccount: none,
+    listSlots: () => Promise.resolve([]),
   };
   const wrapped = measuredStore(raw, m);
   const plan = {} as AdmissionPlan;

@@ -4,13 +4,15 @@
  */
 import path from 'node:path';
 import express, { type ErrorRequestHandler } from 'express';
-import { requestIdMiddleware } from '../gateway/net/request-id-middleware';
+import { requestIdMiddleware, requestIdOfResponse } from '../gateway/net/request-id-middleware';
 import { createContext, type AppContext } from './context';
 import type { DashboardDeps } from './deps';
 import { DashboardError } from './errors';
 import { dashboardIds } from './ids';
 import { csrf, loadSession, securityHeaders, wantsJson } from './middleware';
+import { btcpayWebhook } from './payments/btcpay-webhook';
 import { stripeWebhook } from './payments/webhook';
+import { accountRoutes } from './routes/account';
 import { apiRoutes } from './routes/api';
 import { apiReferenceRoutes } from './routes/api-reference';
 import { authRoutes } from './routes/auth';
@@ -32,7 +34,10 @@ function errorHandler(ctx: AppContext): ErrorRequestHandler {
     else if ((err as { type?: string }).type === 'entity.parse.failed')
       e = new DashboardError('invalid_parameter', 'The body is not valid JSON', 'body');
     else {
-      ctx.logger.error({ err: (err as Error).message, path: req.path }, 'dashboard: internal error');
+      ctx.logger.error(
+        { err: (err as Error).message, path: req.path, requestId: requestIdOfResponse(res) },
+        'dashboard: internal error',
+      );
       e = new DashboardError('internal', 'Something went wrong on our side; try again');
     }
     if (e.retryAfter !== undefined) res.setHeader('Retry-After', String(e.retryAfter));
@@ -55,7 +60,7 @@ function errorHandler(ctx: AppContext): ErrorRequestHandler {
     res
       .status(e.status)
       .type('html')
-      .send(errorPage(e.status, e.message, Boolean(res.locals['signed'])));
+      .send(errorPage(ctx.brand, e.status, e.message, Boolean(res.locals['signed'])));
   };
 }
 
@@ -71,7 +76,7 @@ export function createDashboardApp(deps: DashboardDeps): express.Express {
   const root = repoRoot();
   app.use('/static', express.static(path.join(root, 'dashboard', 'static'), { index: false, maxAge: 0 }));
   app.get('/favicon.ico', (_req, res) => res.redirect(301, '/static/favicon.svg'));
-  apiReferenceRoutes(app, root);
+  apiReferenceRoutes(app, root, ctx.brand);
   const doc = loadOpenApiJson('dashboard/openapi.yaml');
   app.get('/openapi.json', (req, res) => sendOpenApiJson(doc, req, res));
   app.get('/api/openapi.yaml', (_req, res) =>
@@ -84,9 +89,19 @@ export function createDashboardApp(deps: DashboardDeps): express.Express {
   if (deps.config.payments?.provider === 'stripe' && stripe) {
     stripeWebhook(router, { accounts: ctx.accounts, logger: deps.logger, cfg: stripe });
   }
+  const btcpay = deps.config.payments?.crypto?.btcpay;
+  if (btcpay) {
+    btcpayWebhook(router, {
+      accounts: ctx.accounts,
+      logger: deps.logger,
+      cfg: btcpay,
+      ...(deps.greenfield ? { client: deps.greenfield } : {}),
+    });
+  }
   router.use(express.urlencoded({ extended: false, limit: '16kb' }), express.json({ limit: '16kb' }));
   router.use(loadSession(ctx), csrf(ctx));
   authRoutes(router, ctx);
+  accountRoutes(router, ctx);
   apiRoutes(router, ctx);
   pageRoutes(router, ctx);
   router.use((_req, _res, next) => next(new DashboardError('not_found', 'No such page')));

@@ -32,6 +32,19 @@ const stripe = z.strictObject({
   unitsPerMinorUnit: z.int().min(1).default(100),
 });
 
+const btcpay = z.strictObject({
+  /** The BTCPay Server's address (its Greenfield API is under /api/v1). */
+  url: httpUrl,
+  storeId: z.string().regex(/^[A-Za-z0-9_-]{1,64}$/, 'a BTCPay store id'),
+  /** A Greenfield API key with "create invoice" and "view invoices" on the store. */
+  apiKey: z.string().min(1),
+  /** The secret of the store's webhook (sent to {publicUrl}/webhooks/btcpay, event InvoiceSettled). */
+  webhookSecret: z.string().min(1),
+  priceCurrency: z.string().regex(/^[A-Z]{3}$/, 'an upper-case ISO 4217 code such as "EUR"'),
+  /** Money units bought by one minor currency unit (A: 1 cent = 100 units of 0.0001 EUR; B: credits per cent). */
+  unitsPerMinorUnit: z.int().min(1).default(100),
+});
+
 /** The dashboard section of the gateway config (issue 6). */
 export const dashboardConfigSchema = z
   .strictObject({
@@ -45,9 +58,18 @@ export const dashboardConfigSchema = z
      * default: a link signs in, so it is a secret and never logged otherwise (issue 13).
      */
     development: z.boolean().optional(),
+    /** The product name in every page's header and title (issue 15 item 7); default "geogate". */
+    productName: z.string().trim().min(1).max(60).optional(),
+    /** Plain text at the foot of every page, e.g. the operator's name and address; default "geogate". */
+    footer: z.string().trim().min(1).max(500).optional(),
     /** Issue 14 item 6: absent, the dashboard runs with top-ups disabled (the credit page says so). */
     payments: z
-      .strictObject({ provider: z.enum(['test', 'stripe']), stripe: stripe.optional() })
+      .strictObject({
+        provider: z.enum(['test', 'stripe']),
+        stripe: stripe.optional(),
+        /** Crypto top-ups beside the card flow (D32): a self-hosted BTCPay Server. */
+        crypto: z.strictObject({ provider: z.literal('btcpay'), btcpay }).optional(),
+      })
       .refine((p) => p.provider !== 'stripe' || p.stripe !== undefined, {
         message: 'provider "stripe" needs a stripe: { secretKey, webhookSecret, priceCurrency } section',
         path: ['stripe'],
@@ -58,5 +80,7 @@ export const dashboardConfigSchema = z
 
 /** A validated dashboard config. */
 export type DashboardConfig = z.infer<typeof dashboardConfigSchema>;
+/** The validated BTCPay Server settings. */
+export type BtcpayConfig = z.infer<typeof btcpay>;
 /** The validated Stripe settings. */
 export type StripeConfig = z.infer<typeof stripe>;

@@ -1,8 +1,11 @@
 /** Everything the routes share, built once per app from the deps. */
 import { AccountsService } from '../gateway/accounts/service';
+import { brandOf, type Brand } from './brand';
 import type { DashboardDeps } from './deps';
+import { AccountLinks } from './account-links';
 import { MagicLinks } from './magic-link';
 import { createMailer, type Mailer } from './mailer';
+import { btcpayProvider } from './payments/btcpay';
 import { noPayments } from './payments/none-provider';
 import { stripeProvider } from './payments/stripe-provider';
 import { testProvider } from './payments/test-provider';
@@ -17,8 +20,14 @@ export interface AppContext extends DashboardDeps {
   accounts: AccountsService;
   secrets: Secrets;
   links: MagicLinks;
+  /** One-time links of password resets and e-mail changes (issue 15 item 1). */
+  accountLinks: AccountLinks;
   mailer: Mailer;
   payments: PaymentProvider;
+  /** Crypto top-ups (BTCPay Server, D32), beside the card flow; null when not configured. */
+  cryptoPayments: PaymentProvider | null;
+  /** Product name and footer of every page (config, issue 15 item 7). */
+  brand: Brand;
   /** The public origin ("https://dash.example.com") that state-changing requests must come from. */
   origin: string;
 }
@@ -38,13 +47,18 @@ export function createContext(deps: DashboardDeps): AppContext {
       : config.payments.provider === 'stripe' && stripe
         ? stripeProvider(stripe, config.publicUrl)
         : testProvider(accounts));
+  const btcpay = config.payments?.crypto?.btcpay;
+  const cryptoPayments = btcpay ? btcpayProvider(btcpay, config.publicUrl, deps.greenfield) : null;
   return {
     ...deps,
     accounts,
     secrets,
     links: new MagicLinks(secrets, clock, deps.store),
+    accountLinks: new AccountLinks(secrets, clock, deps.store),
     mailer: deps.mailer ?? createMailer(config, deps.logger),
     payments,
+    cryptoPayments,
     origin: new URL(config.publicUrl).origin,
+    brand: brandOf(config),
   };
 }

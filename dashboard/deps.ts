@@ -7,6 +7,7 @@ import type { ForwardedHeader } from '../gateway/net/client-address';
 import type { RuleSet } from '../gateway/policy/ruleset';
 import type { Store } from '../gateway/store/types';
 import type { DashboardConfig } from './config';
+import type { GreenfieldClient } from './payments/btcpay';
 import type { PaymentProvider } from './payments/types';
 import type { Mailer } from './mailer';
 
@@ -25,6 +26,8 @@ export interface DashboardDeps {
   trustProxyHeader?: ForwardedHeader;
   /** Overrides for tests: a payment provider (e.g. Stripe with an injected client) or a mailer. */
   payments?: PaymentProvider;
+  /** The Greenfield client of crypto top-ups and their webhook (tests: one over a local stand-in's fetch). */
+  greenfield?: GreenfieldClient;
   mailer?: Mailer;
   /** The shared account rules; built from store, rules, clock and pepper when not given. */
   accounts?: AccountsService;

@@ -6,9 +6,11 @@ import nodemailer from 'nodemailer';
 import type pino from 'pino';
 import type { DashboardConfig } from './config';
 
-/** Sends one sign-in e-mail. */
+/** Sends the dashboard's e-mails: sign-in links (B) and account messages (reset, e-mail change). */
 export interface Mailer {
   sendSignInLink(to: string, link: string, expiresMinutes: number): Promise<void>;
+  /** An account e-mail with a one-time link in it (password reset, e-mail confirmation); `link` is a secret. */
+  sendAccountLink(to: string, subject: string, text: string, link: string): Promise<void>;
 }
 
 function text(link: string, minutes: number): string {
@@ -32,6 +34,9 @@ export function createMailer(config: DashboardConfig, logger: pino.Logger): Mail
         // Development mode, no SMTP server: a local demo reads the link from the log (docs/dashboard.md).
         logger.warn({ to, link }, 'dashboard: no SMTP configured; sign-in link written to the log');
       },
+      async sendAccountLink(to, subject, _text, link) {
+        logger.warn({ to, subject, link }, 'dashboard: no SMTP configured; account link written to the log');
+      },
     };
   }
   if (!smtp) {
@@ -40,6 +45,9 @@ export function createMailer(config: DashboardConfig, logger: pino.Logger): Mail
         logger.error(
           'dashboard: no SMTP configured; a sign-in link was not sent (configure dashboard.smtp, or set dashboard.development: true to log links on a local demo)',
         );
+      },
+      async sendAccountLink(_to, subject) {
+        logger.error({ subject }, 'dashboard: no SMTP configured; an account e-mail was not sent');
       },
     };
   }
@@ -58,6 +66,10 @@ export function createMailer(config: DashboardConfig, logger: pino.Logger): Mail
         text: text(link, minutes),
       });
       logger.info({ to }, 'dashboard: sign-in link sent');
+    },
+    async sendAccountLink(to, subject, body) {
+      await transport.sendMail({ from: smtp.from, to, subject, text: body });
+      logger.info({ to, subject }, 'dashboard: account e-mail sent');
     },
   };
 }

@@ -5,7 +5,7 @@ import type { Account } from '../gateway/store/types';
 import type { AppContext } from './context';
 import { PRE_COOKIE, readCookies, setCookie } from './cookies';
 import { DashboardError } from './errors';
-import { readSession, sessionMark, type Session } from './session';
+import { credentialStamp, readSession, sessionMark, type Session } from './session';
 
 /** The signed-in customer of a request (set by `loadSession`). */
 export interface Signed {
@@ -40,7 +40,9 @@ export function loadSession(ctx: AppContext): RequestHandler {
     if (session && (await ctx.store.isConsumed(sessionMark(session.sid), ctx.clock.now()))) session = null;
     if (session) {
       const account = await ctx.store.getAccount(session.accountId);
-      if (account) res.locals['signed'] = { session, account } satisfies Signed;
+      // A session begun before the password or e-mail changed is over (issue 15 item 1).
+      if (account && credentialStamp(ctx.secrets, account) === session.stamp)
+        res.locals['signed'] = { session, account } satisfies Signed;
     }
     next();
   };

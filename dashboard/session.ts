@@ -3,7 +3,7 @@ import { createHmac, randomBytes } from 'node:crypto';
 import type { Request, Response } from 'express';
 import { SignJWT, jwtVerify } from 'jose';
 import type { Clock } from '../gateway/core/clock';
-import type { Store } from '../gateway/store/types';
+import type { Account, Store } from '../gateway/store/types';
 import { SESSION_COOKIE, readCookies, setCookie } from './cookies';
 
 /** Sessions last 12 hours; signing in again starts a new one. */
@@ -19,6 +19,8 @@ export interface Session {
   csrf: string;
   /** When the token expires (epoch ms): sign-out marks the sid ended until then. */
   expiresAt: number;
+  /** The account's credential stamp when the session began: a changed password or e-mail ends the session. */
+  stamp: string;
 }
 
 /** The store's single-use id that marks a session ended (signed out): "session:" + sid. */
@@ -40,16 +42,27 @@ export class Secrets {
   }
 }
 
+/**
+ * The account's credential stamp: a MAC of its e-mail and password hash. Sessions and account links carry the stamp
+ * of when they were issued, so changing the password or the e-mail ends every other session and voids every link
+ * issued before (issue 15 item 1).
+ */
+export function credentialStamp(secrets: Secrets, account: Pick<Account, 'email' | 'passwordHash'>): string {
+  return secrets.mac('stamp', `${account.email.toLowerCase()}|${account.passwordHash ?? ''}`).slice(0, 22);
+}
+
 /** Issue a session for an account and set its cookie. */
 export async function startSession(
   res: Response,
   secrets: Secrets,
   clock: Clock,
-  accountId: string,
+  account: Pick<Account, 'id' | 'email' | 'passwordHash'>,
 ): Promise<Session> {
+  const accountId = account.id;
+  const stamp = credentialStamp(secrets, account);
   const sid = randomBytes(16).toString('base64url');
   const now = Math.floor(clock.now() / 1000);
-  const token = await new SignJWT({ sid })
+  const token = await new SignJWT({ sid, st: stamp })
     .setProtectedHeader({ alg: 'HS256' })
     .setSubject(accountId)
     .setAudience(AUDIENCE)
@@ -57,7 +70,7 @@ export async function startSession(
     .setExpirationTime(now + SESSION_SECONDS)
     .sign(secrets.jwtKey);
   setCookie(res, SESSION_COOKIE, token, SESSION_SECONDS);
-  return { accountId, sid, csrf: secrets.mac('csrf', sid), expiresAt: (now + SESSION_SECONDS) * 1000 };
+  return { accountId, sid, csrf: secrets.mac('csrf', sid), expiresAt: (now + SESSION_SECONDS) * 1000, stamp };
 }
 
 /**
@@ -74,8 +87,16 @@ export async function readSession(req: Request, secrets: Secrets, clock: Clock):
       currentDate: new Date(clock.now()),
     });
     const sid = payload['sid'];
+    const stamp = payload['st'];
     if (typeof payload.sub !== 'string' || typeof sid !== 'string' || !sid || !payload.exp) return null;
-    return { accountId: payload.sub, sid, csrf: secrets.mac('csrf', sid), expiresAt: payload.exp * 1000 };
+    if (typeof stamp !== 'string') return null;
+    return {
+      accountId: payload.sub,
+      sid,
+      csrf: secrets.mac('csrf', sid),
+      expiresAt: payload.exp * 1000,
+      stamp,
+    };
   } catch {
     return null;
   }

@@ -18,7 +18,7 @@ export type TopUpResult = { kind: 'credited'; balance: number } | { kind: 'redir
 
 /** A payment provider. */
 export interface PaymentProvider {
-  readonly name: 'test' | 'stripe' | 'none';
+  readonly name: 'test' | 'stripe' | 'none' | 'btcpay';
   /** Check an amount before starting (e.g. card payments need whole cents); throws a field error. */
   checkAmount(units: number): void;
   startTopUp(req: TopUpRequest): Promise<TopUpResult>;

@@ -3,8 +3,8 @@ import express, { type Router } from 'express';
 import type pino from 'pino';
 import Stripe from 'stripe';
 import type { AccountsService } from '../../gateway/accounts/service';
-import { StoreConflict } from '../../gateway/store/types';
 import type { StripeConfig } from '../config';
+import { creditOnce } from './credit-once';
 
 /** The credit a completed session carries, or null when it is not a paid top-up of ours. */
 function topUpOf(
@@ -26,7 +26,7 @@ export function stripeWebhook(
   router: Router,
   deps: { accounts: Pick<AccountsService, 'topUp'>; logger: pino.Logger; cfg: StripeConfig },
 ): void {
-  const { accounts, logger, cfg } = deps;
+  const { logger, cfg } = deps;
   const stripe = new Stripe(cfg.secretKey);
   router.post('/webhooks/stripe', express.raw({ type: '*/*', limit: '256kb' }), async (req, res) => {
     const signature = req.headers['stripe-signature'];
@@ -52,19 +52,11 @@ export function stripeWebhook(
       res.json({ received: true, credited: false });
       return;
     }
-    try {
-      const r = await accounts.topUp(topUp.accountId, topUp.units, `stripe:${session.id}`);
-      logger.info(
-        { session: session.id, accountId: topUp.accountId, replayed: r.replayed },
-        'dashboard: top-up',
-      );
-      res.json({ received: true, credited: !r.replayed });
-    } catch (err) {
-      if (err instanceof StoreConflict && err.reason === 'not_found') {
-        res.json({ received: true, credited: false });
-        return;
-      }
-      throw err;
-    }
+    await creditOnce(
+      res,
+      deps,
+      { ...topUp, ref: `stripe:${session.id}` },
+      { fields: { session: session.id }, message: 'dashboard: top-up' },
+    );
   });
 }

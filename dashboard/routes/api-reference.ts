@@ -6,22 +6,28 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import type express from 'express';
 import { loadOpenApiJson, sendOpenApiJson } from '../../gateway/core/openapi-doc';
+import type { Brand } from '../brand';
+import { escape } from '../views/html';
 
 /** Redoc injects its styles and runs its search in a blob worker: this page alone allows both. */
 const REFERENCE_CSP =
   "default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; worker-src 'self' blob:; font-src 'self' data:; frame-ancestors 'none'; form-action 'self'; base-uri 'none'";
 
-const PAGE = `<!doctype html>
+/** The page around Redoc, branded with the product name (issue 15 item 7). */
+const page = (brand: Brand): string => `<!doctype html>
 <html lang="en">
   <head>
     <meta charset="utf-8" />
     <meta name="viewport" content="width=device-width, initial-scale=1" />
-    <title>API reference · Geocoding dashboard</title>
+    <title>API reference · ${escape(brand.productName)}</title>
     <link rel="icon" href="/static/favicon.svg" type="image/svg+xml" />
+    <link rel="stylesheet" href="/static/api-reference.css" />
   </head>
   <body>
-    <p><a href="/">← Geocoding dashboard</a></p>
-    <div id="reference" data-spec="/api-reference/customer.json"></div>
+    <a class="skip" href="#reference">Skip to content</a>
+    <header><a href="/">← ${escape(brand.productName)}</a></header>
+    <main id="reference" data-spec="/api-reference/customer.json" tabindex="-1"></main>
+    <footer><p>${escape(brand.footer)}</p></footer>
     <script src="/vendor/redoc.standalone.js"></script>
     <script src="/static/api-reference.js"></script>
   </body>
@@ -38,7 +44,8 @@ function redocBundle(root: string): Buffer {
 }
 
 /** Mount GET /api-reference, its document and the renderer's bundle. */
-export function apiReferenceRoutes(app: express.Express, root: string): void {
+export function apiReferenceRoutes(app: express.Express, root: string, brand: Brand): void {
+  const PAGE = page(brand);
   const doc = loadOpenApiJson('openapi/customer.yaml');
   const bundle = redocBundle(root);
   app.get('/api-reference', (_req, res) => {

@@ -9,7 +9,7 @@ import * as credit from '../services/credit';
 import { customer } from '../actor';
 import * as keys from '../services/keys';
 import { usageReport } from '../services/usage';
-import { iso, money } from '../services/views';
+import { iso, ledgerView, money } from '../services/views';
 import * as wl from '../services/whitelist';
 import * as v from '../validate';
 
@@ -22,7 +22,7 @@ const body = (req: Request): Record<string, unknown> => {
 
 /** Register /api/... */
 export function apiRoutes(router: Router, ctx: AppContext): void {
-  const on = (method: 'get' | 'post' | 'delete', path: string, fn: Fn) =>
+  const on = (method: 'get' | 'post' | 'patch' | 'delete', path: string, fn: Fn) =>
     router[method](`/api${path}`, requireApiSession, handle(fn));
   const accountId = (res: Response) => signed(res).account.id;
   const me = (req: Request, res: Response) => customer(ctx, req, res, accountId(res));
@@ -62,6 +62,12 @@ export function apiRoutes(router: Router, ctx: AppContext): void {
     async (req, res) => void res.json(await keys.keyDetail(ctx, accountId(res), v.id(req.params['id']))),
   );
 
+  on('patch', '/keys/:id', async (req, res) => {
+    const raw = body(req)['label'];
+    const label = v.label(ctx.rules, raw === null ? undefined : raw);
+    res.json(await keys.renameKey(ctx, accountId(res), v.id(req.params['id']), label, me(req, res)));
+  });
+
   on('post', '/keys/:id/revoke', async (req, res) => {
     res.json(await keys.revokeKey(ctx, accountId(res), v.id(req.params['id']), me(req, res)));
   });
@@ -83,7 +89,11 @@ export function apiRoutes(router: Router, ctx: AppContext): void {
 
   on('get', '/credit', async (_req, res) => {
     const s = await credit.creditSummary(ctx, await fresh(res));
-    res.json({ ...s, balance: money(ctx.rules, s.balance) });
+    res.json({
+      ...s,
+      balance: money(ctx.rules, s.balance),
+      ledger: s.ledger.map((e) => ledgerView(ctx.rules, e)),
+    });
   });
 
   on('post', '/credit/top-ups', async (req, res) => {
@@ -94,6 +104,7 @@ export function apiRoutes(router: Router, ctx: AppContext): void {
       b['amount'],
       req.get('idempotency-key') ?? b['idempotencyKey'],
       me(req, res),
+      b['method'],
     );
     if (r.kind === 'redirect') return void res.status(202).json({ status: 'pending', paymentUrl: r.url });
     res.status(201).json({ status: 'credited', balance: money(ctx.rules, r.balance) });

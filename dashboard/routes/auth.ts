@@ -6,6 +6,7 @@
 import type { Request, Response, Router } from 'express';
 import { hashPassword, verifyPassword } from '../../gateway/accounts/password';
 import { StoreConflict } from '../../gateway/store/types';
+import { requestIdOfResponse } from '../../gateway/net/request-id-middleware';
 import type { AppContext } from '../context';
 import { DashboardError } from '../errors';
 import { customer } from '../actor';
@@ -49,7 +50,7 @@ export function authRoutes(router: Router, ctx: AppContext): void {
 
   router.get('/signup', (req, res) => {
     if (res.locals['signed']) return res.redirect(303, '/');
-    res.type('html').send(views.signUpPage(rules, preSessionToken(ctx, req, res)));
+    res.type('html').send(views.signUpPage(ctx.brand, rules, preSessionToken(ctx, req, res)));
   });
 
   router.post(
@@ -57,7 +58,8 @@ export function authRoutes(router: Router, ctx: AppContext): void {
     handle(async (req, res) => {
       const b = body(req);
       const values = { email: str(b['email']), name: str(b['name']) };
-      const render = (s: views.FormState) => views.signUpPage(rules, preSessionToken(ctx, req, res), s);
+      const render = (s: views.FormState) =>
+        views.signUpPage(ctx.brand, rules, preSessionToken(ctx, req, res), s);
       try {
         await limitAttempt(ctx, req, passwords ? null : str(b['email']) || null);
         const email = v.email(b['email']);
@@ -76,8 +78,11 @@ export function authRoutes(router: Router, ctx: AppContext): void {
             }
             throw err;
           });
-        await startSession(res, ctx.secrets, clock, account.id);
-        ctx.logger.info({ accountId: account.id }, 'dashboard: account created');
+        await startSession(res, ctx.secrets, clock, account);
+        ctx.logger.info(
+          { accountId: account.id, requestId: requestIdOfResponse(res) },
+          'dashboard: account created',
+        );
         ctx.accounts.audit(customer(ctx, req, res, account.id), 'account.created', { account: account.id });
         ctx.accounts.audit(customer(ctx, req, res, account.id), 'session.signed_in', { account: account.id });
         res.redirect(303, '/?welcome=1');
@@ -89,7 +94,7 @@ export function authRoutes(router: Router, ctx: AppContext): void {
 
   router.get('/signin', (req, res) => {
     if (res.locals['signed']) return res.redirect(303, '/');
-    res.type('html').send(views.signInPage(rules, preSessionToken(ctx, req, res)));
+    res.type('html').send(views.signInPage(ctx.brand, rules, preSessionToken(ctx, req, res)));
   });
 
   router.post(
@@ -97,7 +102,8 @@ export function authRoutes(router: Router, ctx: AppContext): void {
     handle(async (req, res) => {
       const b = body(req);
       const values = { email: str(b['email']) };
-      const render = (s: views.FormState) => views.signInPage(rules, preSessionToken(ctx, req, res), s);
+      const render = (s: views.FormState) =>
+        views.signInPage(ctx.brand, rules, preSessionToken(ctx, req, res), s);
       try {
         await limitAttempt(ctx, req, str(b['email']) || null);
         const email = v.email(b['email']);
@@ -108,7 +114,7 @@ export function authRoutes(router: Router, ctx: AppContext): void {
         if (!account || !account.passwordHash || !ok) {
           throw new DashboardError('invalid_credentials', 'E-mail address or password is wrong', 'password');
         }
-        await startSession(res, ctx.secrets, clock, account.id);
+        await startSession(res, ctx.secrets, clock, account);
         ctx.accounts.audit(customer(ctx, req, res, account.id), 'session.signed_in', { account: account.id });
         res.redirect(303, '/');
       } catch (err) {
@@ -122,8 +128,10 @@ export function authRoutes(router: Router, ctx: AppContext): void {
     handle(async (req, res) => {
       const token = str(req.query['token']);
       const claim = token ? await ctx.links.check(token) : null;
-      if (!claim) return void res.status(400).type('html').send(views.linkInvalidPage());
-      res.type('html').send(views.linkConfirmPage(token, preSessionToken(ctx, req, res), claim.email));
+      if (!claim) return void res.status(400).type('html').send(views.linkInvalidPage(ctx.brand));
+      res
+        .type('html')
+        .send(views.linkConfirmPage(ctx.brand, token, preSessionToken(ctx, req, res), claim.email));
     }),
   );
 
@@ -131,7 +139,7 @@ export function authRoutes(router: Router, ctx: AppContext): void {
     '/signin/link',
     handle(async (req, res) => {
       const claim = await ctx.links.redeem(str(body(req)['token']));
-      if (!claim) return void res.status(400).type('html').send(views.linkInvalidPage());
+      if (!claim) return void res.status(400).type('html').send(views.linkInvalidPage(ctx.brand));
       let account = await store.findAccountByEmail(claim.email);
       if (!account && claim.signup) {
         account = await store
@@ -143,12 +151,15 @@ export function authRoutes(router: Router, ctx: AppContext): void {
             throw err;
           });
         if (account) {
-          ctx.logger.info({ accountId: account.id }, 'dashboard: account created');
+          ctx.logger.info(
+            { accountId: account.id, requestId: requestIdOfResponse(res) },
+            'dashboard: account created',
+          );
           ctx.accounts.audit(customer(ctx, req, res, account.id), 'account.created', { account: account.id });
         }
       }
-      if (!account) return void res.status(400).type('html').send(views.linkInvalidPage());
-      await startSession(res, ctx.secrets, clock, account.id);
+      if (!account) return void res.status(400).type('html').send(views.linkInvalidPage(ctx.brand));
+      await startSession(res, ctx.secrets, clock, account);
       ctx.accounts.audit(customer(ctx, req, res, account.id), 'session.signed_in', { account: account.id });
       res.redirect(303, '/');
     }),
@@ -180,9 +191,12 @@ async function sendLink(ctx: AppContext, res: Response, email: string, signup: b
     await ctx.mailer
       .sendSignInLink(account ? account.email : email, link, LINK_MINUTES)
       .catch((err: unknown) => {
-        ctx.logger.error({ err: (err as Error).message }, 'dashboard: sign-in e-mail not sent');
+        ctx.logger.error(
+          { err: (err as Error).message, requestId: requestIdOfResponse(res) },
+          'dashboard: sign-in e-mail not sent',
+        );
         throw new DashboardError('mail_failed', 'The e-mail could not be sent; try again in a minute');
       });
   }
-  res.type('html').send(views.linkSentPage(email, LINK_MINUTES));
+  res.type('html').send(views.linkSentPage(ctx.brand, email, LINK_MINUTES));
 }

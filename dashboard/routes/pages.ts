@@ -6,7 +6,9 @@ import { DashboardError } from '../errors';
 import { handle, requirePageSession, signed } from '../middleware';
 import * as credit from '../services/credit';
 import { customer } from '../actor';
+import { creditPrice } from '../money';
 import * as keys from '../services/keys';
+import { usageCsv, usageCsvName } from '../services/csv';
 import { usageReport } from '../services/usage';
 import { iso } from '../services/views';
 import * as wl from '../services/whitelist';
@@ -18,9 +20,11 @@ import { overviewPage } from '../views/overview';
 import { usagePage } from '../views/usage';
 import { whitelistPage } from '../views/whitelist';
 
-function pageContext(ctx: AppContext, res: Response): PageContext {
+/** What every signed-in page knows, from the request's session. */
+export function pageContext(ctx: AppContext, res: Response): PageContext {
   const { session, account } = signed(res);
   return {
+    brand: ctx.brand,
     rules: ctx.rules,
     csrf: session.csrf,
     email: account.email,
@@ -97,7 +101,24 @@ export function pageRoutes(router: Router, ctx: AppContext): void {
 
   get('/keys/:id', async (req, res) => {
     const detail = await keys.keyDetail(ctx, signed(res).account.id, v.id(req.params['id']));
-    send(res, 200, kv.keyDetailPage(pageContext(ctx, res), detail));
+    const form = req.query['renamed'] === '1' ? { message: 'Label saved.' } : {};
+    send(res, 200, kv.keyDetailPage(pageContext(ctx, res), detail, form));
+  });
+
+  /** Rename (issue 15 item 4): saved → back to the key with a note; refused → the error next to the field. */
+  post('/keys/:id/label', async (req, res) => {
+    const { account } = signed(res);
+    const id = v.id(req.params['id']);
+    const raw = field(req, 'label');
+    try {
+      await keys.renameKey(ctx, account.id, id, v.label(ctx.rules, raw), me(req, res));
+      res.redirect(303, `/keys/${id}?renamed=1`);
+    } catch (err) {
+      const e = formError(err);
+      const detail = await keys.keyDetail(ctx, account.id, id);
+      const form = { label: typeof raw === 'string' ? raw : '', error: e.message };
+      send(res, e.status, kv.keyDetailPage(pageContext(ctx, res), detail, form));
+    }
   });
 
   get('/keys/:id/revoke', async (req, res) => {
@@ -148,10 +169,20 @@ export function pageRoutes(router: Router, ctx: AppContext): void {
   const creditView = async (res: Response, status: number, form: credit.CreditForm = {}) => {
     const account = (await ctx.store.getAccount(signed(res).account.id)) ?? signed(res).account;
     const view = await credit.creditSummary(ctx, account);
+    const card = ctx.payments.name === 'stripe' ? ctx.config.payments?.stripe : undefined;
+    const cardCreditPrice =
+      card && ctx.rules.moneyDecimals === 0
+        ? creditPrice(card.priceCurrency, card.unitsPerMinorUnit)
+        : undefined;
     send(
       res,
       status,
-      creditPage(pageContext(ctx, res), { ...view, topUpId: randomBytes(12).toString('base64url'), form }),
+      creditPage(pageContext(ctx, res), {
+        ...view,
+        ...(cardCreditPrice ? { cardCreditPrice } : {}),
+        topUpId: randomBytes(12).toString('base64url'),
+        form,
+      }),
     );
   };
 
@@ -159,7 +190,7 @@ export function pageRoutes(router: Router, ctx: AppContext): void {
     const t = req.query['topup'];
     const message =
       t === 'pending'
-        ? 'Payment received by the card processor; your balance updates within a minute.'
+        ? 'Payment received by the payment processor; your balance updates when it settles (card: within a minute; crypto: once confirmed).'
         : t === 'cancelled'
           ? 'Payment cancelled; nothing was charged.'
           : undefined;
@@ -169,7 +200,14 @@ export function pageRoutes(router: Router, ctx: AppContext): void {
   post('/credit/top-up', async (req, res) => {
     const raw = field(req, 'amount');
     try {
-      const r = await credit.topUp(ctx, signed(res).account, raw, field(req, 'topUpId'), me(req, res));
+      const r = await credit.topUp(
+        ctx,
+        signed(res).account,
+        raw,
+        field(req, 'topUpId'),
+        me(req, res),
+        field(req, 'method'),
+      );
       if (r.kind === 'redirect') return void res.redirect(303, r.url);
       await creditView(res, 200, { message: 'Top-up complete.' });
     } catch (err) {
@@ -191,14 +229,32 @@ export function pageRoutes(router: Router, ctx: AppContext): void {
     }
   });
 
+  const usageSubject = (req: Request): string => {
+    const q = req.query['subject'];
+    return typeof q === 'string' && q !== 'account' ? v.id(q) : 'account';
+  };
+
   get('/usage', async (req, res) => {
     const { account } = signed(res);
-    const q = req.query['subject'];
-    const subject = typeof q === 'string' && q !== 'account' ? v.id(q) : 'account';
     const [report, k] = await Promise.all([
-      usageReport(ctx, account.id, subject),
+      usageReport(ctx, account.id, usageSubject(req)),
       keys.listKeys(ctx, account.id),
     ]);
     send(res, 200, usagePage(pageContext(ctx, res), report, k));
+  });
+
+  /** The same 30 days as a CSV download (issue 15 item 7). */
+  get('/usage.csv', async (req, res) => {
+    const { account } = signed(res);
+    const subject = usageSubject(req);
+    const report = await usageReport(ctx, account.id, subject);
+    const key =
+      subject === 'account' ? null : (await keys.listKeys(ctx, account.id)).find((k) => k.id === subject);
+    const name = key ? (key.label ?? `${key.prefix}…`) : 'account';
+    res
+      .status(200)
+      .type('text/csv; charset=utf-8')
+      .attachment(usageCsvName(report))
+      .send(usageCsv(report, name));
   });
 }

@@ -1,11 +1,11 @@
 /** Credit: balance, ledger, packages (A) or plan (B), and top-ups through the payment provider. */
 import type { Actor } from '../../gateway/accounts/audit';
-import type { Account } from '../../gateway/store/types';
+import type { Account, LedgerEntry } from '../../gateway/store/types';
 import type { AppContext } from '../context';
 import { invalidField } from '../errors';
 import * as v from '../validate';
-import type { TopUpResult } from '../payments/types';
-import { iso, keyView, ledgerView, type KeyJson, type LedgerJson } from './views';
+import type { PaymentProvider, TopUpResult } from '../payments/types';
+import { iso, keyView, type KeyJson } from './views';
 
 /** Values of the credit page's forms after a refusal or success. */
 export interface CreditForm {
@@ -24,10 +24,13 @@ export async function creditSummary(
   account: Account,
 ): Promise<{
   balance: number;
-  ledger: LedgerJson[];
+  /** Newest first, in integer units (the API shows them with ledgerView, the page formats them). */
+  ledger: LedgerEntry[];
   packages: KeyJson[];
   unlimitedUntil: string | null;
-  provider: 'test' | 'stripe' | 'none';
+  provider: 'test' | 'stripe' | 'none' | 'btcpay';
+  /** Whether crypto top-ups (BTCPay Server) are offered beside the card flow. */
+  crypto: boolean;
 }> {
   const now = ctx.clock.now();
   const [ledger, keys] = await Promise.all([
@@ -36,27 +39,41 @@ export async function creditSummary(
   ]);
   return {
     balance: account.balance,
-    ledger: ledger.map((e) => ledgerView(ctx.rules, e)),
+    ledger,
     packages: keys.filter((k) => k.packageUntil !== null).map((k) => keyView(k, now)),
     unlimitedUntil: iso(account.unlimitedUntil),
     provider: ctx.payments.name,
+    crypto: ctx.cryptoPayments !== null,
   };
 }
 
-/** Start a top-up of `rawAmount` (the rule set's money) with the form's idempotency id. */
+/** The provider a top-up's `method` names: absent or "card" the configured one, "crypto" BTCPay Server (D32). */
+function providerFor(ctx: AppContext, rawMethod: unknown): PaymentProvider {
+  if (rawMethod === undefined || rawMethod === null || rawMethod === '' || rawMethod === 'card')
+    return ctx.payments;
+  if (rawMethod === 'crypto') {
+    if (ctx.cryptoPayments) return ctx.cryptoPayments;
+    throw invalidField('method', 'Crypto payments are not configured on this gateway');
+  }
+  throw invalidField('method', 'The payment method is "card" or "crypto"');
+}
+
+/** Start a top-up of `rawAmount` (the rule set's money) with the form's idempotency id, by card or in crypto. */
 export async function topUp(
   ctx: AppContext,
   account: Account,
   rawAmount: unknown,
   rawId: unknown,
   actor?: Actor,
+  rawMethod?: unknown,
 ): Promise<TopUpResult> {
+  const provider = providerFor(ctx, rawMethod);
   const units = v.amount(ctx.rules, rawAmount);
   if (typeof rawId !== 'string' || !/^[A-Za-z0-9_-]{8,64}$/.test(rawId)) {
     throw invalidField('topUpId', 'The form has expired; reload the page and try again');
   }
-  ctx.payments.checkAmount(units);
-  return ctx.payments.startTopUp({
+  provider.checkAmount(units);
+  return provider.startTopUp({
     accountId: account.id,
     email: account.email,
     units,

@@ -56,6 +56,19 @@ export async function revokeKey(d: Deps, accountId: string, keyId: string, actor
   }
 }
 
+/** Rename one of the account's keys (`null`: no label, refused where every key is labelled). */
+export async function renameKey(
+  d: Deps,
+  accountId: string,
+  keyId: string,
+  label: string | null,
+  actor?: Actor,
+): Promise<KeyJson> {
+  const key = await ownKey(d, accountId, keyId);
+  const renamed = await refusing(d.rules, () => d.accounts.renameKey(key, label, actor));
+  return keyView(renamed, d.clock.now());
+}
+
 /** A: buy an Unlimited package from the balance (D17): its own key, valid one calendar month. */
 export async function buyPackage(
   d: Deps,

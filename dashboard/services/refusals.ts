@@ -1,6 +1,7 @@
 /** The accounts service's refusals in the dashboard's words (a customer sees their own account only). */
 import { AccountError, InputError, type AccountRefusal, type Feature } from '../../gateway/accounts/errors';
-import { formatMoney, type RuleSet } from '../../gateway/policy/ruleset';
+import type { RuleSet } from '../../gateway/policy/ruleset';
+import { formatExact, moneyUnit } from '../money';
 import { DashboardError, invalidField } from '../errors';
 
 const FEATURE_TEXT: Record<Feature, string> = {
@@ -25,7 +26,7 @@ export function refusalError(rules: RuleSet, r: AccountRefusal): DashboardError 
     case 'insufficient_balance':
       return new DashboardError(
         'insufficient_balance',
-        `The package costs ${formatMoney(rules, r.price)} EUR; your balance is ${formatMoney(rules, r.balance)} EUR. Top up first.`,
+        `The package costs ${formatExact(r.price, moneyUnit(rules))}; your balance is ${formatExact(r.balance, moneyUnit(rules))}. Top up first.`,
       );
   }
 }

@@ -1,5 +1,6 @@
 /** Sign-up, sign-in and link pages (rule set A: name and password; B: e-mail and a one-time link). */
 import type { RuleSet } from '../../gateway/policy/ruleset';
+import type { Brand } from '../brand';
 import { html } from './html';
 import { field, publicPage } from './layout';
 
@@ -16,7 +17,7 @@ function formError(s: FormState) {
 }
 
 /** The sign-up page. */
-export function signUpPage(rules: RuleSet, csrf: string, s: FormState = {}): string {
+export function signUpPage(brand: Brand, rules: RuleSet, csrf: string, s: FormState = {}): string {
   const v = s.values ?? {};
   const e = s.errors ?? {};
   const fields = rules.signupNeedsNameAndPassword
@@ -25,6 +26,7 @@ export function signUpPage(rules: RuleSet, csrf: string, s: FormState = {}): str
       ${field({ name: 'password', label: 'Password', type: 'password', error: e['password'], autocomplete: 'new-password', hint: 'At least 12 characters.', required: true })}`
     : html`${field({ name: 'email', label: 'E-mail', type: 'email', value: v['email'] ?? '', error: e['email'], autocomplete: 'email', required: true, hint: 'No name, company or card needed. We send you a sign-in link.' })}`;
   return publicPage(
+    brand,
     'Create an account',
     html`${formError(s)}
       <form method="post" action="/signup" class="card">
@@ -37,7 +39,7 @@ export function signUpPage(rules: RuleSet, csrf: string, s: FormState = {}): str
 }
 
 /** The sign-in page. */
-export function signInPage(rules: RuleSet, csrf: string, s: FormState = {}): string {
+export function signInPage(brand: Brand, rules: RuleSet, csrf: string, s: FormState = {}): string {
   const v = s.values ?? {};
   const e = s.errors ?? {};
   const fields = rules.signupNeedsNameAndPassword
@@ -54,6 +56,7 @@ export function signInPage(rules: RuleSet, csrf: string, s: FormState = {}): str
         hint: 'We e-mail you a link that signs you in.',
       });
   return publicPage(
+    brand,
     'Sign in',
     html`${formError(s)}
       <form method="post" action="/signin" class="card">
@@ -63,13 +66,15 @@ export function signInPage(rules: RuleSet, csrf: string, s: FormState = {}): str
           ${rules.signupNeedsNameAndPassword ? 'Sign in' : 'E-mail me a sign-in link'}
         </button>
       </form>
+      ${rules.signupNeedsNameAndPassword ? html`<p><a href="/password/forgot">Forgot your password?</a></p>` : ''}
       <p>New here? <a href="/signup">Create an account</a>.</p>`,
   );
 }
 
 /** After a link was requested: the same answer whether or not the address has an account. */
-export function linkSentPage(email: string, minutes: number): string {
+export function linkSentPage(brand: Brand, email: string, minutes: number): string {
   return publicPage(
+    brand,
     'Check your mailbox',
     html`<p class="alert ok" role="status">
         If <strong>${email}</strong> can sign in here, a link is on its way. It works once and expires in
@@ -80,8 +85,9 @@ export function linkSentPage(email: string, minutes: number): string {
 }
 
 /** The link's landing page: a button, so mail scanners that open links do not use it up. */
-export function linkConfirmPage(token: string, csrf: string, email: string): string {
+export function linkConfirmPage(brand: Brand, token: string, csrf: string, email: string): string {
   return publicPage(
+    brand,
     'Sign in',
     html`<form method="post" action="/signin/link" class="card">
       <input type="hidden" name="_csrf" value="${csrf}" />
@@ -93,8 +99,9 @@ export function linkConfirmPage(token: string, csrf: string, email: string): str
 }
 
 /** A used, expired or tampered link. */
-export function linkInvalidPage(): string {
+export function linkInvalidPage(brand: Brand): string {
   return publicPage(
+    brand,
     'This link no longer works',
     html`<p class="alert error" role="alert">Sign-in links work once and expire after 15 minutes.</p>
       <p><a href="/signin">Ask for a new link</a></p>`,

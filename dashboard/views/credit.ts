@@ -1,16 +1,22 @@
-/** Credit page: balance, top-up, Unlimited (A: packages; B: plan), and the ledger. */
-import { formatMoney } from '../../gateway/policy/ruleset';
-import type { KeyJson, LedgerJson } from '../services/views';
+/** Credit page: balance, prices, top-up, Unlimited (A: packages; B: plan), and the ledger. */
+import type { LedgerEntry } from '../../gateway/store/types';
+import { formatBalance, formatExact, hasSubMinorRemainder, moneyUnit } from '../money';
+import type { KeyJson } from '../services/views';
+import { iso } from '../services/views';
 import { html, time, type Html } from './html';
 import { field, page, type PageContext } from './layout';
 
 /** What the credit page shows. */
 export interface CreditView {
   balance: number;
-  ledger: LedgerJson[];
+  ledger: LedgerEntry[];
   packages: KeyJson[];
   unlimitedUntil: string | null;
-  provider: 'test' | 'stripe' | 'none';
+  provider: 'test' | 'stripe' | 'none' | 'btcpay';
+  /** Whether crypto top-ups (BTCPay Server, D32) are offered beside the card flow. */
+  crypto: boolean;
+  /** The price of one credit when credits are bought by card (rule set B with Stripe), e.g. "€0.01". */
+  cardCreditPrice?: string;
   /** Idempotency key of this rendering of the top-up form (a double submit credits once). */
   topUpId: string;
   form?: { amount?: string; error?: string; message?: string; packageError?: string };
@@ -23,9 +29,54 @@ const KINDS: Record<string, string> = {
   adjustment: 'Adjustment',
 };
 
-/** Money with its unit: "12.5000 EUR" or "1200 credits". */
-export function moneyText(ctx: PageContext, units: number): string {
-  return ctx.rules.moneyDecimals === 0 ? `${units} credits` : `${formatMoney(ctx.rules, units)} EUR`;
+/** A balance for people: "€12.34" (to the cent, cut toward zero) or "1,200 credits". */
+export function balanceText(ctx: PageContext, units: number): string {
+  return formatBalance(units, moneyUnit(ctx.rules));
+}
+
+/** A price or ledger amount, exact: "€0.0001", "€50.00", "1 credit". */
+export function priceText(ctx: PageContext, units: number): string {
+  return formatExact(units, moneyUnit(ctx.rules));
+}
+
+/** The rule set's prices (issue 15 item 3): beyond the allowance, Unlimited, and credits by card. */
+function pricesSection(ctx: PageContext, v: CreditView): Html {
+  const { limits } = ctx.rules;
+  const perKey = ctx.rules.keyedAllowance === 'key-and-network';
+  const free = new Intl.NumberFormat('en').format(limits.freePerDay);
+  return html`<section class="card prices" aria-labelledby="prices-title">
+    <h2 id="prices-title">Prices</h2>
+    <dl class="facts">
+      <dt>Free</dt>
+      <dd>
+        ${free} requests a day
+        ${perKey ? 'per key (shared with the network it is used from)' : 'per account (keys and whitelist together)'}
+      </dd>
+      <dt>Beyond the free allowance</dt>
+      <dd data-price="request">
+        <strong>${priceText(ctx, limits.pricePerRequest)}</strong> per request, from your balance
+      </dd>
+      ${
+        ctx.rules.unlimited === 'package-key'
+          ? html`<dt>Unlimited package</dt>
+              <dd data-price="package">
+                <strong>${priceText(ctx, limits.packagePrice)}</strong> per calendar month, paid from your
+                balance: its own key (${limits.slotsUnlimited} IP slots) with every request free
+              </dd>`
+          : html`<dt>Unlimited plan</dt>
+              <dd data-price="plan">
+                Nothing charged past the free allowance (from at most ${limits.unlimitedAccountAddresses}
+                addresses per rolling 24 hours); priced on request and set up by our team
+              </dd>`
+      }
+      ${
+        v.cardCreditPrice
+          ? html`<dt>Credits by card</dt>
+              <dd data-price="credit"><strong>${v.cardCreditPrice}</strong> per credit</dd>`
+          : ''
+      }
+    </dl>
+  </section>`;
 }
 
 function unlimitedSection(ctx: PageContext, v: CreditView): Html {
@@ -44,7 +95,7 @@ function unlimitedSection(ctx: PageContext, v: CreditView): Html {
   );
   return html`<h2>Unlimited packages</h2>
     <p>
-      An Unlimited package costs ${moneyText(ctx, ctx.rules.limits.packagePrice)} per month, paid from your
+      An Unlimited package costs ${priceText(ctx, ctx.rules.limits.packagePrice)} per month, paid from your
       balance. It comes with its own key (${ctx.rules.limits.slotsUnlimited} IP slots) on which all requests
       are free for one calendar month; afterwards the key keeps working as a pay-per-use key.
     </p>
@@ -58,21 +109,36 @@ function unlimitedSection(ctx: PageContext, v: CreditView): Html {
     <form method="post" action="/packages" class="card inline">
       <input type="hidden" name="_csrf" value="${ctx.csrf}" />
       ${field({ name: 'label', label: 'Label of the package key (optional)', value: '', error: v.form?.packageError })}
-      <button type="submit">Buy Unlimited package</button>
+      <button type="submit">Buy Unlimited package (${priceText(ctx, ctx.rules.limits.packagePrice)})</button>
     </form>`;
+}
+
+/** What the top-up field's hint says about the ways to pay. */
+function topUpHint(v: CreditView): string {
+  const card =
+    v.provider === 'stripe'
+      ? 'You pay by card on Stripe’s secure page.'
+      : v.provider === 'test'
+        ? 'Test payments complete at once (demo mode).'
+        : '';
+  const crypto = v.crypto
+    ? 'Crypto payments go through our BTCPay Server; credit arrives once the payment settles.'
+    : '';
+  return [card, crypto].filter((t) => t !== '').join(' ');
 }
 
 /** The top-up form, or a note when the gateway has no payment provider (issue 14 item 6). */
 function topUpForm(ctx: PageContext, v: CreditView, unit: string): Html | string {
-  if (v.provider === 'none')
+  if (v.provider === 'none' && !v.crypto)
     return html`<p class="alert" role="status" data-payments="none">
       Payments are not configured on this gateway: top-ups are disabled. Ask the operator to add credit.
     </p>`;
   return html`<form method="post" action="/credit/top-up" class="card inline">
     <input type="hidden" name="_csrf" value="${ctx.csrf}" />
     <input type="hidden" name="topUpId" value="${v.topUpId}" />
-    ${field({ name: 'amount', label: `Top up (${unit})`, value: v.form?.amount ?? '', error: v.form?.error, required: true, hint: v.provider === 'stripe' ? 'You pay by card on Stripe’s secure page.' : 'Test payments complete at once (demo mode).' })}
-    <button type="submit">${v.provider === 'stripe' ? 'Pay by card' : 'Top up (test payment)'}</button>
+    ${field({ name: 'amount', label: `Top up (${unit})`, value: v.form?.amount ?? '', error: v.form?.error, required: true, hint: topUpHint(v) })}
+    ${v.provider === 'none' ? '' : html`<button type="submit" name="method" value="card">${v.provider === 'stripe' ? 'Pay by card' : 'Top up (test payment)'}</button>`}
+    ${v.crypto ? html`<button type="submit" name="method" value="crypto" data-crypto>Pay in crypto</button>` : ''}
   </form>`;
 }
 
@@ -82,18 +148,21 @@ export function creditPage(ctx: PageContext, v: CreditView): string {
   const ledger = v.ledger.map(
     (e) =>
       html`<tr>
-        <td data-label="When">${time(e.createdAt)}</td>
+        <td data-label="When">${time(iso(e.createdAt))}</td>
         <td data-label="What">${KINDS[e.kind] ?? e.kind}</td>
-        <td data-label="Amount" class="num">${String(e.amount)}</td>
+        <td data-label="Amount" class="num">${e.amount > 0 ? '+' : ''}${priceText(ctx, e.amount)}</td>
       </tr>`,
   );
+  const exact = hasSubMinorRemainder(v.balance, moneyUnit(ctx.rules))
+    ? html` <span class="hint" data-balance-exact>(exactly ${priceText(ctx, v.balance)})</span>`
+    : '';
   return page(
     ctx,
     '/credit',
     'Credit',
     html`${v.form?.message ? html`<p class="alert ok" role="status">${v.form.message}</p>` : ''}
-      <p class="balance">Balance: <strong data-balance>${moneyText(ctx, v.balance)}</strong></p>
-      ${topUpForm(ctx, v, unit)} ${unlimitedSection(ctx, v)}
+      <p class="balance">Balance: <strong data-balance>${balanceText(ctx, v.balance)}</strong>${exact}</p>
+      ${topUpForm(ctx, v, unit)} ${pricesSection(ctx, v)} ${unlimitedSection(ctx, v)}
       <h2>Ledger</h2>
       ${
         ledger.length
@@ -103,7 +172,7 @@ export function creditPage(ctx: PageContext, v: CreditView): string {
                   <tr>
                     <th>When</th>
                     <th>What</th>
-                    <th>Amount (${unit})</th>
+                    <th class="num">Amount</th>
                   </tr>
                 </thead>
                 <tbody>

@@ -132,8 +132,24 @@ export function keyCreatedPage(
   );
 }
 
+/** The rename form of a key, with the current label or the refused input and its error. */
+function renameForm(ctx: PageContext, k: KeyDetail, form: RenameForm): Html {
+  return html`<form method="post" action="/keys/${k.id}/label" class="card inline rename">
+    <input type="hidden" name="_csrf" value="${ctx.csrf}" />
+    ${field({ name: 'label', label: 'Label', value: form.label ?? k.label ?? '', error: form.error, hint: ctx.rules.keyLabelRequired ? 'Every key has a label: 1 to 100 characters.' : 'Up to 100 characters; leave empty for no label.', required: ctx.rules.keyLabelRequired })}
+    <button type="submit">Save label</button>
+  </form>`;
+}
+
+/** The rename form's state after a refusal or a save. */
+export interface RenameForm {
+  label?: string;
+  error?: string;
+  message?: string;
+}
+
 /** A key with the addresses holding its slots and when each frees (spec 5.5). */
-export function keyDetailPage(ctx: PageContext, k: KeyDetail): string {
+export function keyDetailPage(ctx: PageContext, k: KeyDetail, form: RenameForm = {}): string {
   const mode =
     ctx.rules.slotMode === 'fixed'
       ? 'A slot frees 24 hours after the first request from its address.'
@@ -151,7 +167,9 @@ export function keyDetailPage(ctx: PageContext, k: KeyDetail): string {
     ctx,
     '/keys',
     k.label ?? `Key ${k.prefix}…`,
-    html`<dl class="facts">
+    html`${form.message ? html`<p class="alert ok" role="status">${form.message}</p>` : ''}
+      ${renameForm(ctx, k, form)}
+      <dl class="facts">
         <dt>Prefix</dt>
         <dd><code>${k.prefix}…</code></dd>
         <dt>Kind</dt>

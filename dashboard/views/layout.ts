@@ -1,9 +1,11 @@
 /** The page frame: head, navigation, flash message, and the CSRF token for the script's API calls. */
 import type { RuleSet } from '../../gateway/policy/ruleset';
+import type { Brand } from '../brand';
 import { html, type Html } from './html';
 
 /** What every signed-in page knows. */
 export interface PageContext {
+  brand: Brand;
   rules: RuleSet;
   csrf: string;
   email: string;
@@ -17,16 +19,17 @@ const NAV: { path: string; label: string; whitelist?: true }[] = [
   { path: '/credit', label: 'Credit' },
   { path: '/usage', label: 'Usage' },
   { path: '/api-reference', label: 'API reference' },
+  { path: '/settings', label: 'Settings' },
 ];
 
-function head(title: string, csrf: string | null): Html {
+function head(brand: Brand, title: string, csrf: string | null): Html {
   return html`<!doctype html>
     <html lang="en">
       <head>
         <meta charset="utf-8" />
         <meta name="viewport" content="width=device-width, initial-scale=1" />
         ${csrf ? html`<meta name="csrf-token" content="${csrf}" />` : ''}
-        <title>${title} · Geocoding dashboard</title>
+        <title>${title} · ${brand.productName}</title>
         <link rel="icon" href="/static/favicon.svg" type="image/svg+xml" />
         <link rel="stylesheet" href="/static/dashboard.css" />
         <script src="/static/dashboard.js" defer></script>
@@ -34,13 +37,22 @@ function head(title: string, csrf: string | null): Html {
     </html>`;
 }
 
+/** The first focusable element: jumps over the header to the page's content (WCAG 2.4.1). */
+const skipLink = html`<a class="skip" href="#main">Skip to content</a>`;
+
+/** The configured footer text. */
+function footer(brand: Brand): Html {
+  return html`<footer class="foot"><p>${brand.footer}</p></footer>`;
+}
+
 /** A signed-in page. */
 export function page(ctx: PageContext, active: string, title: string, body: Html): string {
   const items = NAV.filter((n) => !n.whitelist || ctx.rules.whitelist);
-  return html`${head(title, ctx.csrf)}
+  return html`${head(ctx.brand, title, ctx.csrf)}
 <body>
+${skipLink}
 <header class="top">
-  <a class="brand" href="/">Geocoding dashboard</a>
+  <a class="brand" href="/">${ctx.brand.productName}</a>
   <nav aria-label="Main">${items.map(
     (n) => html`<a href="${n.path}" ${n.path === active ? html` aria-current="page"` : ''}>${n.label}</a>`,
   )}</nav>
@@ -49,24 +61,30 @@ export function page(ctx: PageContext, active: string, title: string, body: Html
     <span class="who">${ctx.email}</span> <button type="submit" class="link">Sign out</button>
   </form>
 </header>
-<main>
+<main id="main" tabindex="-1">
 ${ctx.suspended ? html`<p class="alert error" role="alert">This account is suspended: requests with its keys are refused (403 account_suspended). Contact support.</p>` : ''}
 <h1>${title}</h1>
 ${body}
 </main>
+${footer(ctx.brand)}
 </body>
 </html>`.text;
 }
 
 /** A page for visitors who are not signed in (sign-in, sign-up, link confirmation). */
-export function publicPage(title: string, body: Html): string {
-  return html`${head(title, null)}
+export function publicPage(brand: Brand, title: string, body: Html): string {
+  return html`${head(brand, title, null)}
 <body class="public">
-<main class="narrow">
-<p class="brand">Geocoding dashboard</p>
+${skipLink}
+<header class="top public">
+  <a class="brand" href="/">${brand.productName}</a>
+  <nav aria-label="Main"><a href="/api-reference">API reference</a></nav>
+</header>
+<main id="main" class="narrow" tabindex="-1">
 <h1>${title}</h1>
 ${body}
 </main>
+${footer(brand)}
 </body>
 </html>`.text;
 }

@@ -42,7 +42,10 @@ export function usageChart(days: DayCounts[]): Html {
   });
   const first = days[0]?.day ?? '';
   const last = days[days.length - 1]?.day ?? '';
+  // Axis labels are HTML, not SVG text: the SVG stretches to the width (preserveAspectRatio none), which shrank
+  // and distorted its text to ~6 px on phones; HTML text keeps the page's font size (issue 15 item 7).
   return html`<figure class="chart">
+    <div class="ticks y"><span data-tick="max">${max} requests</span></div>
     <svg
       viewBox="0 0 ${W} ${H}"
       role="img"
@@ -50,11 +53,9 @@ export function usageChart(days: DayCounts[]): Html {
       preserveAspectRatio="none"
     >
       <line class="axis" x1="${PAD}" y1="${H - PAD}" x2="${W}" y2="${H - PAD}"></line>
-      <text class="tick" x="0" y="12">${max}</text>
-      <text class="tick" x="${PAD}" y="${H - 6}">${first}</text>
-      <text class="tick end" x="${W}" y="${H - 6}">${last}</text>
       ${bars}
     </svg>
+    <div class="ticks x"><span data-tick="first">${first}</span><span data-tick="last">${last}</span></div>
     <figcaption>
       <span class="legend free"></span> free <span class="legend billed"></span> billed
       <span class="legend refused"></span> refused
@@ -125,6 +126,11 @@ export function usagePage(ctx: PageContext, r: UsageReport, keys: KeyJson[]): st
       </section>
       <h2>Last ${r.days.length} days</h2>
       ${usageChart(r.days)}
+      <p>
+        <a class="button secondary small" href="/usage.csv?subject=${r.subject}" download data-csv
+          >Download as CSV</a
+        >
+      </p>
       <details>
         <summary>As a table</summary>
         <div class="table-wrap">

@@ -21,6 +21,7 @@ export type AuditAction =
   | 'account.reinstated'
   | 'key.created'
   | 'key.revoked'
+  | 'key.renamed'
   | 'package.bought'
   | 'account.topped_up'
   | 'plan.set'
@@ -28,7 +29,12 @@ export type AuditAction =
   | 'whitelist.removed'
   | 'session.signed_in'
   | 'session.signed_out'
-  | 'password.changed';
+  | 'password.reset_requested'
+  | 'password.reset'
+  | 'password.changed'
+  | 'email.change_requested'
+  | 'email.changed'
+  | 'account.exported';
 
 /** The object acted on: the account and, where there is one, the object's id; plus non-secret facts. */
 export interface AuditObject {

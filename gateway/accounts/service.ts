@@ -20,7 +20,7 @@ import {
 } from '../store/types';
 import { normaliseWhitelistAddress } from './address';
 import { audit, type Actor, type AuditAction, type AuditObject } from './audit';
-import { AccountError, type Feature } from './errors';
+import { AccountError, InputError, type Feature } from './errors';
 import { addCalendarMonth } from './month';
 import { iso } from './values';
 
@@ -134,6 +134,17 @@ export class AccountsService {
     const revoked = await this.d.store.revokeKey(key.id, this.d.clock.now());
     this.audit(actor, 'key.revoked', { account: key.accountId, object: key.id });
     return revoked;
+  }
+
+  /**
+   * Rename a key, active or revoked (issue 15 item 4). `null` removes the label, refused where the rule set labels
+   * every key (InputError on `label`). The audit line carries the new label (a customer's note, not a secret).
+   */
+  async renameKey(key: ApiKey, label: string | null, actor?: Actor): Promise<ApiKey> {
+    if (label === null && this.d.rules.keyLabelRequired) throw new InputError('label', 'is required');
+    const renamed = await this.d.store.setKeyLabel(key.id, label);
+    this.audit(actor, 'key.renamed', { account: key.accountId, object: key.id, detail: { label } });
+    return renamed;
   }
 
   /** A: buy an Unlimited package from the balance (D17): its own key, valid one calendar month, atomically. */

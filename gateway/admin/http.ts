@@ -2,6 +2,7 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import express, { type ErrorRequestHandler, type RequestHandler, type Router } from 'express';
 import type pino from 'pino';
+import { requestIdOfResponse } from '../net/request-id-middleware';
 import { StoreConflict } from '../store/types';
 import { AdminProblem, fromStoreConflict, sendProblem } from './problem';
 
@@ -33,7 +34,7 @@ export function jsonBody(): RequestHandler[] {
   return [contentType, express.json({ limit: '16kb', strict: false, type: 'application/json' })];
 }
 
-type Method = 'get' | 'post' | 'put' | 'delete';
+type Method = 'get' | 'post' | 'put' | 'patch' | 'delete';
 
 /** Register handlers for one path; other methods answer 405 with `Allow`. */
 export function route(router: Router, path: string, handlers: Partial<Record<Method, RequestHandler>>): void {
@@ -61,6 +62,7 @@ export function requestLog(logger: pino.Logger): RequestHandler {
           route: routePath === undefined ? 'unmatched' : `${req.baseUrl}${routePath}`,
           status: res.statusCode,
           ms: Number(process.hrtime.bigint() - start) / 1e6,
+          requestId: requestIdOfResponse(res),
         },
         'admin request',
       );
@@ -86,6 +88,7 @@ export function errorHandler(logger: pino.Logger): ErrorRequestHandler {
     logger.error(
       {
         err: err instanceof Error ? { name: err.name, message: err.message, stack: err.stack } : String(err),
+        requestId: requestIdOfResponse(res),
       },
       'admin error',
     );

@@ -3,12 +3,12 @@
  * `/status`. Never counted (no admission, no slot, no usage row): the caller is identified by the same stages as any
  * request (gateway/http/stages/account.ts), and the key's or account's free allowance is read from the usage history.
  */
-import type { AccountView, Rate } from '../../adapters/types';
-import { utcDay } from '../core/clock';
+import type { AccountDetail, AccountView, Rate } from '../../adapters/types';
+import { nextUtcMidnight, utcDay } from '../core/clock';
 import type { IpAddress } from '../net/address';
 import type { Identity } from '../policy/identity';
-import { planAdmission } from '../policy/planner';
-import type { RuleSet } from '../policy/ruleset';
+import { hasValidPackage, hasValidPlan, planAdmission } from '../policy/planner';
+import { formatMoney, type RuleSet } from '../policy/ruleset';
 import type { AdmissionPlan, Store } from '../store/types';
 import { resetUnix } from './headers';
 
@@ -18,15 +18,40 @@ export function rateOf(plan: AdmissionPlan, quota: { used: number; limit: number
   return { limit: quota.limit, remaining: Math.max(0, quota.limit - quota.used), reset: resetUnix(plan.now) };
 }
 
-/** The caller's allowance today and its usage today and this month, from the usage history (one store read). */
+/** The store reads an account view makes: the usage history, and for the detail the account and its slots. */
+export type AccountReads = Pick<Store, 'usage' | 'getAccount' | 'listSlots'>;
+
+/**
+ * The caller's allowance today and its usage today and this month, from the usage history (one store read); with
+ * `detail`, also the account's balance, Unlimited end and IP slots (two more reads, in parallel).
+ */
 export async function accountView(
   rules: RuleSet,
-  store: Pick<Store, 'usage'>,
+  store: AccountReads,
   now: number,
   identity: Identity,
   address: IpAddress,
+  detail = false,
 ): Promise<AccountView> {
   const plan = planAdmission({ rules, identity, address, now, id: 'account-view' });
+  if (detail && identity.kind !== 'anonymous') {
+    const [view, more] = await Promise.all([
+      usageView(rules, store, plan, identity),
+      accountDetail(rules, store, plan, identity),
+    ]);
+    return { ...view, detail: more };
+  }
+  return usageView(rules, store, plan, identity);
+}
+
+/** The allowance and usage part of a view (one read of the usage history). */
+async function usageView(
+  rules: RuleSet,
+  store: Pick<Store, 'usage'>,
+  plan: AdmissionPlan,
+  identity: Identity,
+): Promise<AccountView> {
+  const now = plan.now;
   const today = utcDay(now);
   const subject = plan.usage[0] as string;
   const rows = await store.usage(plan.usage, `${today.slice(0, 8)}01`, today);
@@ -51,4 +76,57 @@ export async function accountView(
       ? Math.floor(account.balance / price)
       : null;
   return { rate, today: todayCount, month, paid };
+}
+
+/**
+ * The account detail of a keyed or whitelisted caller: the balance read fresh from the store (the identity's copy may
+ * come from the key cache), the Unlimited package (A: the key's) or plan (B: the account's) in force, and the slot
+ * sets the caller's plan holds a slot in, each with its capacity, slots in use and when the first one frees.
+ */
+async function accountDetail(
+  rules: RuleSet,
+  store: Pick<Store, 'getAccount' | 'listSlots'>,
+  plan: AdmissionPlan,
+  identity: Exclude<Identity, { kind: 'anonymous' }>,
+): Promise<AccountDetail> {
+  const now = plan.now;
+  const [fresh, ...held] = await Promise.all([
+    store.getAccount(identity.account.id),
+    ...plan.slots.map((s) => store.listSlots(s.scope, s.mode, s.windowMs, now)),
+  ]);
+  const account = fresh ?? identity.account;
+  const key = identity.kind === 'key' ? identity.key : null;
+  const unlimitedUntil =
+    rules.unlimited === 'package-key'
+      ? key !== null && hasValidPackage(key, now)
+        ? key.packageUntil
+        : null
+      : hasValidPlan(account, now)
+        ? account.unlimitedUntil
+        : null;
+  return {
+    account: { id: account.id, status: account.status },
+    key:
+      key === null
+        ? null
+        : {
+            id: key.id,
+            prefix: key.prefix,
+            label: key.label,
+            kind: rules.unlimited === 'package-key' && hasValidPackage(key, now) ? 'unlimited' : 'payg',
+          },
+    balance: { units: account.balance, amount: formatMoney(rules, account.balance), unit: rules.moneyUnit },
+    unlimitedUntil,
+    slots: plan.slots.map((spec, i) => {
+      const views = held[i] ?? [];
+      const frees = views.map((v) => v.freesAt).filter((t) => t > now);
+      return {
+        scope: spec.scope.startsWith('account:') ? ('account' as const) : ('key' as const),
+        capacity: spec.capacity,
+        inUse: views.filter((v) => v.freesAt > now).length,
+        nextFreeAt: frees.length === 0 ? null : Math.min(...frees),
+      };
+    }),
+    resetsAt: nextUtcMidnight(now),
+  };
 }

@@ -17,10 +17,18 @@ import type { Store, Ticket } from '../store/types';
 import type { Forwarder } from './backend';
 import type { PassthroughProxy } from './passthrough-proxy';
 
-/** The part of the store the request path uses: identification, admission and settlement. */
+/** The part of the store the request path uses: identification, admission, settlement and account endpoints. */
 export type PipelineStore = Pick<
   Store,
-  'findKeyByHash' | 'findWhitelistedAccount' | 'admit' | 'keep' | 'release' | 'recordRefusal' | 'usage'
+  | 'findKeyByHash'
+  | 'findWhitelistedAccount'
+  | 'admit'
+  | 'keep'
+  | 'release'
+  | 'recordRefusal'
+  | 'usage'
+  | 'getAccount'
+  | 'listSlots'
 >;
 
 /** What the pipeline is built from. */

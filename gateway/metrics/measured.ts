@@ -50,6 +50,8 @@ export function measuredStore(store: PipelineStore, metrics: GatewayMetrics): Pi
   const release = metrics.storeOp('release');
   const refusal = metrics.storeOp('record_refusal');
   const usage = metrics.storeOp('usage');
+  const getAccount = metrics.storeOp('get_account');
+  const listSlots = metrics.storeOp('list_slots');
   const admission = counted(metrics);
   // Arguments are evaluated left to right: the clock is read before the store is called.
   return {
@@ -61,5 +63,8 @@ export function measuredStore(store: PipelineStore, metrics: GatewayMetrics): Pi
     release: (ticket) => watch(release, performance.now(), store.release(ticket)),
     recordRefusal: (subjects, day) => watch(refusal, performance.now(), store.recordRefusal(subjects, day)),
     usage: (subjects, from, to) => watch(usage, performance.now(), store.usage(subjects, from, to)),
+    getAccount: (id) => watch(getAccount, performance.now(), store.getAccount(id)),
+    listSlots: (scope, mode, windowMs, now) =>
+      watch(listSlots, performance.now(), store.listSlots(scope, mode, windowMs, now)),
   };
 }

@@ -72,6 +72,8 @@ export interface RuleSet {
   readonly keyLabelRequired: boolean;
   /** Decimal places of the money unit when shown: A shows EUR with 4 decimals, B whole credits. */
   readonly moneyDecimals: 4 | 0;
+  /** What the money unit is called where a balance is shown to a program (`GET /v1/account`): A EUR, B credits. */
+  readonly moneyUnit: 'EUR' | 'credits';
 }
 
 const COMMON_LIMITS: Limits = {
@@ -104,6 +106,7 @@ export const RULE_SET_A: RuleSet = {
   signupNeedsNameAndPassword: true,
   keyLabelRequired: true,
   moneyDecimals: 4,
+  moneyUnit: 'EUR',
 };
 
 /** Rule set B (spec, D2, D4, D6, D7, D9, D13, D17, D18). */
@@ -121,6 +124,7 @@ export const RULE_SET_B: RuleSet = {
   signupNeedsNameAndPassword: false,
   keyLabelRequired: false,
   moneyDecimals: 0,
+  moneyUnit: 'credits',
 };
 
 /** The rule set named by the config, with the config's `limits` overrides applied (D1). */

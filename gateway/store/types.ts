@@ -289,6 +289,8 @@ export interface Store {
   /** B: set or clear the Unlimited plan (D17). */
   setUnlimitedUntil(id: string, until: number | null): Promise<Account>;
   setPasswordHash(id: string, hash: string): Promise<void>;
+  /** Change the account's e-mail (unique case-insensitively: taken by another → 'email_taken'; unknown → not_found). */
+  setEmail(id: string, email: string): Promise<Account>;
   /**
    * Add `amount` units to the balance and the ledger, exactly once per (account, idempotencyKey).
    * A repeat with the same key and amount returns the first entry (`replayed: true`, balance unchanged); a different
@@ -319,6 +321,8 @@ export interface Store {
   listKeyPage(query: KeyQuery): Promise<ApiKey[]>;
   /** Revoke an active key; an already revoked key → StoreConflict('already_revoked') (its revokedAt is kept). */
   revokeKey(id: string, now: number): Promise<ApiKey>;
+  /** Set a key's label (null: none), active or revoked; unknown → StoreConflict('not_found'). */
+  setKeyLabel(id: string, label: string | null): Promise<ApiKey>;
   /** Current (non-expired at `now`) slots of a scope ("key:…" or "account:…"). */
   listSlots(scope: string, mode: 'fixed' | 'sliding', windowMs: number, now: number): Promise<SlotView[]>;
   /**

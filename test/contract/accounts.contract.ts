@@ -41,10 +41,26 @@ export function accountRules(h: StoreHolder): void {
       expect(await h.store.setUnlimitedUntil(a.id, null)).toMatchObject({ unlimitedUntil: null });
     });
 
+    it('changes the e-mail, unique case-insensitively; a taken address is email_taken and changes nothing', async () => {
+      const a = await account(h.store);
+      const b = await account(h.store);
+      const changed = await h.store.setEmail(a.id, `  New-${a.id}@Example.com `);
+      expect(changed).toMatchObject({ id: a.id, email: `New-${a.id}@Example.com` });
+      expect((await h.store.findAccountByEmail(`new-${a.id}@example.com`))?.id).toBe(a.id);
+      await expectConflict(h.store.setEmail(b.id, `NEW-${a.id}@EXAMPLE.COM`), 'email_taken');
+      expect((await h.store.getAccount(b.id))?.email).toBe(b.email);
+      // Its own address in another case is not "taken".
+      expect(await h.store.setEmail(a.id, `new-${a.id}@example.com`)).toMatchObject({
+        email: `new-${a.id}@example.com`,
+      });
+      await expectConflict(h.store.setEmail(a.id, '   '), 'invalid_input');
+    });
+
     it('answers not_found for operations on an unknown account', async () => {
       await expectConflict(h.store.setAccountStatus('acc_nope', 'suspended'), 'not_found');
       await expectConflict(h.store.setUnlimitedUntil('acc_nope', 1), 'not_found');
       await expectConflict(h.store.setPasswordHash('acc_nope', 'x'), 'not_found');
+      await expectConflict(h.store.setEmail('acc_nope', 'nobody@example.com'), 'not_found');
       await expectConflict(h.store.credit('acc_nope', 1, null, T0), 'not_found');
       await expectConflict(h.store.listKeys('acc_nope'), 'not_found');
       await expectConflict(h.store.listWhitelist('acc_nope'), 'not_found');

@@ -58,6 +58,24 @@ export function keyRules(h: StoreHolder): void {
       await expectConflict(h.store.revokeKey('key_nope', T0), 'not_found');
     });
 
+    it('renames a key (active or revoked, to a label or none); findKeyByHash sees the new label; unknown → not_found', async () => {
+      const a = await account(h.store);
+      const hash = uid('hash_');
+      const k = await h.store.createKey(
+        { accountId: a.id, hash, prefix: 'gk_l', label: 'old', kind: 'payg' },
+        T0,
+      );
+      expect((await h.store.findKeyByHash(hash))?.key.label).toBe('old'); // now cached where the store caches
+      const renamed = await h.store.setKeyLabel(k.id, 'new, "name"');
+      expect(renamed).toEqual({ ...k, label: 'new, "name"' });
+      expect(await h.store.getKey(k.id)).toEqual(renamed);
+      expect((await h.store.findKeyByHash(hash))?.key.label).toBe('new, "name"');
+      await h.store.revokeKey(k.id, T0 + 1);
+      expect((await h.store.setKeyLabel(k.id, null)).label).toBeNull();
+      expect((await h.store.getKey(k.id))?.status).toBe('revoked');
+      await expectConflict(h.store.setKeyLabel('key_nope', 'x'), 'not_found');
+    });
+
     it('refuses a key for an unknown account (not_found)', async () => {
       await expectConflict(
         h.store.createKey({ accountId: 'acc_nope', hash: uid('hash_'), prefix: 'gk_x', kind: 'payg' }, T0),

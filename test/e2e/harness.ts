@@ -49,17 +49,22 @@ export interface DropIns {
   backend: BackendProcess;
   /** Base URL (http://127.0.0.1:port) of the listener serving `adapter`. */
   url(adapter: string): string;
-  /** A fresh key on a fresh account: one free request today, no credit (rule set B, D7). */
+  /** A fresh key on a fresh account: one free request today, no credit (B: then 429, D7; A: then no_credits). */
   freshKey(): Promise<string>;
   /** A well-formed key that the store does not know (401 invalid_key). */
   unknownKey: string;
   close(): Promise<void>;
 }
 
-/** Options: the free allowance per day (default 1) and proxies whose X-Forwarded-For is trusted (D3). */
+/**
+ * Options: the free allowance per day (default 1), proxies whose X-Forwarded-For is trusted (D3), the rule set
+ * (default B) and whether the drop-in hosts serve callers without a key (default true).
+ */
 export interface DropInOptions {
   freePerDay?: number;
   trustProxy?: string[];
+  policy?: 'A' | 'B';
+  anonymous?: boolean;
 }
 
 /** Starts the backend and a gateway serving the named drop-in adapters, each on its own port. */
@@ -68,12 +73,17 @@ export async function startDropIns(adapters: readonly string[], opts: DropInOpti
   let harness: Harness;
   try {
     harness = await startGatewayHarness({
-      policy: 'B',
+      policy: opts.policy ?? 'B',
       backendUrl: backend.url,
       config: {
         hosts: [
           { name: 'localhost', adapter: 'native' },
-          ...adapters.map((a) => ({ name: `${a}.test`, port: 0, adapter: a })),
+          ...adapters.map((a) => ({
+            name: `${a}.test`,
+            port: 0,
+            adapter: a,
+            ...(opts.anonymous === undefined ? {} : { anonymous: opts.anonymous }),
+          })),
         ],
         limits: { freePerDay: opts.freePerDay ?? 1 },
         trustProxy: opts.trustProxy ?? [],
@@ -207,6 +217,10 @@ export async function startStack(policy: 'A' | 'B'): Promise<Stack> {
     sessionSecret: 'browser-test-session-secret-0123456789',
     smtp: { host: smtp.host, port: smtp.port, secure: false, from: 'no-reply@dash.test' },
     payments: { provider: 'test' },
+    // Rule set B's stack shows a configured product name and footer; A's keeps the defaults ("geogate").
+    ...(policy === 'B'
+      ? { productName: 'Atlas Geocoding', footer: 'Atlas Geocoding Ltd · 1 Example Street, Dublin' }
+      : {}),
   };
   const app = createDashboardApp({
     store: gateway.store,

@@ -68,6 +68,20 @@ describe('defaults', () => {
   });
 });
 
+describe('defaults, on a real socket', () => {
+  test('a stalled header is cut with 408 within 15 s on the main listener with the default limits', async () => {
+    h = await start({});
+    const s = await connect(h.mainUrl);
+    const t0 = Date.now();
+    const done = closed(s, t0);
+    s.write('GET /healthz HTTP/1.1\r\nHost: localhost\r\nX-Slow: ');
+    const r = await done;
+    expect(r.ms).toBeGreaterThanOrEqual(DEFAULT_LIMITS.main.headersTimeoutMs - 100);
+    expect(r.ms).toBeLessThan(15_000);
+    expect(r.data).toMatch(/^HTTP\/1\.1 408 /);
+  }, 30_000);
+});
+
 describe('slow clients (short configured limits)', () => {
   test('stalled headers and silent connections are cut with 408 on main, per-host, admin and dashboard', async () => {
     h = await start({ main: SHORT, admin: SHORT, dashboard: SHORT });

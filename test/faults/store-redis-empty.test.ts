@@ -6,6 +6,7 @@
 import { readdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
+import { ManualClock } from '../../gateway/core/clock';
 import { StoreUnavailableError } from '../../gateway/store/faults';
 import { waitReady } from '../../gateway/store/shared/redis-client';
 import type { AdmissionPlan } from '../../gateway/store/types';
@@ -46,7 +47,8 @@ describeShared(
     });
 
     it('counters are rebuilt from the drained history before admissions resume; nothing is granted twice', async () => {
-      const store = await env.open();
+      // The rebuild reads the last three days of history by the store's clock: the plans' day (T0), not the wall's.
+      const store = await env.open({ clock: new ManualClock(T0) });
       const network = `network:203.0.113.${Math.floor(Math.random() * 250)}/32`;
       for (let i = 0; i < 6; i++) expect((await store.admit(networkPlan(network))).admitted).toBe(true);
       await store.drain.flush(); // the history PostgreSQL holds

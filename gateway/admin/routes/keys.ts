@@ -3,6 +3,8 @@ import type { Router } from 'express';
 import type { RouteDeps } from '../deps';
 import { operator } from '../actor';
 import { route } from '../http';
+import { InputError } from '../../accounts/errors';
+import { invalid } from '../problem';
 import * as v from '../validate';
 import { keyView, slotView } from '../views';
 import { param } from './common';
@@ -33,6 +35,17 @@ export function keyRoutes(router: Router, deps: RouteDeps): void {
         slotCapacity: detail.slotCapacity,
         slots: detail.slots.map(slotView),
       });
+    },
+    // Rename (issue 15 item 4): `label` is required in the body; null removes it where the rule set allows.
+    patch: async (req, res) => {
+      const b = v.parseBody(req.body, ['label']);
+      if (b.label === undefined) throw invalid('label', 'is required (a string, or null for no label)');
+      const label = b.label === null ? null : v.label(b.label);
+      const key = await accounts.key(param(req, 'id'));
+      const renamed = await accounts.renameKey(key, label, operator(req, res)).catch((err: unknown) => {
+        throw err instanceof InputError ? invalid(err.field, err.detail) : err;
+      });
+      res.json(keyView(renamed, clock.now()));
     },
   });
 

@@ -2,6 +2,7 @@
 import type Database from 'better-sqlite3';
 import { requireKeyOfAccount, requireSameTopup, requireUnits } from '../checks';
 import { newId } from '../ids';
+import { normaliseEmail } from '../checks';
 import { newAccountRow, toAccount, toLedger } from '../rows';
 import {
   StoreConflict,
@@ -45,6 +46,22 @@ export function createAccount(db: Database.Database, input: NewAccount, now: num
        VALUES (@id, @email, @email_norm, @name, @password_hash, @status, @balance, @unlimited_until, @created_at)`,
       ).run(row);
       return toAccount(row);
+    })
+    .immediate();
+}
+
+/** Change an account's e-mail; taken by another account → email_taken, unknown id → not_found. */
+export function setEmail(db: Database.Database, id: string, input: string): Account {
+  const email = input.trim();
+  if (email === '' || email.length > 320) throw new StoreConflict('invalid_input', 'email is required');
+  const norm = normaliseEmail(email);
+  return db
+    .transaction(() => {
+      requireAccount(db, id);
+      const other = db.prepare('SELECT id FROM accounts WHERE email_norm = ? AND id <> ?').get(norm, id);
+      if (other) throw new StoreConflict('email_taken', 'an account with this email exists');
+      db.prepare('UPDATE accounts SET email = ?, email_norm = ? WHERE id = ?').run(email, norm, id);
+      return requireAccount(db, id);
     })
     .immediate();
 }

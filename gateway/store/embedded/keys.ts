@@ -36,6 +36,13 @@ export function revokeKey(db: Database.Database, id: string, now: number): ApiKe
     .immediate();
 }
 
+/** Set a key's label; unknown → not_found. */
+export function setKeyLabel(db: Database.Database, id: string, label: string | null): ApiKey {
+  const changed = db.prepare('UPDATE api_keys SET label = ? WHERE id = ?').run(label, id).changes;
+  if (changed === 0) throw new StoreConflict('not_found', `key ${id} not found`);
+  return getKey(db, id) as ApiKey;
+}
+
 /** Keys of an account, oldest first; unknown account → not_found. */
 export function listKeys(db: Database.Database, accountId: string): ApiKey[] {
   if (!db.prepare('SELECT 1 FROM accounts WHERE id = ?').get(accountId)) {

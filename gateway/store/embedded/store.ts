@@ -245,6 +245,9 @@ export class EmbeddedStore implements Store {
   async setPasswordHash(id: string, hash: string): Promise<void> {
     accounts.updateAccount(this.db, id, 'password_hash', hash);
   }
+  async setEmail(id: string, email: string): Promise<Account> {
+    return accounts.setEmail(this.db, id, email);
+  }
   async credit(accountId: string, amount: number, idempotencyKey: string | null, now: number) {
     return accounts.credit(this.db, accountId, amount, idempotencyKey, now);
   }
@@ -268,6 +271,9 @@ export class EmbeddedStore implements Store {
   }
   async revokeKey(id: string, now: number): Promise<ApiKey> {
     return keys.revokeKey(this.db, id, now);
+  }
+  async setKeyLabel(id: string, label: string | null): Promise<ApiKey> {
+    return keys.setKeyLabel(this.db, id, label);
   }
   async listSlots(
     scope: string,

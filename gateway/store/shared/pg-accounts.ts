@@ -1,6 +1,6 @@
 /** Accounts, keys and whitelist in PostgreSQL (the shared store's management operations). */
 import type { Knex } from 'knex';
-import { requireCidr, sameWhitelistRow } from '../checks';
+import { normaliseEmail, requireCidr, sameWhitelistRow } from '../checks';
 import { newAccountRow, newKeyRow, newWhitelistRow, toAccount, toKey, toWhitelist } from '../rows';
 import {
   StoreConflict,
@@ -48,6 +48,25 @@ export async function updateAccount(
   return toAccount(row);
 }
 
+/** Change an account's e-mail; taken by another account → email_taken, unknown id → not_found. */
+export async function setEmail(db: Knex, id: string, input: string): Promise<Account> {
+  const email = input.trim();
+  if (email === '' || email.length > 320) throw new StoreConflict('invalid_input', 'email is required');
+  let rows;
+  try {
+    rows = await db('accounts')
+      .where({ id })
+      .update({ email, email_norm: normaliseEmail(email) })
+      .returning('*');
+  } catch (err) {
+    if (isUniqueViolation(err)) throw new StoreConflict('email_taken', 'an account with this email exists');
+    throw err;
+  }
+  const row = rows[0];
+  if (!row) throw new StoreConflict('not_found', `account ${id} not found`);
+  return toAccount(row);
+}
+
 /** Insert a key for an existing account; unknown account → not_found. */
 export async function insertKey(db: Knex | Knex.Transaction, input: NewKey, now: number): Promise<ApiKey> {
   const row = newKeyRow(input, now);
@@ -67,6 +86,18 @@ export async function revokeKey(db: Knex, id: string, now: number): Promise<{ ke
   const existing = await db('api_keys').where({ id }).first();
   if (!existing) throw new StoreConflict('not_found', `key ${id} not found`);
   throw new StoreConflict('already_revoked', `key ${id} is already revoked`);
+}
+
+/** Set a key's label; unknown → not_found. */
+export async function setKeyLabel(
+  db: Knex,
+  id: string,
+  label: string | null,
+): Promise<{ key: ApiKey; hash: string }> {
+  const rows = await db('api_keys').where({ id }).update({ label }).returning('*');
+  const row = rows[0];
+  if (!row) throw new StoreConflict('not_found', `key ${id} not found`);
+  return { key: toKey(row), hash: String(row.hash) };
 }
 
 /** Keys of an account, oldest first; unknown account → not_found. */

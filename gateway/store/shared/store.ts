@@ -447,6 +447,12 @@ export class SharedStore implements Store {
     await this.updateAccount(id, 'password_hash', hash);
   }
 
+  async setEmail(id: string, email: string): Promise<Account> {
+    const a = await this.pg(() => pga.setEmail(this.knex, id, email));
+    await this.changed({ k: 'account', id });
+    return this.withBalance(a);
+  }
+
   async credit(
     accountId: string,
     amount: number,
@@ -531,6 +537,13 @@ export class SharedStore implements Store {
 
   async revokeKey(id: string, now: number): Promise<ApiKey> {
     const { key, hash } = await this.pg(() => pga.revokeKey(this.knex, id, now));
+    await this.changed({ k: 'key', hash });
+    return key;
+  }
+
+  async setKeyLabel(id: string, label: string | null): Promise<ApiKey> {
+    const { key, hash } = await this.pg(() => pga.setKeyLabel(this.knex, id, label));
+    // Instances that cached the key's identity (with its label) drop it, as after a revocation.
     await this.changed({ k: 'key', hash });
     return key;
   }

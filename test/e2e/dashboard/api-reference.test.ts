@@ -6,8 +6,10 @@
 import type { Browser } from 'playwright-core';
 import { hasChromium, launchChromium, screenshot, watchErrors } from '../../helpers/browser';
 import { RULE_SET_A } from '../../../gateway/policy/ruleset';
+import { DEFAULT_BRAND } from '../../../dashboard/brand';
 import { html } from '../../../dashboard/views/html';
 import { page } from '../../../dashboard/views/layout';
+import { axeViolations } from '../../helpers/axe';
 import { useStack } from '../harness';
 
 jest.setTimeout(120_000);
@@ -42,6 +44,8 @@ maybe('API reference page', () => {
     for (const lang of ['curl', 'JavaScript', 'Python'])
       expect(await tab.getByRole('tab', { name: lang }).count()).toBeGreaterThan(0);
     await screenshot(tab, 'dashboard', 'api-reference');
+    expect(await tab.textContent('body > header')).toContain('geogate');
+    expect(await axeViolations(tab)).toEqual([]);
     expect(errors).toEqual([]);
     expect(foreign).toEqual([]);
     await context.close();
@@ -49,7 +53,7 @@ maybe('API reference page', () => {
 
   test('the navigation links to it', () => {
     const text = page(
-      { rules: RULE_SET_A, csrf: 'c', email: 'a@example.com', suspended: false },
+      { brand: DEFAULT_BRAND, rules: RULE_SET_A, csrf: 'c', email: 'a@example.com', suspended: false },
       '/',
       'T',
       html`x`,

@@ -39,7 +39,7 @@ export interface Harness {
   /** Every response body text seen through `call`, to assert a key never reappears. */
   bodies: string[];
   call(
-    method: 'get' | 'post' | 'put' | 'delete',
+    method: 'get' | 'post' | 'put' | 'patch' | 'delete',
     path: string,
     body?: unknown,
     headers?: Record<string, string>,

@@ -103,6 +103,24 @@ describe.each([RULE_SET_A, RULE_SET_B])('admin keys, rule set $name', (rules) =>
     expectProblem(await h.call('post', `/admin/keys/${created.body.id}/revoke`), 409, 'already_revoked');
   });
 
+  it('renames a key (issue 15 item 4): 200 with the new label, audited; null only where labels are optional', async () => {
+    const created = await h.call('post', `/admin/accounts/${accountId}/keys`, { label: 'old' });
+    const res = await h.call('patch', `/admin/keys/${created.body.id}`, { label: '  new name ' });
+    expect(res.status).toBe(200);
+    expect(res.body).toMatchObject({ id: created.body.id, label: 'new name', status: 'active' });
+    expect((await h.store.getKey(created.body.id))?.label).toBe('new name');
+    const cleared = await h.call('patch', `/admin/keys/${created.body.id}`, { label: null });
+    if (rules.keyLabelRequired) expectProblem(cleared, 400, 'invalid_parameter');
+    else expect(cleared.body.label).toBeNull();
+    expectProblem(await h.call('patch', `/admin/keys/${created.body.id}`, {}), 400, 'invalid_parameter');
+    expectProblem(
+      await h.call('patch', `/admin/keys/${created.body.id}`, { label: 'x'.repeat(101) }),
+      400,
+      'invalid_parameter',
+    );
+    expectProblem(await h.call('patch', '/admin/keys/key_missing', { label: 'x' }), 404, 'not_found');
+  });
+
   it('answers 404 for unknown keys', async () => {
     expectProblem(await h.call('get', '/admin/keys/key_missing'), 404, 'not_found');
     expectProblem(await h.call('post', '/admin/keys/key_missing/revoke'), 404, 'not_found');

@@ -2,7 +2,8 @@
 import { utcDay } from '../../../gateway/core/clock';
 import { hashKey } from '../../../gateway/core/keys';
 import type { AdmissionPlan } from '../../../gateway/store/types';
-import { PEPPER, signedIn, signedUp, START, type Harness, useDashboards } from './fixture';
+import { parseCsv } from '../../helpers/csv';
+import { Client, PEPPER, signedIn, signedUp, START, type Harness, useDashboards } from './fixture';
 
 let h: Harness;
 const dash = useDashboards();
@@ -94,7 +95,8 @@ describe.each([['A'], ['B']] as const)('rule set %s', (set) => {
     const amount = set === 'A' ? '20' : '5000';
     const r = await c.form('/credit/top-up', { amount, topUpId });
     expect(r.status).toBe(200);
-    expect(r.text).toContain(set === 'A' ? '20.0000 EUR' : '5000 credits');
+    // Issue 15 item 3 changed the text from "20.0000 EUR" / "5000 credits" (money per currency, grouped credits).
+    expect(r.text).toContain(set === 'A' ? '<strong data-balance>€20.00</strong>' : '5,000 credits');
     expect((await c.form('/credit/top-up', { amount, topUpId })).status).toBe(200); // double submit
     const account = await h.store.findAccountByEmail('kim@example.com');
     expect(account?.balance).toBe(set === 'A' ? 200_000 : 5000);
@@ -103,6 +105,30 @@ describe.each([['A'], ['B']] as const)('rule set %s', (set) => {
     const api = await c.api('get', '/api/credit');
     expect(api.body.balance).toBe(set === 'A' ? '20.0000' : 5000);
     expect(api.body.ledger).toHaveLength(1);
+  });
+
+  test('shows the prices and money per currency: balances to the cent, prices exact, never "0.0000 EUR"', async () => {
+    const c = await signedUp(h, 'kim@example.com');
+    const account = await h.store.findAccountByEmail('kim@example.com');
+    await h.store.credit(account?.id ?? '', set === 'A' ? 123_456 : 1234, null, h.clock.now());
+    const page = (await c.get('/credit')).text.replace(/\s+/g, ' ');
+    const overview = (await c.get('/')).text.replace(/\s+/g, ' ');
+    if (set === 'A') {
+      expect(page).toContain('<strong data-balance>€12.34</strong>');
+      expect(page).toContain('(exactly €12.3456)');
+      expect(page).toContain('<dd data-price="request"> <strong>€0.0001</strong> per request');
+      expect(page).toContain('<dd data-price="package"> <strong>€50.00</strong> per calendar month');
+      expect(page).toContain('Buy Unlimited package (€50.00)');
+      expect(page).toContain('+€12.3456</td>'); // the ledger's top-up, exact
+      expect(overview).toContain('<strong>€12.34</strong>');
+    } else {
+      expect(page).toContain('<strong data-balance>1,234 credits</strong>');
+      expect(page).toContain('<dd data-price="request"> <strong>1 credit</strong> per request');
+      expect(page).toContain('data-price="plan"');
+      expect(page).toContain('+1,234 credits</td>');
+      expect(overview).toContain('<strong>1,234 credits</strong>');
+    }
+    for (const text of [page, overview]) expect(text).not.toMatch(/\d\.\d{4} EUR|0\.0000/);
   });
 
   test.each([['0'], ['-5'], ['abc'], ['1.23456']])(
@@ -138,6 +164,32 @@ describe.each([['A'], ['B']] as const)('rule set %s', (set) => {
     expect(page.text).toContain('2026-01-31: 3 free, 0 billed, 0 refused');
     expect(page.text).toContain('datetime="2026-02-02T00:00:00.000Z"');
   });
+
+  test('exports usage as CSV: a download of the 30 days, the key named by its label, escaped (issue 15 item 7)', async () => {
+    const c = await signedUp(h, 'kim@example.com');
+    const created = await c.api('post', '/api/keys', { label: '=eu, "main"' });
+    const account = await h.store.findAccountByEmail('kim@example.com');
+    await useKey(h, created.body.id, account?.id ?? '', '203.0.113.7', 3);
+    const page = await c.get(`/usage?subject=${created.body.id}`);
+    expect(page.text).toContain(`href="/usage.csv?subject=${created.body.id}"`);
+    const r = await c.get(`/usage.csv?subject=${created.body.id}`);
+    expect(r.status).toBe(200);
+    expect(r.headers['content-type']).toBe('text/csv; charset=utf-8');
+    expect(r.headers['content-disposition']).toBe(
+      `attachment; filename=usage-${created.body.id}-2026-01-02-to-2026-01-31.csv`,
+    );
+    const rows = parseCsv(r.text);
+    expect(rows).toHaveLength(31);
+    expect(rows[30]).toEqual(['2026-01-31', `'=eu, "main"`, '3', '0', '0', '2500']);
+    const whole = parseCsv((await c.get('/usage.csv')).text);
+    expect(whole[30]).toEqual(['2026-01-31', 'account', '3', '0', '0', '2500']);
+    // Another account's key is not found; signed out, the link leads to sign-in.
+    const other = await signedUp(h, 'lee@example.com');
+    expect((await other.get(`/usage.csv?subject=${created.body.id}`)).status).toBe(404);
+    const anonymous = await new Client(h.app).get('/usage.csv');
+    expect(anonymous.status).toBe(303);
+    expect(anonymous.headers['location']).toBe('/signin');
+  });
 });
 
 describe('rule set A packages', () => {
@@ -149,7 +201,7 @@ describe('rule set A packages', () => {
     const c = await signedUp(h, 'kim@example.com');
     const poor = await c.form('/packages', {});
     expect(poor.status).toBe(402);
-    expect(poor.text).toContain('The package costs 50.0000 EUR');
+    expect(poor.text).toContain('The package costs €50.00; your balance is €0.00.'); // was 50.0000 EUR
     const account = await h.store.findAccountByEmail('kim@example.com');
     await h.store.credit(account?.id ?? '', 600_000, null, h.clock.now());
     const r = await c.form('/packages', {});

@@ -42,6 +42,12 @@ export class MailBox implements Mailer {
   async sendSignInLink(to: string, link: string): Promise<void> {
     this.sent.push({ to, link });
   }
+  /** Account e-mails (reset, e-mail change) with their subject and text. */
+  readonly accountMails: { to: string; subject: string; text: string; link: string }[] = [];
+  async sendAccountLink(to: string, subject: string, text: string, link: string): Promise<void> {
+    this.sent.push({ to, link });
+    this.accountMails.push({ to, subject, text, link });
+  }
   /** The path+query of the newest link to `to`. */
   last(to: string): string {
     const m = [...this.sent].reverse().find((s) => s.to.toLowerCase() === to.toLowerCase());
@@ -176,7 +182,7 @@ export class Client {
 
   /** A JSON API call with the CSRF header (unless `csrf: null`). */
   async api(
-    method: 'get' | 'post' | 'delete',
+    method: 'get' | 'post' | 'patch' | 'delete',
     path: string,
     body?: unknown,
     opts: { csrf?: string | null; headers?: Record<string, string> } = {},

@@ -24,6 +24,7 @@ test('is OpenAPI 3.1 and documents the routes the app has', () => {
       'get /api/keys',
       'post /api/keys',
       'get /api/keys/{id}',
+      'patch /api/keys/{id}',
       'post /api/keys/{id}/revoke',
       'get /api/whitelist',
       'post /api/whitelist',
@@ -33,6 +34,7 @@ test('is OpenAPI 3.1 and documents the routes the app has', () => {
       'post /api/packages',
       'get /api/usage',
       'post /webhooks/stripe',
+      'post /webhooks/btcpay',
     ].sort(),
   );
 });
@@ -48,7 +50,11 @@ test.each(operations.filter(([, p]) => p.startsWith('/api/')))(
   async (method, p) => {
     h = await dash('B');
     const c = await signedUp(h, 'spec@example.com');
-    const r = await c.api(method as 'get' | 'post' | 'delete', p.replace('{id}', 'key_missing'), {});
+    const r = await c.api(
+      method as 'get' | 'post' | 'patch' | 'delete',
+      p.replace('{id}', 'key_missing'),
+      {},
+    );
     // Only "no such page" would mean the route is missing; a 404 for the unknown id is a problem with its own detail.
     expect(r.body.detail).not.toBe('No such page');
     expect(r.status).toBeLessThan(500);

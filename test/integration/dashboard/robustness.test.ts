@@ -63,6 +63,9 @@ describe('bad input', () => {
         async sendSignInLink() {
           throw new Error('connection refused');
         },
+        async sendAccountLink() {
+          throw new Error('connection refused');
+        },
       },
     });
     const c = new (await import('./harness')).Client(h.app);

@@ -162,3 +162,16 @@ describe('Stripe Checkout top-ups (rule set A)', () => {
     expect((await h.store.getAccount(account?.id ?? ''))?.balance).toBe(0);
   });
 });
+
+describe('Stripe Checkout top-ups (rule set B): the price of a credit (issue 15 item 3)', () => {
+  test('the credit page shows what one credit costs by card, from priceCurrency and unitsPerMinorUnit', async () => {
+    const cfg: StripeConfig = { ...CFG, priceCurrency: 'usd', unitsPerMinorUnit: 4 };
+    h = await dash('B', {
+      config: { payments: { provider: 'stripe', stripe: cfg } },
+      deps: { payments: stripeProvider(cfg, ORIGIN, recordingClient()) },
+    });
+    const c = await signedUp(h, 'card@example.com');
+    const page = (await c.get('/credit')).text.replace(/\s+/g, ' ');
+    expect(page).toContain('<dd data-price="credit"><strong>$0.0025</strong> per credit</dd>');
+  });
+});

@@ -153,11 +153,13 @@ describe('openapi/admin.yaml and the admin app', () => {
 describe('openapi/customer.yaml and the main host', () => {
   const doc = load(CUSTOMER);
   const native = ADAPTERS['native'] as Doc;
-  const parses = (path: string, query: string): boolean =>
-    native.parse({ method: 'GET', path, query, headers: {} }) !== null;
+  const parses = (path: string, query: string): boolean => {
+    const req = { method: 'GET', path, query, headers: {} };
+    return native.parse(req) !== null || (native.account?.parse(req) ?? null) !== null;
+  };
 
   it('documents exactly the main host paths the native adapter serves', () => {
-    expect(operations(doc)).toEqual(['get /v1/ipv4', 'get /v1/reverse']);
+    expect(operations(doc)).toEqual(['get /v1/account', 'get /v1/ipv4', 'get /v1/reverse']);
     for (const p of Object.keys(doc.paths as object)) expect(parses(p, '')).toBe(true);
     expect(parses('/v1/search', 'q=x')).toBe(false); // an undocumented path is not served (the check can fail)
   });

@@ -25,6 +25,16 @@ describe('pelias adapter: accepted request forms', () => {
     expect(refused(pelias.parse(req(PATH, query)))).toEqual({ code: 'invalid_parameter', parameter });
   });
 
+  it.each(['/v1/reverse/', '/v1/search/'])(
+    'routes %s as without its trailing slash, as Pelias does',
+    (path) => {
+      const result = pelias.parse(req(path, 'point.lat=48.8584&point.lon=2.2945&text=berlin'));
+      if (path === '/v1/search/')
+        expect(refused(result)).toEqual({ code: 'invalid_parameter', parameter: 'text' });
+      else expect(parsed(result).call).toEqual({ kind: 'reverse', lat: 48.8584, lon: 2.2945 });
+    },
+  );
+
   it.each(['/v1/search', '/v1/search/structured', '/v1/autocomplete'])(
     'refuses forward search on %s naming text',
     (path) => {

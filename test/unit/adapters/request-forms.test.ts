@@ -7,7 +7,7 @@ import type { RequestForm } from '../../../adapters/common/parse';
 import type { Adapter, AdapterRequest } from '../../../adapters/types';
 import { GOOGLE_DNS, PARIS, parsed, req } from './fixtures';
 
-/** The drop-in hosts of issue 5, each of which must list its forms. */
+/** The drop-in hosts of issue 5 and Photon and Pelias (issue 16), each of which must list its forms. */
 const HOSTS = [
   'bing',
   'geoapify',
@@ -20,6 +20,8 @@ const HOSTS = [
   'mapbox',
   'nominatim',
   'opencage',
+  'pelias',
+  'photon',
   'positionstack',
   'tomtom',
 ];

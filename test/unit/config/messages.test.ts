@@ -3,6 +3,7 @@
  * ports used twice refused naming both places.
  */
 import { validateConfig } from '../../../gateway/config/load';
+import { validateConfig as validateAppConfig } from '../../../runtime/config';
 
 const F = 'config/x.yaml';
 const base = (): Record<string, unknown> => ({
@@ -154,5 +155,52 @@ describe('host names and ports used twice', () => {
       admin: { listen: { host: '127.0.0.2', port: 8080 } },
     };
     expect(validateConfig(split, F, {}).admin.listen.port).toBe(8080);
+  });
+
+  it('checks the crypto top-up section field by field (D32)', () => {
+    const dashboard = (btcpay: Record<string, unknown>) => ({
+      ...base(),
+      dashboard: {
+        listen: { host: '127.0.0.1', port: 8082 },
+        publicUrl: 'http://x',
+        sessionSecret: 's'.repeat(40),
+        payments: { provider: 'test', crypto: { provider: 'btcpay', btcpay } },
+      },
+    });
+    const refusedApp = (doc: unknown): string => {
+      try {
+        validateAppConfig(doc, F, {});
+      } catch (e) {
+        return (e as Error).message;
+      }
+      throw new Error('the config was accepted');
+    };
+    const good = {
+      url: 'https://btcpay.example.com',
+      storeId: 'store1',
+      apiKey: 'k',
+      webhookSecret: 'w',
+      priceCurrency: 'EUR',
+    };
+    const ok = validateAppConfig(dashboard(good), F, {}) as {
+      dashboard?: { payments?: { crypto?: unknown } };
+    };
+    expect(ok.dashboard?.payments?.crypto).toEqual({
+      provider: 'btcpay',
+      btcpay: { ...good, unitsPerMinorUnit: 100 },
+    });
+    expect(refusedApp(dashboard({ ...good, storeId: undefined }))).toMatch(
+      /dashboard\.payments\.crypto\.btcpay\.storeId/,
+    );
+    expect(refusedApp(dashboard({ ...good, priceCurrency: 'eur' }))).toMatch(
+      /dashboard\.payments\.crypto\.btcpay\.priceCurrency/,
+    );
+    expect(refusedApp(dashboard({ ...good, url: 'ftp://x' }))).toMatch(
+      /dashboard\.payments\.crypto\.btcpay\.url/,
+    );
+    // The API key's value never appears in a refusal.
+    expect(refusedApp(dashboard({ ...good, apiKey: 'secret-api-key-value', extra: 1 }))).not.toContain(
+      'secret-api-key-value',
+    );
   });
 });

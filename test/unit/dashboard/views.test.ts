@@ -1,5 +1,8 @@
 /** Pure parts of the dashboard: HTML escaping, the usage chart, the config section. */
+import { brandOf, DEFAULT_BRAND } from '../../../dashboard/brand';
 import { dashboardConfigSchema } from '../../../dashboard/config';
+import { RULE_SET_A } from '../../../gateway/policy/ruleset';
+import { page, publicPage } from '../../../dashboard/views/layout';
 import { html, time } from '../../../dashboard/views/html';
 import { usageChart } from '../../../dashboard/views/usage';
 
@@ -62,5 +65,45 @@ describe('dashboard config section', () => {
     const r = dashboardConfigSchema.safeParse(input);
     expect(r.success).toBe(false);
     if (path) expect(r.error?.issues.map((i) => i.path.join('.'))).toContain(path);
+  });
+});
+
+describe('brand, skip link and footer (issue 15 item 7)', () => {
+  const ctx = (brand = DEFAULT_BRAND) => ({
+    brand,
+    rules: RULE_SET_A,
+    csrf: 'c',
+    email: 'a@example.com',
+    suspended: false,
+  });
+
+  test('defaults to "geogate"; the config names both, escaped', () => {
+    const base = {
+      listen: { port: 0 },
+      publicUrl: 'https://dash.example.com',
+      sessionSecret: 'x'.repeat(32),
+    };
+    expect(brandOf(dashboardConfigSchema.parse(base))).toEqual({ productName: 'geogate', footer: 'geogate' });
+    const cfg = dashboardConfigSchema.parse({
+      ...base,
+      productName: 'Atlas <Geo>',
+      footer: 'Atlas Ltd & Co',
+    });
+    const text = page(ctx(brandOf(cfg)), '/', 'Overview', html`x`);
+    expect(text).toContain('<title>Overview · Atlas &lt;Geo&gt;</title>');
+    expect(text).toContain('<a class="brand" href="/">Atlas &lt;Geo&gt;</a>');
+    expect(text).toContain('<footer class="foot"><p>Atlas Ltd &amp; Co</p></footer>');
+    expect(dashboardConfigSchema.safeParse({ ...base, productName: ' ' }).success).toBe(false);
+    expect(dashboardConfigSchema.safeParse({ ...base, footer: 'x'.repeat(501) }).success).toBe(false);
+  });
+
+  test('the skip link comes first and points at the main element, signed in and out', () => {
+    for (const text of [page(ctx(), '/', 'T', html`x`), publicPage(DEFAULT_BRAND, 'T', html`x`)]) {
+      const body = text.slice(text.indexOf('<body'));
+      expect(body.indexOf('<a class="skip" href="#main">Skip to content</a>')).toBeLessThan(
+        body.indexOf('<header'),
+      );
+      expect(body).toContain('<main id="main"');
+    }
   });
 });

@@ -1,0 +1,28 @@
+/** The last step of every payment webhook: credit a paid top-up once (by its provider reference) and answer. */
+import type { Response } from 'express';
+import type pino from 'pino';
+import type { AccountsService } from '../../gateway/accounts/service';
+import { StoreConflict } from '../../gateway/store/types';
+
+/**
+ * Credit `units` to the account under the ledger reference `ref` (a repeat credits nothing: the store's idempotency
+ * key) and answer the provider `{ received, credited }`; an account that no longer exists is answered, not retried.
+ */
+export async function creditOnce(
+  res: Response,
+  deps: { accounts: Pick<AccountsService, 'topUp'>; logger: pino.Logger },
+  topUp: { accountId: string; units: number; ref: string },
+  log: { fields: Record<string, unknown>; message: string },
+): Promise<void> {
+  try {
+    const r = await deps.accounts.topUp(topUp.accountId, topUp.units, topUp.ref);
+    deps.logger.info({ ...log.fields, accountId: topUp.accountId, replayed: r.replayed }, log.message);
+    res.json({ received: true, credited: !r.replayed });
+  } catch (err) {
+    if (err instanceof StoreConflict && err.reason === 'not_found') {
+      res.json({ received: true, credited: false });
+      return;
+    }
+    throw err;
+  }
+}

@@ -1,0 +1,352 @@
+/**
+ * Account recovery and settings (issue 15 item 1): password reset by a one-time e-mailed link (rule set A), change of
+ * password (re-authenticated, A), change of e-mail (confirmed from the new mailbox; A re-authenticates), and a JSON
+ * export of the account's data. Every link is single-use through the store and void once the password or e-mail
+ * changes; a change ends every other session (dashboard/session.ts, credential stamp).
+ */
+import type { Request, Response, Router } from 'express';
+import { hashPassword, verifyPassword } from '../../gateway/accounts/password';
+import { requestIdOfResponse } from '../../gateway/net/request-id-middleware';
+import { StoreConflict, type Account } from '../../gateway/store/types';
+import { ACCOUNT_LINK_MINUTES, type AccountLinkPurpose } from '../account-links';
+import { customer } from '../actor';
+import type { AppContext } from '../context';
+import { DashboardError } from '../errors';
+import { handle, preSessionToken, requirePageSession, signed } from '../middleware';
+import { credentialStamp, startSession } from '../session';
+import { keyView, ledgerView, whitelistView } from '../services/views';
+import { limitAttempt } from '../throttle';
+import * as v from '../validate';
+import type { FormState } from '../views/auth';
+import * as views from '../views/settings';
+import { pageContext } from './pages';
+
+/** Days of usage in the data export. */
+const EXPORT_USAGE_DAYS = 90;
+/** Ledger rows in the data export (all of them for any account we know of). */
+const EXPORT_LEDGER_ROWS = 100_000;
+
+const str = (x: unknown): string => (typeof x === 'string' ? x : '');
+const bodyOf = (req: Request): Record<string, unknown> => (req.body ?? {}) as Record<string, unknown>;
+const sendHtml = (res: Response, status: number, text: string): void =>
+  void res.status(status).type('html').send(text);
+
+/** A refusal shown on its form, or rethrown when it is not the customer's. */
+function formState(err: unknown, values: Record<string, string>): { status: number; state: FormState } {
+  if (!(err instanceof DashboardError)) throw err;
+  return {
+    status: err.status,
+    state: err.field ? { values, errors: { [err.field]: err.message } } : { values, message: err.message },
+  };
+}
+
+/** The link of `purpose` for `token` on this dashboard. */
+function linkUrl(ctx: AppContext, path: string, token: string): string {
+  return `${ctx.config.publicUrl.replace(/\/+$/, '')}${path}?token=${encodeURIComponent(token)}`;
+}
+
+/** E-mail an account link; a mail failure is a clear 503, never a lost secret in the log. */
+async function mailLink(
+  ctx: AppContext,
+  res: Response,
+  to: string,
+  purpose: AccountLinkPurpose,
+  subject: string,
+  lines: string[],
+  link: string,
+): Promise<void> {
+  const minutes = ACCOUNT_LINK_MINUTES[purpose];
+  const expiry = minutes >= 120 ? `${minutes / 60} hours` : `${minutes} minutes`;
+  const text = ['Hello,', '', ...lines, `It works once and expires in ${expiry}:`, '', link, ''].join('\n');
+  await ctx.mailer.sendAccountLink(to, subject, text, link).catch((err: unknown) => {
+    ctx.logger.error(
+      { err: (err as Error).message, subject, requestId: requestIdOfResponse(res) },
+      'dashboard: account e-mail not sent',
+    );
+    throw new DashboardError('mail_failed', 'The e-mail could not be sent; try again in a minute');
+  });
+}
+
+/** The current password must match (settings forms of rule set A). */
+async function requirePassword(account: Account, given: unknown): Promise<void> {
+  if (!account.passwordHash || !(await verifyPassword(str(given), account.passwordHash))) {
+    throw new DashboardError('invalid_credentials', 'The current password is wrong', 'current');
+  }
+}
+
+/** Register the recovery and settings routes. */
+export function accountRoutes(router: Router, ctx: AppContext): void {
+  const { rules, store, clock } = ctx;
+  const passwords = rules.signupNeedsNameAndPassword;
+
+  if (passwords) passwordResetRoutes(router, ctx);
+
+  const settings = (res: Response, status: number, forms: views.SettingsForms = {}) =>
+    sendHtml(res, status, views.settingsPage(pageContext(ctx, res), rules, forms));
+
+  router.get(
+    '/settings',
+    requirePageSession,
+    handle(async (req, res) => {
+      const done = req.query['done'];
+      const message =
+        done === 'password'
+          ? 'Password changed. Your other sessions are signed out.'
+          : done === 'email'
+            ? 'E-mail address changed.'
+            : undefined;
+      settings(res, 200, message ? { message } : {});
+    }),
+  );
+
+  if (passwords) {
+    router.post(
+      '/settings/password',
+      requirePageSession,
+      handle(async (req, res) => {
+        const { account } = signed(res);
+        const b = bodyOf(req);
+        try {
+          await limitAttempt(ctx, req, account.email);
+          await requirePassword(account, b['current']);
+          const password = v.password(b['password']);
+          await store.setPasswordHash(account.id, await hashPassword(password));
+          const fresh = (await store.getAccount(account.id)) ?? account;
+          await startSession(res, ctx.secrets, clock, fresh);
+          ctx.accounts.audit(customer(ctx, req, res, account.id), 'password.changed', {
+            account: account.id,
+          });
+          res.redirect(303, '/settings?done=password');
+        } catch (err) {
+          const f = formState(err, {});
+          settings(res, f.status, { password: f.state });
+        }
+      }),
+    );
+  }
+
+  router.post(
+    '/settings/email',
+    requirePageSession,
+    handle(async (req, res) => {
+      const { account } = signed(res);
+      const b = bodyOf(req);
+      const values = { email: str(b['email']) };
+      try {
+        await limitAttempt(ctx, req, account.email);
+        if (passwords) await requirePassword(account, b['current']);
+        const email = v.email(b['email']);
+        if (email.toLowerCase() === account.email.toLowerCase()) {
+          throw new DashboardError('invalid_parameter', 'This is already your e-mail address', 'email');
+        }
+        // The same answer whether or not the address is taken (no enumeration); a taken one gets no link.
+        const owner = await store.findAccountByEmail(email);
+        if (!owner) {
+          const token = await ctx.accountLinks.issue(
+            'email-change',
+            account.id,
+            email,
+            credentialStamp(ctx.secrets, account),
+          );
+          await mailLink(
+            ctx,
+            res,
+            email,
+            'email-change',
+            'Confirm your new e-mail address',
+            [`Open this link to use ${email} for your geocoding account (${account.email} until then).`],
+            linkUrl(ctx, '/settings/email/confirm', token),
+          );
+        }
+        ctx.accounts.audit(customer(ctx, req, res, account.id), 'email.change_requested', {
+          account: account.id,
+        });
+        settings(res, 200, {
+          message: `If ${email} can be used, a confirmation link is on its way to it. Your address changes when you open it.`,
+        });
+      } catch (err) {
+        const f = formState(err, values);
+        settings(res, f.status, { email: f.state });
+      }
+    }),
+  );
+
+  router.get(
+    '/settings/email/confirm',
+    handle(async (req, res) => {
+      const token = str(req.query['token']);
+      const claim = await ctx.accountLinks.check(token, 'email-change');
+      if (!claim)
+        return sendHtml(
+          res,
+          400,
+          views.accountLinkInvalidPage(ctx.brand, 'E-mail confirmation', '/settings'),
+        );
+      sendHtml(
+        res,
+        200,
+        views.emailConfirmPage(ctx.brand, token, preSessionToken(ctx, req, res), claim.email),
+      );
+    }),
+  );
+
+  router.post(
+    '/settings/email/confirm',
+    handle(async (req, res) => {
+      const invalid = () =>
+        sendHtml(res, 400, views.accountLinkInvalidPage(ctx.brand, 'E-mail confirmation', '/settings'));
+      const claim = await ctx.accountLinks.redeem(str(bodyOf(req)['token']), 'email-change');
+      if (!claim) return invalid();
+      const account = await store.getAccount(claim.accountId);
+      if (!account || credentialStamp(ctx.secrets, account) !== claim.stamp) return invalid();
+      let changed: Account;
+      try {
+        changed = await store.setEmail(account.id, claim.email);
+      } catch (err) {
+        if (err instanceof StoreConflict && err.reason === 'email_taken') return invalid();
+        throw err;
+      }
+      await startSession(res, ctx.secrets, clock, changed);
+      ctx.accounts.audit(customer(ctx, req, res, account.id), 'email.changed', { account: account.id });
+      res.redirect(303, '/settings?done=email');
+    }),
+  );
+
+  router.get(
+    '/settings/export.json',
+    requirePageSession,
+    handle(async (req, res) => {
+      const { account } = signed(res);
+      const now = clock.now();
+      const [keys, whitelist, ledger] = await Promise.all([
+        store.listKeys(account.id),
+        rules.whitelist ? store.listWhitelist(account.id) : Promise.resolve([]),
+        store.ledger(account.id, EXPORT_LEDGER_ROWS),
+      ]);
+      const to = new Date(now).toISOString().slice(0, 10);
+      const from = new Date(now - (EXPORT_USAGE_DAYS - 1) * 86_400_000).toISOString().slice(0, 10);
+      const usage = await store.usage([`account:${account.id}`, ...keys.map((k) => `key:${k.id}`)], from, to);
+      ctx.accounts.audit(customer(ctx, req, res, account.id), 'account.exported', { account: account.id });
+      res.setHeader('Content-Disposition', `attachment; filename="geocoding-account-${account.id}.json"`);
+      res.setHeader('Cache-Control', 'no-store');
+      res.json({
+        exportedAt: new Date(now).toISOString(),
+        ruleSet: rules.name,
+        account: {
+          id: account.id,
+          email: account.email,
+          name: account.name,
+          status: account.status,
+          balance: account.balance,
+          unlimitedUntil:
+            account.unlimitedUntil === null ? null : new Date(account.unlimitedUntil).toISOString(),
+          createdAt: new Date(account.createdAt).toISOString(),
+        },
+        keys: keys.map((k) => keyView(k, now)),
+        whitelist: whitelist.map(whitelistView),
+        usage: { from, to, rows: usage },
+        ledger: ledger.map((e) => ledgerView(rules, e)),
+      });
+    }),
+  );
+}
+
+/** Rule set A: "Forgot your password?" and the reset link. */
+function passwordResetRoutes(router: Router, ctx: AppContext): void {
+  const { store, clock } = ctx;
+  const minutes = ACCOUNT_LINK_MINUTES['password-reset'];
+
+  router.get('/password/forgot', (req, res) => {
+    sendHtml(res, 200, views.forgotPage(ctx.brand, preSessionToken(ctx, req, res)));
+  });
+
+  router.post(
+    '/password/forgot',
+    handle(async (req, res) => {
+      const values = { email: str(bodyOf(req)['email']) };
+      try {
+        await limitAttempt(ctx, req, values.email || null);
+        const email = v.email(bodyOf(req)['email']);
+        const account = await store.findAccountByEmail(email);
+        // The same answer whether the address has an account or not (no enumeration).
+        if (account?.passwordHash) {
+          const token = await ctx.accountLinks.issue(
+            'password-reset',
+            account.id,
+            account.email,
+            credentialStamp(ctx.secrets, account),
+          );
+          await mailLink(
+            ctx,
+            res,
+            account.email,
+            'password-reset',
+            'Reset your password',
+            [
+              'Open this link to choose a new password for your geocoding account.',
+              'If you did not ask for it, ignore this e-mail: your password stays as it is.',
+            ],
+            linkUrl(ctx, '/password/reset', token),
+          );
+          ctx.accounts.audit(customer(ctx, req, res, account.id), 'password.reset_requested', {
+            account: account.id,
+          });
+        }
+        sendHtml(res, 200, views.resetSentPage(ctx.brand, email, minutes));
+      } catch (err) {
+        const f = formState(err, values);
+        if (err instanceof DashboardError && err.retryAfter !== undefined)
+          res.setHeader('Retry-After', String(err.retryAfter));
+        sendHtml(res, f.status, views.forgotPage(ctx.brand, preSessionToken(ctx, req, res), f.state));
+      }
+    }),
+  );
+
+  router.get(
+    '/password/reset',
+    handle(async (req, res) => {
+      const token = str(req.query['token']);
+      const claim = await ctx.accountLinks.check(token, 'password-reset');
+      if (!claim)
+        return sendHtml(
+          res,
+          400,
+          views.accountLinkInvalidPage(ctx.brand, 'Password reset', '/password/forgot'),
+        );
+      sendHtml(res, 200, views.resetPage(ctx.brand, token, preSessionToken(ctx, req, res), claim.email));
+    }),
+  );
+
+  router.post(
+    '/password/reset',
+    handle(async (req, res) => {
+      const b = bodyOf(req);
+      const token = str(b['token']);
+      const invalid = () =>
+        sendHtml(res, 400, views.accountLinkInvalidPage(ctx.brand, 'Password reset', '/password/forgot'));
+      // The password is checked before the link is used, so a too-short one does not burn the link.
+      const claim = await ctx.accountLinks.check(token, 'password-reset');
+      if (!claim) return invalid();
+      let password: string;
+      try {
+        password = v.password(b['password']);
+      } catch (err) {
+        const f = formState(err, {});
+        return sendHtml(
+          res,
+          f.status,
+          views.resetPage(ctx.brand, token, preSessionToken(ctx, req, res), claim.email, f.state),
+        );
+      }
+      const used = await ctx.accountLinks.redeem(token, 'password-reset');
+      if (!used) return invalid();
+      const account = await store.getAccount(used.accountId);
+      if (!account || credentialStamp(ctx.secrets, account) !== used.stamp) return invalid();
+      await store.setPasswordHash(account.id, await hashPassword(password));
+      const fresh = (await store.getAccount(account.id)) ?? account;
+      await startSession(res, ctx.secrets, clock, fresh);
+      ctx.accounts.audit(customer(ctx, req, res, account.id), 'password.reset', { account: account.id });
+      res.redirect(303, '/?reset=1');
+    }),
+  );
+}
