@@ -6,10 +6,13 @@
  * per request), and the gateway's own timer is the only timeout (docs/benchmarks.md, hot path).
  */
 import http from 'node:http';
+import https from 'node:https';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Url } from 'node:url';
 import { createProxyMiddleware } from 'http-proxy-middleware';
 import type { BackendCall } from '../../adapters/types';
+import { backendRequestPath, callHints, usesHints } from '../backends/request';
+import type { CompiledBackend } from '../config/backends';
 
 /** What the backend answered, or why it did not. */
 export type BackendOutcome =
@@ -26,8 +29,12 @@ export type Forwarder = ((
   call: BackendCall,
   /** The request id, sent as X-Request-Id when the forwarder was built to pass it. */
   requestId?: string,
+  /** The named backend the call goes to (D25); a router forwarder picks that backend's own forwarder by it. */
+  backend?: CompiledBackend,
 ) => Promise<BackendOutcome>) & {
   close(): void;
+  /** The keep-alive pool of a single-backend forwarder (passthrough routes share it: one pool per backend). */
+  readonly agent?: http.Agent;
 };
 
 interface Pending {
@@ -57,16 +64,36 @@ export function proxyTarget(base: URL): Partial<Url> {
   return { protocol: base.protocol, hostname, port, host: base.host, path: '' };
 }
 
-/** Build the forwarder for a backend base URL; `passRequestId` adds X-Request-Id to the backend request. */
-export function createForwarder(base: URL, timeoutMs: number, passRequestId = false): Forwarder {
+/**
+ * Build the forwarder for a backend base URL; `passRequestId` adds X-Request-Id to the backend request. With `named`
+ * (D25), the request is its connector's, under its URL prefix, with its operator headers and query parameters.
+ */
+export function createForwarder(
+  base: URL,
+  timeoutMs: number,
+  passRequestId = false,
+  named?: CompiledBackend,
+): Forwarder {
+  // The plain path keeps its literal headers (no spread per request); a named backend adds its operator headers.
+  const extra = named?.headers;
+  const headersOf =
+    extra === undefined
+      ? (id: string | undefined) =>
+          passRequestId && id !== undefined
+            ? { accept: 'application/json', 'x-request-id': id }
+            : { accept: 'application/json' }
+      : (id: string | undefined) =>
+          passRequestId && id !== undefined
+            ? { accept: 'application/json', ...extra, 'x-request-id': id }
+            : { accept: 'application/json', ...extra };
+  const pathOf =
+    named === undefined
+      ? (call: BackendCall) => backendPath(call)
+      : (call: BackendCall, req: IncomingMessage) =>
+          backendRequestPath(named, call, usesHints(named) ? callHints(req.url ?? '', req.headers) : {});
   // LIFO (Node's default, stated for the reader) reuses the most recently used connection: warm, and the ones left
   // idle are the ones the backend's keep-alive timeout may close.
-  const agent = new http.Agent({
-    keepAlive: true,
-    keepAliveMsecs: 1000,
-    maxSockets: 256,
-    scheduling: 'lifo',
-  });
+  const agent = poolFor(base);
   const pending = new WeakMap<IncomingMessage, Pending>();
   const finish = (req: IncomingMessage, o: BackendOutcome): void => pending.get(req)?.done(o);
 
@@ -117,15 +144,19 @@ export function createForwarder(base: URL, timeoutMs: number, passRequestId = fa
       pending.set(req, { done });
       // Every incoming header is dropped (credentials, cookies, forwarding headers): the backend sees only these,
       // and the path is the one the gateway built (never the client's query string).
-      req.headers =
-        passRequestId && requestId !== undefined
-          ? { accept: 'application/json', 'x-request-id': requestId }
-          : { accept: 'application/json' };
+      const url = pathOf(call, req);
+      req.headers = headersOf(requestId);
       req.method = 'GET';
-      req.url = backendPath(call);
+      req.url = url;
       void proxy(req, res, (err?: unknown) => done({ kind: 'unavailable', reason: String(err) }));
     });
-  return Object.assign(forward, { close: () => agent.destroy() });
+  return Object.assign(forward, { close: () => agent.destroy(), agent });
+}
+
+/** A keep-alive pool for a backend: https for an https URL (an upstream API), http otherwise. */
+export function poolFor(base: URL): http.Agent {
+  const options = { keepAlive: true, keepAliveMsecs: 1000, maxSockets: 256, scheduling: 'lifo' as const };
+  return base.protocol === 'https:' ? new https.Agent(options) : new http.Agent(options);
 }
 
 /** Read a backend answer fully (bounded). */

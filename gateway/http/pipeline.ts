@@ -13,11 +13,12 @@ import { admitRequest } from './stages/admit';
 import { serveBulk } from './stages/bulk';
 import { locateClient } from './stages/client-address';
 import { findRequestCredential } from './stages/credential';
-import { forwardRequest } from './stages/forward';
+import { checkBackend, forwardRequest } from './stages/forward';
 import { identifyCaller } from './stages/identify';
 import { parseRequest } from './stages/parse';
+import { passthroughRoute, servePassthrough } from './stages/passthrough';
 import { answerPreflight, checkMethod } from './stages/preflight';
-import { renderRecord } from './stages/record';
+import { readAnswer } from './stages/record';
 import { answerFault, refuse, render } from './stages/render';
 import { settle } from './stages/settle';
 
@@ -50,17 +51,21 @@ async function handle(ctx: RequestContext): Promise<void> {
 /** The stages in order; the first refusal ends the walk and is returned. */
 async function walk(ctx: RequestContext): Promise<Refusal | null> {
   if (answerPreflight(ctx)) return null;
+  const route = passthroughRoute(ctx);
+  if (route !== null) return 'code' in route ? route : servePassthrough(ctx, route);
   const parsed = checkMethod(ctx) ?? (await parseRequest(ctx));
   if (parsed !== null) return parsed;
   if (ctx.account !== null) return answerAccount(ctx);
+  const unserved = checkBackend(ctx);
+  if (unserved !== null) return unserved;
   if (ctx.bulk !== null) return serveBulk(ctx, ctx.bulk);
   const refusal = locateClient(ctx) ?? findRequestCredential(ctx) ?? (await count(ctx));
   if (refusal !== null) return refusal;
   const sent = performance.now();
   const outcome = await forwardRequest(ctx);
   ctx.deps.metrics.backendAnswered(ctx.call.kind, performance.now() - sent);
-  const record = outcome.kind === 'answer' && outcome.status === 200 ? renderRecord(ctx, outcome.body) : null;
-  const settlement = await settle(ctx, outcome, record !== null);
+  const { kind, record } = readAnswer(ctx, outcome);
+  const settlement = await settle(ctx, outcome, kind);
   if (settlement.reply === null) ctx.outcome = 'client_gone';
   render(ctx, settlement, outcome, record);
   return null;

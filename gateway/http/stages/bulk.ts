@@ -17,7 +17,7 @@ import { locateClient } from './client-address';
 import { findRequestCredential } from './credential';
 import { forwardRequest } from './forward';
 import { identifyCaller } from './identify';
-import { renderRecord } from './record';
+import { readAnswer } from './record';
 import { fail, send } from './render';
 import { settle } from './settle';
 
@@ -36,9 +36,8 @@ export async function serveBulk(ctx: RequestContext, bulk: BulkRequest): Promise
     ctx.state = item.state;
     ctx.ticket = tickets[i] ?? null;
     const outcome = await forwardRequest(ctx);
-    const record =
-      outcome.kind === 'answer' && outcome.status === 200 ? renderRecord(ctx, outcome.body) : null;
-    const settlement = await settle(ctx, outcome, record !== null);
+    const { kind, record } = readAnswer(ctx, outcome);
+    const settlement = await settle(ctx, outcome, kind);
     if (settlement.reply === null) {
       // The client left: nothing more is delivered, so the lookups not yet made are released too (D11).
       await releaseAll(ctx, tickets.slice(i + 1));
@@ -70,7 +69,7 @@ function itemError(ctx: RequestContext, reply: 'record' | GatewayCode, detail: s
  * Identify, then admit `n` units one by one; a refusal releases the units admitted before it and is returned. An
  * unreachable store under onStoreFailure: open serves the call uncounted (no tickets), as for a single request.
  */
-async function countAll(ctx: RequestContext, n: number): Promise<(Ticket | null)[] | Refusal> {
+export async function countAll(ctx: RequestContext, n: number): Promise<(Ticket | null)[] | Refusal> {
   const tickets: (Ticket | null)[] = [];
   let free = 0;
   let refusedQuota: Quota | null = null;
@@ -119,7 +118,7 @@ function afterRelease(ctx: RequestContext, refusal: Refusal, quota: Quota | null
 }
 
 /** Release admissions that will not be answered (a refusal later in the call, or a client that left). */
-async function releaseAll(ctx: RequestContext, tickets: readonly (Ticket | null)[]): Promise<void> {
+export async function releaseAll(ctx: RequestContext, tickets: readonly (Ticket | null)[]): Promise<void> {
   const { store, logger } = ctx.deps;
   for (const ticket of tickets) {
     if (ticket !== null) {
