@@ -66,9 +66,13 @@ if [ ! -x "$home/venv/bin/nominatim" ]; then
 fi
 if [ -x "$home/venv/bin/nominatim" ]; then
   printf '#!/bin/sh\nexec "%s" "$@"\n' "$home/venv/bin/nominatim" >"$launcher"
+  "$home/venv/bin/python" -c 'import nominatim_db.paths as p; print(p.DATA_DIR)' >"$home/data-dir"
 elif [ -n "${NOMINATIM_SRC:-}" ] && [ -f "$NOMINATIM_SRC/nominatim-cli.py" ]; then
   log "using the Nominatim source tree at $NOMINATIM_SRC"
   printf '#!/bin/sh\nexec %s "%s" "$@"\n' "$py" "$NOMINATIM_SRC/nominatim-cli.py" >"$launcher"
+  echo "$NOMINATIM_SRC/data" >"$home/data-dir"
+elif [ -x "$launcher" ] && [ -f "$home/data-dir" ] && "$launcher" --version >/dev/null 2>&1; then
+  log "keeping the Nominatim of an earlier run ($(cat "$launcher" | tail -1))"
 else
   die "Nominatim $version is not installable from the configured package index and NOMINATIM_SRC does not name a source tree"
 fi
@@ -79,11 +83,7 @@ log "$nominatim_version; $(osm2pgsql --version 2>&1 | grep -o 'osm2pgsql version
 # Nominatim's fallback country grid (data/country_osm_grid.sql.gz) ships in the pip package but is not part of
 # its source repository. Where it is absent, write a small grid of our own: one FR cell matching the France
 # boundary of the test file (country codes are taken from the boundary first; the grid is the fallback).
-if [ -x "$home/venv/bin/nominatim" ]; then
-  data_dir="$("$home/venv/bin/python" -c 'import nominatim_db.paths as p; print(p.DATA_DIR)')"
-else
-  data_dir="$NOMINATIM_SRC/data"
-fi
+data_dir="$(cat "$home/data-dir")"
 if [ ! -f "$data_dir/country_osm_grid.sql.gz" ]; then
   log "no country grid in $data_dir: writing a one-cell FR grid for the test area"
   gzip -c >"$data_dir/country_osm_grid.sql.gz" <<'SQL'
