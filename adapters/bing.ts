@@ -16,6 +16,7 @@ import { compact, regionLetters, resultPoint, smallBox } from './common/place';
 import { parseQuery } from './common/query';
 import { json } from './common/respond';
 import type { Adapter, AdapterRequest, AdapterResponse, ParseResult } from './types';
+import { houseNumberOf, streetLine, suburbOf } from './common/street';
 
 /** The entity level `includeEntityTypes` admits (null: none we can answer). */
 export interface BingState {
@@ -108,12 +109,15 @@ function resource(r: ReverseRecord, level: Level): Record<string, unknown> {
     level === 'locality'
       ? r.displayName
       : [nameAt(level, r), level === 'region' ? r.country : null].filter(Boolean).join(', ');
+  const line = level === 'locality' ? streetLine(r) : null;
   return {
     __type: 'Location:http://schemas.microsoft.com/search/local/ws/rest/v1',
     bbox: [s, w, n, e],
     name,
     point: { type: 'Point', coordinates: [p.lat, p.lon] },
     address: compact({
+      addressLine: line,
+      neighborhood: level === 'locality' ? suburbOf(r) : null,
       adminDistrict: level !== 'country' ? (regionLetters(r) ?? r.region) : null,
       adminDistrict2: level === 'locality' ? r.county : null,
       countryRegion: r.country,
@@ -124,7 +128,15 @@ function resource(r: ReverseRecord, level: Level): Record<string, unknown> {
     }),
     confidence: 'Medium',
     entityType:
-      level === 'locality' ? 'PopulatedPlace' : level === 'region' ? 'AdminDivision1' : 'CountryRegion',
+      line !== null
+        ? houseNumberOf(r)
+          ? 'Address'
+          : 'RoadBlock'
+        : level === 'locality'
+          ? 'PopulatedPlace'
+          : level === 'region'
+            ? 'AdminDivision1'
+            : 'CountryRegion',
     geocodePoints: [
       { type: 'Point', coordinates: [p.lat, p.lon], calculationMethod: 'Rooftop', usageTypes: ['Display'] },
     ],

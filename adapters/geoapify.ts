@@ -15,6 +15,7 @@ import { compact, distanceMetres, placeNumber, regionLetters, resultPoint, small
 import { parseQuery } from './common/query';
 import { json } from './common/respond';
 import type { Adapter, AdapterRequest, AdapterResponse, ParseResult } from './types';
+import { houseNumberOf, streetLine, streetOf, suburbOf } from './common/street';
 
 /** Output format and the requested level (`type=city|state|country`; null: a type we cannot answer). */
 export interface GeoapifyState {
@@ -88,8 +89,17 @@ function parse(req: AdapterRequest): ParseResult<GeoapifyState> {
 
 function properties(r: ReverseRecord, level: Level): Record<string, unknown> {
   const p = resultPoint(r);
-  const name = nameAt(level, r);
-  const rest = level === 'locality' ? [r.region, r.country] : level === 'region' ? [r.country] : [];
+  // A street-level record at the locality level answers the building or street (D25 connectors).
+  const line = level === 'locality' ? streetLine(r) : null;
+  const name = line ?? nameAt(level, r);
+  const rest =
+    line !== null
+      ? [[r.postcode, r.locality].filter(Boolean).join(' ') || null, r.country]
+      : level === 'locality'
+        ? [r.region, r.country]
+        : level === 'region'
+          ? [r.country]
+          : [];
   return compact({
     datasource: { sourcename: 'geogate', attribution: r.attribution, license: 'see attribution' },
     name,
@@ -99,11 +109,23 @@ function properties(r: ReverseRecord, level: Level): Record<string, unknown> {
     state_code: level !== 'country' ? regionLetters(r) : null,
     county: level === 'locality' ? r.county : null,
     city: level === 'locality' ? r.locality : null,
+    suburb: level === 'locality' ? suburbOf(r) : null,
+    street: level === 'locality' ? streetOf(r) : null,
+    housenumber: level === 'locality' ? houseNumberOf(r) : null,
     postcode: level === 'locality' ? r.postcode : null,
     lon: p.lon,
     lat: p.lat,
     distance: distanceMetres(r),
-    result_type: level === 'locality' ? 'city' : level === 'region' ? 'state' : 'country',
+    result_type:
+      line !== null
+        ? houseNumberOf(r)
+          ? 'building'
+          : 'street'
+        : level === 'locality'
+          ? 'city'
+          : level === 'region'
+            ? 'state'
+            : 'country',
     formatted: level === 'locality' ? r.displayName : [name, ...rest].filter(Boolean).join(', '),
     address_line1: name,
     address_line2: rest.filter(Boolean).join(', '),

@@ -13,6 +13,7 @@ import { compact, regionLetters, resultPoint } from './common/place';
 import { parseQuery } from './common/query';
 import { json } from './common/respond';
 import type { Adapter, AdapterRequest, AdapterResponse, ParseResult } from './types';
+import { houseNumberOf, streetLine, streetOf } from './common/street';
 
 /** Geocodio needs no rendering options. */
 export type GeocodioState = Record<string, never>;
@@ -88,17 +89,20 @@ function renderReverse(_s: GeocodioState, r: ReverseRecord): AdapterResponse {
     .join(', ');
   const result = {
     address_components: compact({
+      number: houseNumberOf(r),
+      street: streetOf(r),
+      formatted_street: streetOf(r),
       city: r.locality,
       county: r.county,
       state: regionLetters(r) ?? r.region,
       zip: r.postcode,
       country: r.countryCode,
     }),
-    address_lines: ['', '', cityLine],
+    address_lines: [streetLine(r) ?? '', '', cityLine],
     formatted_address: r.displayName,
     location: { lat: p.lat, lng: p.lon },
-    accuracy: 0.5,
-    accuracy_type: 'place',
+    accuracy: houseNumberOf(r) ? 1 : streetOf(r) ? 0.8 : 0.5,
+    accuracy_type: houseNumberOf(r) ? 'rooftop' : streetOf(r) ? 'street_center' : 'place',
     source: r.attribution,
   };
   return json(200, { results: [result] });

@@ -10,6 +10,7 @@ import type { ErrorTable } from './common/parse';
 import { textsFrom } from './common/texts';
 import { methodRefusal, once, refuse, routePath, type RequestForm } from './common/parse';
 import { placeNumber, regionLetters, resultPoint } from './common/place';
+import { houseNumberOf, streetOf, suburbOf } from './common/street';
 import { parseQuery } from './common/query';
 import { json, xml } from './common/respond';
 import { googleXml, type GoogleBody } from './common/google-xml';
@@ -170,6 +171,17 @@ function parse(req: AdapterRequest): ParseResult<GoogleState> {
 
 function addressComponents(r: ReverseRecord): { long_name: string; short_name: string; types: string[] }[] {
   const out: { long_name: string; short_name: string; types: string[] }[] = [];
+  const number = houseNumberOf(r);
+  const street = streetOf(r);
+  const suburb = suburbOf(r);
+  if (number) out.push({ long_name: number, short_name: number, types: ['street_number'] });
+  if (street) out.push({ long_name: street, short_name: street, types: ['route'] });
+  if (suburb)
+    out.push({
+      long_name: suburb,
+      short_name: suburb,
+      types: ['political', 'sublocality', 'sublocality_level_1'],
+    });
   if (r.locality)
     out.push({ long_name: r.locality, short_name: r.locality, types: ['locality', 'political'] });
   if (r.county)
@@ -207,14 +219,20 @@ function renderReverse(state: GoogleState, r: ReverseRecord): AdapterResponse {
     formatted_address: r.displayName,
     geometry: {
       location: { lat: p.lat, lng: p.lon },
-      location_type: 'APPROXIMATE',
+      location_type: houseNumberOf(r) ? 'ROOFTOP' : streetOf(r) ? 'GEOMETRIC_CENTER' : 'APPROXIMATE',
       viewport: {
         northeast: { lat: p.lat + 0.05, lng: p.lon + 0.05 },
         southwest: { lat: p.lat - 0.05, lng: p.lon - 0.05 },
       },
     },
     place_id: `geogate.${placeNumber(r).toString(36)}`,
-    types: r.locality ? ['locality', 'political'] : ['country', 'political'],
+    types: houseNumberOf(r)
+      ? ['street_address']
+      : streetOf(r)
+        ? ['route']
+        : r.locality
+          ? ['locality', 'political']
+          : ['country', 'political'],
   };
   return answer(state, 200, { html_attributions: attributions, results: [result], status: 'OK' });
 }

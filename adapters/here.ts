@@ -14,6 +14,7 @@ import { compact, distanceMetres, placeNumber, regionLetters, resultPoint, small
 import { parseQuery } from './common/query';
 import { json } from './common/respond';
 import type { Adapter, AdapterRequest, AdapterResponse, ParseResult } from './types';
+import { houseNumberOf, streetOf, suburbOf } from './common/street';
 
 /** Which HERE API the request used. */
 export interface HereState {
@@ -112,14 +113,25 @@ function v7Item(r: ReverseRecord): Record<string, unknown> {
     state: r.region,
     county: r.county,
     city: r.locality,
+    district: suburbOf(r),
+    street: streetOf(r),
     postalCode: r.postcode,
+    houseNumber: houseNumberOf(r),
   });
+  const street = streetOf(r) !== null;
   return compact({
     title: r.displayName,
     id: `here:geogate:${placeNumber(r)}`,
-    resultType: r.locality ? 'locality' : 'administrativeArea',
-    localityType: r.locality ? 'city' : undefined,
-    administrativeAreaType: r.locality ? undefined : 'country',
+    resultType: houseNumberOf(r)
+      ? 'houseNumber'
+      : street
+        ? 'street'
+        : r.locality
+          ? 'locality'
+          : 'administrativeArea',
+    ...(houseNumberOf(r) ? { houseNumberType: 'PA' } : {}),
+    localityType: street ? undefined : r.locality ? 'city' : undefined,
+    administrativeAreaType: street || r.locality ? undefined : 'country',
     address,
     position: { lat: p.lat, lng: p.lon },
     distance: distanceMetres(r),
@@ -141,17 +153,28 @@ function legacyResult(r: ReverseRecord): Record<string, unknown> {
     State: regionLetters(r) ?? r.region,
     County: r.county,
     City: r.locality,
+    District: suburbOf(r),
+    Street: streetOf(r),
+    HouseNumber: houseNumberOf(r),
     PostalCode: r.postcode,
     AdditionalData: additional,
   });
+  const level = houseNumberOf(r) ? 'houseNumber' : streetOf(r) ? 'street' : r.locality ? 'city' : 'country';
   return compact({
     Relevance: 1,
     Distance: distanceMetres(r),
-    MatchLevel: r.locality ? 'city' : 'country',
-    MatchQuality: r.locality ? { City: 1 } : { Country: 1 },
+    MatchLevel: level,
+    MatchQuality:
+      level === 'houseNumber'
+        ? { Street: [1], HouseNumber: 1 }
+        : level === 'street'
+          ? { Street: [1] }
+          : r.locality
+            ? { City: 1 }
+            : { Country: 1 },
     Location: {
       LocationId: `geogate-${placeNumber(r)}`,
-      LocationType: 'area',
+      LocationType: streetOf(r) ? 'address' : 'area',
       DisplayPosition: { Latitude: p.lat, Longitude: p.lon },
       MapView: { TopLeft: { Latitude: n, Longitude: w }, BottomRight: { Latitude: s, Longitude: e } },
       Address: address,

@@ -15,6 +15,7 @@ import { parseQuery } from './common/query';
 import type { Query } from './common/query';
 import { json } from './common/respond';
 import type { Adapter, AdapterRequest, AdapterResponse, ParseResult } from './types';
+import { houseNumberOf, streetLine, streetOf, suburbOf } from './common/street';
 
 /** The feature level answered: the place (locality), or the region or country when `types` asks only for those. */
 type Level = 'place' | 'region' | 'country';
@@ -24,6 +25,8 @@ export interface MapboxState {
   version: 5 | 6;
   level: Level | null;
   query: [number, number];
+  /** Whether an address feature may answer (no `types`, or `types` lists address): street-level records (D25). */
+  address?: boolean;
 }
 
 /** A Mapbox error: HTTP status and `message`. */
@@ -63,6 +66,12 @@ function levelFor(q: Query): Level | null {
   if (types === undefined || types === '') return 'place';
   const list = types.split(',').map((t) => t.trim());
   return (['place', 'region', 'country'] as const).find((l) => list.includes(l)) ?? null;
+}
+
+/** Whether the request lets an address feature answer: no `types`, or `types` lists `address`. */
+function wantsAddress(q: Query): boolean {
+  const types = q.get('types')?.[0];
+  return types === undefined || types === '' || types.split(',').some((t) => t.trim() === 'address');
 }
 
 /** The request forms this host accepts (issue 16 item 1); each is parsed in test/unit/adapters/request-forms.test.ts. */
@@ -125,6 +134,7 @@ function parse(req: AdapterRequest): ParseResult<MapboxState> {
   const point = parseLatLon(latText, lonText, { lat: 'latitude', lon: 'longitude' });
   if (!point.ok) return refuse('invalid_parameter', point.parameter, point.detail);
   const state: MapboxState = { version: v5 ? 5 : 6, level: levelFor(q), query: [point.lon, point.lat] };
+  if (wantsAddress(q)) state.address = true;
   return { ok: true, request: { call: { kind: 'reverse', lat: point.lat, lon: point.lon }, state } };
 }
 
@@ -213,7 +223,73 @@ function v6Feature(r: ReverseRecord, level: Level): Record<string, unknown> {
   };
 }
 
+/** A v5 address feature (`place_type: ["address"]`, `text` the street, `address` the number). */
+function v5Address(r: ReverseRecord, street: string): Record<string, unknown> {
+  const n = placeNumber(r);
+  const p = resultPoint(r);
+  const number = houseNumberOf(r);
+  const under = v5Feature(r, r.locality ? 'place' : r.region ? 'region' : 'country');
+  const context: Record<string, string>[] = [];
+  if (suburbOf(r)) context.push({ id: `neighborhood.${n}`, text: suburbOf(r) as string });
+  if (r.postcode) context.push({ id: `postcode.${n}`, text: r.postcode });
+  if (r.locality) context.push({ id: `place.${n}`, text: r.locality });
+  context.push(...(under['context'] as Record<string, string>[]));
+  return {
+    id: `address.${n}`,
+    type: 'Feature',
+    place_type: ['address'],
+    relevance: 1,
+    properties: { accuracy: number ? 'rooftop' : 'street' },
+    text: street,
+    place_name: r.displayName,
+    center: [p.lon, p.lat],
+    geometry: { type: 'Point', coordinates: [p.lon, p.lat] },
+    ...(number ? { address: number } : {}),
+    context,
+  };
+}
+
+/** A v6 address or street feature (`feature_type`, `context.address`/`street`/`postcode`). */
+function v6Address(r: ReverseRecord, street: string): Record<string, unknown> {
+  const number = houseNumberOf(r);
+  const base = v6Feature(r, r.locality ? 'place' : r.region ? 'region' : 'country');
+  const props = base['properties'] as Record<string, unknown>;
+  const id = `geogate.address.${placeNumber(r)}`;
+  const context = { ...(props['context'] as Record<string, unknown>) };
+  if (r.postcode) context['postcode'] = { mapbox_id: `${id}.postcode`, name: r.postcode };
+  context['street'] = { mapbox_id: `${id}.street`, name: street };
+  if (number)
+    context['address'] = {
+      mapbox_id: id,
+      address_number: number,
+      street_name: street,
+      name: `${number} ${street}`,
+    };
+  const name = streetLine(r) ?? street;
+  const placeFormatted = [r.locality, r.region, r.postcode, r.country].filter(Boolean).join(', ');
+  return {
+    ...base,
+    id,
+    properties: {
+      ...props,
+      mapbox_id: id,
+      feature_type: number ? 'address' : 'street',
+      full_address: r.displayName,
+      name,
+      name_preferred: name,
+      place_formatted: placeFormatted,
+      context,
+    },
+  };
+}
+
 function renderReverse(state: MapboxState, r: ReverseRecord): AdapterResponse {
+  const street = state.address ? streetOf(r) : null;
+  if (street !== null) {
+    const feature = state.version === 6 ? v6Address(r, street) : v5Address(r, street);
+    const collection = { type: 'FeatureCollection', features: [feature], attribution: r.attribution };
+    return json(200, state.version === 6 ? collection : { ...collection, query: state.query });
+  }
   const level = answerLevel(state, r);
   if (state.version === 6) {
     return json(200, {

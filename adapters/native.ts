@@ -6,6 +6,7 @@ import type { IpRecord, ReverseRecord } from '../backend/records';
 import { codeToStatus, TITLES, type ErrorFacts, type GatewayCode } from '../gateway/core/errors';
 import { parseQuery, singleParam } from '../gateway/core/query';
 import type { Adapter, AdapterRequest, AdapterResponse, ParseResult } from './types';
+import { houseNumberOf, streetOf, suburbOf } from './common/street';
 
 /** The main host needs no per-request render state. */
 type NativeState = null;
@@ -74,6 +75,10 @@ function renderReverse(_state: NativeState, r: ReverseRecord): AdapterResponse {
     query: { lat: r.query.lat, lon: r.query.lon },
     display_name: r.displayName,
     address: {
+      // Street-level fields when the backend has them (D25 connectors); our own backend's answers stay as they were.
+      ...(r.street !== undefined
+        ? { house_number: houseNumberOf(r), street: streetOf(r), suburb: suburbOf(r) }
+        : {}),
       locality: r.locality,
       county: r.county,
       region: r.region,
@@ -86,6 +91,8 @@ function renderReverse(_state: NativeState, r: ReverseRecord): AdapterResponse {
     distance_km: r.distanceKm,
     timezone: r.timezone,
     attribution: r.attribution,
+    ...(r.precision !== undefined ? { precision: r.precision } : {}),
+    ...(r.licence ? { licence: r.licence } : {}),
   });
 }
 

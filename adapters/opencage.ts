@@ -13,6 +13,7 @@ import { compact, regionLetters, resultPoint, smallBox } from './common/place';
 import { parseQuery } from './common/query';
 import { json } from './common/respond';
 import type { Adapter, AdapterRequest, AdapterResponse, ParseResult, Rate } from './types';
+import { houseNumberOf, streetOf, suburbOf } from './common/street';
 
 /** Rendering options: `no_annotations=1` drops the annotations block. */
 export interface OpencageState {
@@ -83,9 +84,14 @@ function parse(req: AdapterRequest): ParseResult<OpencageState> {
 function result(state: OpencageState, r: ReverseRecord): Record<string, unknown> {
   const p = resultPoint(r);
   const [s, n, w, e] = smallBox(r);
+  const number = houseNumberOf(r);
+  const street = streetOf(r);
   const components = compact({
-    _type: r.locality ? 'city' : 'country',
-    _category: 'place',
+    _type: number ? 'building' : street ? 'road' : r.locality ? 'city' : 'country',
+    _category: street ? 'building' : 'place',
+    house_number: number,
+    road: street,
+    suburb: suburbOf(r),
     'ISO_3166-1_alpha-2': r.countryCode,
     'ISO_3166-1_alpha-3': alpha3(r.countryCode),
     city: r.locality,
@@ -100,7 +106,7 @@ function result(state: OpencageState, r: ReverseRecord): Record<string, unknown>
     ...(state.annotations && r.timezone ? { annotations: { timezone: { name: r.timezone } } } : {}),
     bounds: { northeast: { lat: n, lng: e }, southwest: { lat: s, lng: w } },
     components,
-    confidence: r.locality ? 5 : 1,
+    confidence: number ? 10 : street ? 9 : r.locality ? 5 : 1,
     formatted: r.displayName,
     geometry: { lat: p.lat, lng: p.lon },
   };

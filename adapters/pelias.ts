@@ -16,6 +16,7 @@ import { compact, placeNumber, resultPoint, smallBox } from './common/place';
 import { parseQuery } from './common/query';
 import { json } from './common/respond';
 import type { Adapter, AdapterRequest, AdapterResponse, ParseResult } from './types';
+import { houseNumberOf, streetLine, streetOf, suburbOf } from './common/street';
 
 /** The point as Pelias echoes it in `geocoding.query`. */
 export interface PeliasState {
@@ -79,7 +80,9 @@ function parse(req: AdapterRequest): ParseResult<PeliasState> {
 
 /** Pelias's properties for the record's place (layer locality, else country). */
 function properties(r: ReverseRecord): Record<string, unknown> {
-  const layer = r.locality !== null ? 'locality' : 'country';
+  const number = houseNumberOf(r);
+  const street = streetOf(r);
+  const layer = number ? 'address' : street ? 'street' : r.locality !== null ? 'locality' : 'country';
   const id = String(placeNumber(r));
   return compact({
     id,
@@ -87,15 +90,18 @@ function properties(r: ReverseRecord): Record<string, unknown> {
     layer,
     source: 'geogate',
     source_id: id,
-    name: r.locality ?? r.country,
+    name: streetLine(r) ?? r.locality ?? r.country,
+    housenumber: number,
+    street,
     distance: r.distanceKm,
-    accuracy: 'centroid',
+    accuracy: number ? 'point' : 'centroid',
     country: r.country,
     country_a: alpha3(r.countryCode),
     country_code: r.countryCode,
     region: r.region,
     county: r.county,
     locality: r.locality,
+    neighbourhood: suburbOf(r),
     postalcode: r.postcode,
     label: r.displayName,
   });

@@ -14,6 +14,7 @@ import { compact, placeNumber, resultPoint, smallBox } from './common/place';
 import { parseQuery } from './common/query';
 import { json } from './common/respond';
 import type { Adapter, AdapterRequest, AdapterResponse, ParseResult } from './types';
+import { houseNumberOf, streetOf, suburbOf } from './common/street';
 
 /** Photon reverse state: nothing to remember but the request itself (Photon has one output format). */
 export interface PhotonState {
@@ -80,13 +81,20 @@ function parse(req: AdapterRequest): ParseResult<PhotonState> {
 function properties(r: ReverseRecord): Record<string, unknown> {
   const [s, n, w, e] = smallBox(r);
   const city = r.locality !== null;
+  const street = streetOf(r);
+  const number = houseNumberOf(r);
+  // A street-level record (D25 connectors) is a house or a street feature, as Photon answers them.
+  const type = number ? 'house' : street ? 'street' : city ? 'city' : 'country';
   return compact({
-    osm_type: 'N',
+    osm_type: street ? 'W' : 'N',
     osm_id: placeNumber(r),
-    osm_key: 'place',
-    osm_value: city ? 'city' : 'country',
-    type: city ? 'city' : 'country',
-    name: r.locality ?? r.country,
+    osm_key: street && !number ? 'highway' : 'place',
+    osm_value: number ? 'house' : street ? 'residential' : city ? 'city' : 'country',
+    type,
+    name: number ? null : (street ?? r.locality ?? r.country),
+    housenumber: number,
+    street: number ? street : null,
+    district: suburbOf(r),
     city: r.locality,
     county: r.county,
     state: r.region,

@@ -14,6 +14,7 @@ import { distanceMetres, regionLetters, resultPoint } from './common/place';
 import { parseQuery } from './common/query';
 import { json } from './common/respond';
 import type { Adapter, AdapterRequest, AdapterResponse, ParseResult } from './types';
+import { houseNumberOf, streetLine, streetOf, suburbOf } from './common/street';
 
 /** positionstack needs no rendering options. */
 export type PositionstackState = Record<string, never>;
@@ -75,19 +76,19 @@ function renderReverse(_s: PositionstackState, r: ReverseRecord): AdapterRespons
   const item = {
     latitude: p.lat,
     longitude: p.lon,
-    type: r.locality ? 'locality' : 'country',
+    type: houseNumberOf(r) ? 'address' : streetOf(r) ? 'street' : r.locality ? 'locality' : 'country',
     distance: distanceMetres(r),
-    name: r.locality ?? r.country,
-    number: null,
+    name: streetLine(r) ?? r.locality ?? r.country,
+    number: houseNumberOf(r),
     postal_code: r.postcode,
-    street: null,
-    confidence: r.locality ? 1 : 0.5,
+    street: streetOf(r),
+    confidence: r.locality || streetOf(r) ? 1 : 0.5,
     region: r.region,
     region_code: regionLetters(r),
     county: r.county,
     locality: r.locality,
     administrative_area: null,
-    neighbourhood: null,
+    neighbourhood: suburbOf(r),
     country: r.country,
     country_code: alpha3(r.countryCode),
     continent: continentOf(r.countryCode, p.lat, p.lon)?.name ?? null,

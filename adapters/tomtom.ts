@@ -15,6 +15,7 @@ import { methodRefusal, refuse, routePath } from './common/parse';
 import { compact, distanceMetres, regionLetters, resultPoint } from './common/place';
 import { json } from './common/respond';
 import type { Adapter, AdapterRequest, AdapterResponse, ParseResult } from './types';
+import { houseNumberOf, streetOf, suburbOf } from './common/street';
 
 /** TomTom needs no rendering options. */
 export type TomtomState = Record<string, never>;
@@ -86,6 +87,10 @@ function renderReverse(_s: TomtomState, r: ReverseRecord): AdapterResponse {
   const found = r.locality !== null || r.countryCode !== null;
   const p = resultPoint(r);
   const address = compact({
+    streetNumber: houseNumberOf(r),
+    streetName: streetOf(r),
+    street: streetOf(r),
+    municipalitySubdivision: suburbOf(r),
     municipality: r.locality,
     countrySecondarySubdivision: r.county,
     countrySubdivision: regionLetters(r) ?? r.region,

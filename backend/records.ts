@@ -31,7 +31,22 @@ export interface ReverseRecord {
   timezone: string | null;
   /** Attribution text required by the data licences. */
   attribution: string;
+  /**
+   * Street-level fields, filled by the gateway's connectors for backends that have them (Nominatim, Photon, Pelias:
+   * D25); this backend never sends them, so every one is optional and absent means "not known".
+   */
+  street?: string | null;
+  houseNumber?: string | null;
+  /** A part of the locality (suburb, district, neighbourhood). */
+  suburb?: string | null;
+  /** What the answer describes; absent: `locality` (this backend answers the nearest place). */
+  precision?: Precision;
+  /** The licence of the answer's data as its backend names it (e.g. "ODbL-1.0"); absent when not stated. */
+  licence?: string | null;
 }
+
+/** How precise a reverse answer is: a house (address), a street, a place, an admin-1 region, or only a country. */
+export type Precision = 'address' | 'street' | 'locality' | 'region' | 'country';
 
 /** Body of `GET /ipv4?ip=` (200). */
 export interface IpRecord {

@@ -10,7 +10,8 @@ import { createAdminApp } from './admin/app';
 import type { CompiledConfig, CompiledHost } from './config/compile';
 import type { Clock } from './core/clock';
 import { loadOpenApiJson, sendOpenApiJson } from './core/openapi-doc';
-import { createForwarder, type Forwarder } from './http/backend';
+import type { Forwarder } from './http/backend';
+import { createForwarders } from './http/forwarders';
 import { createPipeline } from './http/pipeline';
 import { gatewayReadiness } from './http/readiness';
 import { GatewayMetrics } from './metrics/gateway-metrics';
@@ -108,9 +109,7 @@ export function drainServer(server: http.Server): Promise<void> {
 export function createGateway(deps: GatewayDeps): Gateway {
   const { config } = deps;
   const adminToken = deps.adminToken ?? config.admin.token ?? randomBytes(24).toString('base64url');
-  const forward =
-    deps.forward ??
-    createForwarder(config.backend.url, config.backend.timeoutMs, config.backend.passRequestId);
+  const forward = deps.forward ?? createForwarders(config.backends);
   const metrics = deps.metrics ?? new GatewayMetrics(config.hosts);
   const cacheStats = deps.store.identityCacheStats?.bind(deps.store);
   if (cacheStats) metrics.watchKeyCache(cacheStats);

@@ -7,7 +7,8 @@ export type Level = 'locality' | 'region' | 'country';
 /** The level answered: the requested one, stepping up when the record lacks it; null when nothing is known. */
 export function answerLevel(requested: Level | null, r: ReverseRecord): Level | null {
   if (requested === null) return null;
-  if (requested === 'locality' && r.locality) return 'locality';
+  // A street-level record (D25 connectors) answers at the locality level even where it names no locality.
+  if (requested === 'locality' && (r.locality || r.street)) return 'locality';
   if (requested !== 'country' && r.region) return 'region';
   return r.country ? 'country' : null;
 }

@@ -6,6 +6,7 @@
 import type { ReverseRecord } from '../../backend/records';
 import type { AdapterResponse } from '../types';
 import { placeNumber, resultPoint, smallBox } from './place';
+import { houseNumberOf, streetOf, suburbOf } from './street';
 import { json, xml, xmlEscape } from './respond';
 
 /** The output formats Nominatim's /reverse knows. */
@@ -24,7 +25,7 @@ export interface NominatimView {
 
 /** The place the record describes at the requested zoom. */
 interface Place {
-  type: 'city' | 'state' | 'country';
+  type: 'house' | 'road' | 'city' | 'state' | 'country';
   rank: number;
   name: string;
   displayName: string;
@@ -36,6 +37,9 @@ function placeAt(r: ReverseRecord, zoom: number): Place | null {
   const base: Record<string, string> = {};
   if (r.country) base['country'] = r.country;
   if (cc) base['country_code'] = cc;
+  // Street level (zoom 16+, "major streets" and finer in Reverse.md) when the backend has a street (D25 connectors).
+  const street = streetOf(r);
+  if (zoom >= 16 && street !== null) return streetPlace(r, street, base);
   if (zoom <= 4 || (r.locality === null && r.region === null)) {
     if (!r.country) return null;
     return { type: 'country', rank: 4, name: r.country, displayName: r.country, address: base };
@@ -58,6 +62,30 @@ function placeAt(r: ReverseRecord, zoom: number): Place | null {
   };
 }
 
+/** A house or a road, with Nominatim's address keys (house_number, road, suburb, city, ...: Output.md). */
+function streetPlace(r: ReverseRecord, street: string, base: Record<string, string>): Place {
+  const address: Record<string, string> = {};
+  const number = houseNumberOf(r);
+  const suburb = suburbOf(r);
+  if (number) address['house_number'] = number;
+  address['road'] = street;
+  if (suburb) address['suburb'] = suburb;
+  if (r.locality) address['city'] = r.locality;
+  if (r.county) address['county'] = r.county;
+  if (r.region) address['state'] = r.region;
+  if (r.postcode) address['postcode'] = r.postcode;
+  return number
+    ? { type: 'house', rank: 30, name: '', displayName: r.displayName, address: { ...address, ...base } }
+    : { type: 'road', rank: 26, name: street, displayName: r.displayName, address: { ...address, ...base } };
+}
+
+/** Geocodejson's own keys for Nominatim's address keys (housenumber, street: Output.md "GeocodeJSON"). */
+const GEOCODEJSON_KEYS: Readonly<Record<string, string>> = {
+  house_number: 'housenumber',
+  road: 'street',
+  suburb: 'district',
+};
+
 const fixed = (n: number) => n.toFixed(7);
 
 function jsonPlace(r: ReverseRecord, p: Place, v: NominatimView, licence: string): Record<string, unknown> {
@@ -68,12 +96,12 @@ function jsonPlace(r: ReverseRecord, p: Place, v: NominatimView, licence: string
     licence,
     lat: fixed(pt.lat),
     lon: fixed(pt.lon),
-    [v.format === 'jsonv2' ? 'category' : 'class']: 'place',
+    [v.format === 'jsonv2' ? 'category' : 'class']: p.type === 'road' ? 'highway' : 'place',
     type: p.type,
     place_rank: p.rank,
     importance: 0.5,
-    addresstype: p.type,
-    name: p.name,
+    addresstype: p.type === 'house' ? 'place' : p.type,
+    name: p.name || null,
     display_name: p.displayName,
     ...(v.addressdetails ? { address: p.address } : {}),
     boundingbox: [fixed(s), fixed(n), fixed(w), fixed(e)],
@@ -86,11 +114,11 @@ function geojson(r: ReverseRecord, p: Place, v: NominatimView, licence: string):
   const properties = {
     place_id: placeNumber(r),
     place_rank: p.rank,
-    category: 'place',
+    category: p.type === 'road' ? 'highway' : 'place',
     type: p.type,
     importance: 0.5,
-    addresstype: p.type,
-    name: p.name,
+    addresstype: p.type === 'house' ? 'place' : p.type,
+    name: p.name || null,
     display_name: p.displayName,
     ...(v.addressdetails ? { address: p.address } : {}),
   };
@@ -108,8 +136,8 @@ function geocodejson(r: ReverseRecord, p: Place, licence: string): unknown {
     place_id: placeNumber(r),
     type: p.type,
     label: p.displayName,
-    name: p.name,
-    ...p.address,
+    name: p.name || null,
+    ...Object.fromEntries(Object.entries(p.address).map(([k, v]) => [GEOCODEJSON_KEYS[k] ?? k, v])),
   };
   return {
     type: 'FeatureCollection',

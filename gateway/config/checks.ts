@@ -1,4 +1,5 @@
 /** Checks across fields that the schema cannot express: a host name or a port used twice, each place named. */
+import { backendProblems } from './backends';
 import type { RawConfig } from './schema';
 
 /** One listening place: its config path, address and port. */
@@ -67,5 +68,6 @@ export function crossFieldProblems(raw: RawConfig): string[] {
           'give each listener its own port',
       );
   });
+  problems.push(...backendProblems(raw));
   return problems;
 }

@@ -5,7 +5,17 @@ import { parseCidr, type Cidr } from '../net/address';
 import type { ForwardedHeader } from '../net/client-address';
 import { compileServerLimits, type ListenerLimits } from '../net/server-limits';
 import { ruleSetFor, type Limits, type RuleSet } from '../policy/ruleset';
+import {
+  compileBackends,
+  compileRoutes,
+  ipBackendName,
+  reverseBackendName,
+  type CompiledBackend,
+  type PassthroughRoute,
+} from './backends';
 import type { RawConfig } from './schema';
+
+export type { CompiledBackend, PassthroughRoute } from './backends';
 
 /** One host the gateway serves. */
 export interface CompiledHost {
@@ -19,6 +29,12 @@ export interface CompiledHost {
   adapter: Adapter<any>;
   /** Whether requests without a credential are served (spec 5.3; A: 401 missing_key when off). */
   anonymous: boolean;
+  /** D25: the backend of reverse lookups and passthrough routes. */
+  backend: CompiledBackend;
+  /** D25: the backend of IP lookups; null when none answers them (IP calls answered not_found, never counted). */
+  ipBackend: CompiledBackend | null;
+  /** D26: routes forwarded as they are, checked before the adapter's own endpoints. */
+  passthrough: PassthroughRoute[];
 }
 
 /** Where the state lives (mirrors the store factory's config). */
@@ -43,7 +59,10 @@ export interface CompiledConfig {
   rules: RuleSet;
   listen: { host: string; port: number };
   admin: { listen: { host: string; port: number }; token: string | null };
+  /** The default backend (the top-level `backend:`, else the first named one): kept for single-backend readers. */
   backend: { url: URL; timeoutMs: number; passRequestId: boolean };
+  /** D25: every backend by name (`default` is the top-level `backend:`). */
+  backends: ReadonlyMap<string, CompiledBackend>;
   store: CompiledStoreConfig;
   /** The crash sweeper's age limit for unsettled admissions, passed to the store (backend timeout + margin). */
   reservationTimeoutMs: number;
@@ -78,13 +97,23 @@ function definedLimits(raw: RawConfig['limits']): Partial<Limits> {
 /** Compile a validated config. */
 export function compileConfig(raw: RawConfig, file: string): CompiledConfig {
   const rules = ruleSetFor(raw.policy, definedLimits(raw.limits), raw.credentials?.accept);
-  const hosts: CompiledHost[] = raw.hosts.map((h) => ({
-    label: h.name ?? `port:${h.port}`,
-    name: h.name?.toLowerCase() ?? null,
-    port: h.port ?? null,
-    adapter: ADAPTERS[h.adapter] as CompiledHost['adapter'],
-    anonymous: h.anonymous,
-  }));
+  const backends = compileBackends(raw);
+  const first = [...backends.values()][0];
+  if (first === undefined) throw new Error('compileConfig: no backend (the config was not validated)');
+  const hosts: CompiledHost[] = raw.hosts.map((h) => {
+    const ipName = ipBackendName(h, backends);
+    return {
+      label: h.name ?? `port:${h.port}`,
+      name: h.name?.toLowerCase() ?? null,
+      port: h.port ?? null,
+      adapter: ADAPTERS[h.adapter] as CompiledHost['adapter'],
+      anonymous: h.anonymous,
+      backend: backends.get(reverseBackendName(h)) ?? first,
+      ipBackend: ipName === null ? null : (backends.get(ipName) ?? null),
+      passthrough: compileRoutes(h.passthrough),
+    };
+  });
+  const maxTimeout = Math.max(...[...backends.values()].map((b) => b.timeoutMs));
   const hostsByName = new Map<string, CompiledHost>();
   for (const h of hosts) if (h.name !== null && !hostsByName.has(h.name)) hostsByName.set(h.name, h);
   const store: CompiledStoreConfig =
@@ -102,13 +131,10 @@ export function compileConfig(raw: RawConfig, file: string): CompiledConfig {
     rules,
     listen: raw.listen,
     admin: { listen: raw.admin.listen, token: raw.admin.token ?? null },
-    backend: {
-      url: new URL(raw.backend.url),
-      timeoutMs: raw.backend.timeoutMs,
-      passRequestId: raw.backend.passRequestId,
-    },
+    backend: { url: first.url, timeoutMs: first.timeoutMs, passRequestId: first.passRequestId },
+    backends,
     store,
-    reservationTimeoutMs: raw.backend.timeoutMs + SWEEP_MARGIN_MS,
+    reservationTimeoutMs: maxTimeout + SWEEP_MARGIN_MS,
     onStoreFailure: raw.onStoreFailure,
     trustProxy: raw.trustProxy.map((c) => parseCidr(c) as Cidr),
     trustProxyHeader: raw.trustProxyHeader,

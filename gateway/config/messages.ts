@@ -73,6 +73,11 @@ export function plainMessage(issue: z.core.$ZodIssue): string {
     }
     case 'invalid_format':
       return `not a valid ${issue.format}`;
+    case 'invalid_key': {
+      // A mapping's key (a header or backend name) that its own check refused: that check's words.
+      const inner = (issue as { issues?: z.core.$ZodIssue[] }).issues?.[0];
+      return inner && !LIBRARY_WORDING.test(inner.message) ? inner.message : 'not an accepted key here';
+    }
     case 'not_multiple_of':
       return `must be a multiple of ${String(issue.divisor)}`;
     default:

@@ -23,6 +23,91 @@ const httpUrl = z.string().refine(
 );
 
 const count = z.int().min(0);
+
+/** D25: the kinds of backend a name can stand for (gateway/backends/). */
+export const BACKEND_KINDS = ['geogate', 'nominatim', 'photon', 'pelias', 'http'] as const;
+export type BackendKind = (typeof BACKEND_KINDS)[number];
+
+const backendName = z
+  .string()
+  .regex(
+    /^[A-Za-z0-9][A-Za-z0-9_.-]{0,62}$/,
+    'a backend name: letters, digits, "_", "." or "-" (at most 63)',
+  );
+
+/** Header names an operator may add (a token, RFC 9110); framing and routing headers are the gateway's own. */
+const RESERVED_HEADERS = new Set([
+  'host',
+  'content-length',
+  'transfer-encoding',
+  'connection',
+  'keep-alive',
+  'upgrade',
+  'te',
+  'trailer',
+  'cookie',
+]);
+const headerName = z
+  .string()
+  .regex(/^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/, 'not a valid header name')
+  .refine((h) => !RESERVED_HEADERS.has(h.toLowerCase()), {
+    error: (i) => `the header ${JSON.stringify(i.input)} is set by the gateway, not by the config`,
+  });
+/** A value never echoed in messages: it is often the operator's upstream credential. */
+const secretText = z.string({ error: 'must be text' }).refine((v) => !/[\r\n\0]/.test(v), {
+  message: 'must not contain line breaks or NUL',
+});
+
+/** The base URL of a named backend: http(s), no query or fragment (parameters go under `query:`). */
+const backendUrl = httpUrl.refine(
+  (s) => {
+    try {
+      const u = new URL(s);
+      return u.search === '' && u.hash === '' && u.username === '' && u.password === '';
+    } catch {
+      return false;
+    }
+  },
+  {
+    message:
+      'a base URL without query, fragment or user:password (put parameters under query:, credentials under headers:)',
+  },
+);
+
+/** One entry of `backends:` (D25). */
+const namedBackend = z.strictObject({
+  kind: z.enum(BACKEND_KINDS),
+  url: backendUrl,
+  timeoutMs: z.int().min(1).max(600_000).default(5000),
+  /** Send X-Request-Id to this backend (default: on for geogate, off for the others). */
+  passRequestId: z.boolean().optional(),
+  /** Headers added to every request to this backend (the operator's own upstream credential, from ${ENV}). */
+  headers: z.record(headerName, secretText).default({}),
+  /** Query parameters added to every request to this backend (e.g. an upstream `key=${UPSTREAM_KEY}`). */
+  query: z
+    .record(z.string().regex(/^[A-Za-z0-9_.~-]+$/, 'not a plain parameter name'), secretText)
+    .default({}),
+});
+
+const METHODS = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE'] as const;
+
+/**
+ * A passthrough path pattern (D26): an exact path, or a prefix ending in `/*`. Plain path characters only: no `..` or
+ * `.` segment, no `%`, `?`, `#`, `//`, and `*` only as the last segment.
+ */
+export const PATH_PATTERN = /^(?:\/\*|(?:\/[A-Za-z0-9._~!$&'()+,;=:@-]+)+(?:\/\*|\/)?)$/;
+const pathPattern = z.string().refine((p) => PATH_PATTERN.test(p) && !/\/\.{1,2}(?:\/|$)/.test(p), {
+  error: (i) =>
+    `not a path pattern: ${JSON.stringify(i.input)} (an exact path such as "/search", or a prefix ending in "/*" such as "/v1/*"; plain characters, no "..", "%", "?" or "//")`,
+});
+
+/** One passthrough route (D26). */
+const passthroughRoute = z.strictObject({
+  path: pathPattern,
+  methods: z.array(z.enum(METHODS)).min(1).default(['GET']),
+  /** Requests counted and billed per forwarded request: an integer ≥ 0 (0: not counted). */
+  cost: z.int().min(0).max(1000).default(1),
+});
 const limits = z.strictObject({
   freePerDay: count.optional(),
   anonymousIpv4Prefix: z.int().min(0).max(32).optional(),
@@ -46,10 +131,31 @@ const host = z
       .string()
       .refine((a) => a in ADAPTERS, { error: (i) => `unknown adapter ${JSON.stringify(i.input)}` }),
     anonymous: z.boolean().default(true),
+    /** D25: the backend of this host's reverse lookups (and passthrough routes); default: the top-level `backend`. */
+    backend: backendName.optional(),
+    /** D25: the backend of this host's IP lookups (kind geogate); default: `backend` when it is geogate, else "default". */
+    ipBackend: backendName.optional(),
+    /** D26: routes forwarded as they are to the host's backend, counted and billed. */
+    passthrough: z.array(passthroughRoute).default([]),
   })
   .refine((h) => h.name !== undefined || h.port !== undefined, {
     message: 'a host needs a name, a port, or both',
   });
+
+/** The old single backend's fields (D25: it is the backend named "default", of kind geogate). */
+const singleBackend = z.strictObject({
+  url: httpUrl,
+  timeoutMs: z.int().min(1).max(600_000).default(5000),
+  /** Pass the request id to the backend as X-Request-Id (issue 14 item 2); off for an upstream that refuses it. */
+  passRequestId: z.boolean().default(true),
+});
+
+/**
+ * Stands for "no top-level `backend:`" once validated (a config may name all its backends under `backends:`). The
+ * output keeps `backend` an object so code written for the single-backend config reads it unchanged; compile and the
+ * cross-field checks read `url === ''` as absent.
+ */
+export const NO_DEFAULT_BACKEND = Object.freeze({ url: '', timeoutMs: 5000, passRequestId: true });
 
 const store = z.discriminatedUnion('kind', [
   z.strictObject({ kind: z.literal('embedded'), path: z.string().min(1) }),
@@ -73,12 +179,10 @@ export const configSchema = z.strictObject({
       token: z.string().min(16, 'the admin token needs at least 16 characters').optional(),
     })
     .default({ listen: { host: '127.0.0.1', port: 8081 } }),
-  backend: z.strictObject({
-    url: httpUrl,
-    timeoutMs: z.int().min(1).max(600_000).default(5000),
-    /** Pass the request id to the backend as X-Request-Id (issue 14 item 2); off for an upstream that refuses it. */
-    passRequestId: z.boolean().default(true),
-  }),
+  /** The old form (D25): one backend of kind geogate named "default", the default for every host. */
+  backend: singleBackend.default(NO_DEFAULT_BACKEND),
+  /** D25: named backends, each of a kind. */
+  backends: z.record(backendName, namedBackend).default({}),
   store,
   onStoreFailure: z.enum(['closed', 'open']).default('closed'),
   trustProxy: z.array(cidr).default([]),

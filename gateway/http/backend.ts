@@ -10,6 +10,8 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Url } from 'node:url';
 import { createProxyMiddleware } from 'http-proxy-middleware';
 import type { BackendCall } from '../../adapters/types';
+import { backendRequestPath, callHints, usesHints } from '../backends/request';
+import type { CompiledBackend } from '../config/backends';
 
 /** What the backend answered, or why it did not. */
 export type BackendOutcome =
@@ -26,8 +28,12 @@ export type Forwarder = ((
   call: BackendCall,
   /** The request id, sent as X-Request-Id when the forwarder was built to pass it. */
   requestId?: string,
+  /** The named backend the call goes to (D25); a router forwarder picks that backend's own forwarder by it. */
+  backend?: CompiledBackend,
 ) => Promise<BackendOutcome>) & {
   close(): void;
+  /** The keep-alive pool of a single-backend forwarder (passthrough routes share it: one pool per backend). */
+  readonly agent?: http.Agent;
 };
 
 interface Pending {
@@ -57,8 +63,22 @@ export function proxyTarget(base: URL): Partial<Url> {
   return { protocol: base.protocol, hostname, port, host: base.host, path: '' };
 }
 
-/** Build the forwarder for a backend base URL; `passRequestId` adds X-Request-Id to the backend request. */
-export function createForwarder(base: URL, timeoutMs: number, passRequestId = false): Forwarder {
+/**
+ * Build the forwarder for a backend base URL; `passRequestId` adds X-Request-Id to the backend request. With `named`
+ * (D25), the request is its connector's, under its URL prefix, with its operator headers and query parameters.
+ */
+export function createForwarder(
+  base: URL,
+  timeoutMs: number,
+  passRequestId = false,
+  named?: CompiledBackend,
+): Forwarder {
+  const extraHeaders = named?.headers ?? {};
+  const pathOf =
+    named === undefined
+      ? (call: BackendCall) => backendPath(call)
+      : (call: BackendCall, req: IncomingMessage) =>
+          backendRequestPath(named, call, usesHints(named) ? callHints(req.url ?? '', req.headers) : {});
   // LIFO (Node's default, stated for the reader) reuses the most recently used connection: warm, and the ones left
   // idle are the ones the backend's keep-alive timeout may close.
   const agent = new http.Agent({
@@ -117,15 +137,16 @@ export function createForwarder(base: URL, timeoutMs: number, passRequestId = fa
       pending.set(req, { done });
       // Every incoming header is dropped (credentials, cookies, forwarding headers): the backend sees only these,
       // and the path is the one the gateway built (never the client's query string).
+      const url = pathOf(call, req);
       req.headers =
         passRequestId && requestId !== undefined
-          ? { accept: 'application/json', 'x-request-id': requestId }
-          : { accept: 'application/json' };
+          ? { accept: 'application/json', ...extraHeaders, 'x-request-id': requestId }
+          : { accept: 'application/json', ...extraHeaders };
       req.method = 'GET';
-      req.url = backendPath(call);
+      req.url = url;
       void proxy(req, res, (err?: unknown) => done({ kind: 'unavailable', reason: String(err) }));
     });
-  return Object.assign(forward, { close: () => agent.destroy() });
+  return Object.assign(forward, { close: () => agent.destroy(), agent });
 }
 
 /** Read a backend answer fully (bounded). */

@@ -17,7 +17,7 @@ import { locateClient } from './client-address';
 import { findRequestCredential } from './credential';
 import { forwardRequest } from './forward';
 import { identifyCaller } from './identify';
-import { renderRecord } from './record';
+import { readAnswer } from './record';
 import { fail, send } from './render';
 import { settle } from './settle';
 
@@ -36,9 +36,8 @@ export async function serveBulk(ctx: RequestContext, bulk: BulkRequest): Promise
     ctx.state = item.state;
     ctx.ticket = tickets[i] ?? null;
     const outcome = await forwardRequest(ctx);
-    const record =
-      outcome.kind === 'answer' && outcome.status === 200 ? renderRecord(ctx, outcome.body) : null;
-    const settlement = await settle(ctx, outcome, record !== null);
+    const { kind, record } = readAnswer(ctx, outcome);
+    const settlement = await settle(ctx, outcome, kind);
     if (settlement.reply === null) {
       // The client left: nothing more is delivered, so the lookups not yet made are released too (D11).
       await releaseAll(ctx, tickets.slice(i + 1));

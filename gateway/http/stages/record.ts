@@ -1,30 +1,55 @@
 /**
- * The backend's 200 record rendered by the host's adapter, before settling: an answer the adapter cannot render
- * (not JSON, wrong shape, or the adapter throws) is not an answer given, so it is released (D11, issue 13 item 11).
+ * The backend's answer read by the call's connector (D25) and, when it is a record, rendered by the host's adapter,
+ * before settling: an answer the connector cannot read or the adapter cannot render (not JSON, wrong shape, or the
+ * adapter throws) is not an answer given, so it is released (D11, issue 13 item 11; issue 10 item 4).
  */
 import type { AdapterResponse } from '../../../adapters/types';
+import type { IpRecord, ReverseRecord } from '../../../backend/records';
+import type { BackendOutcome } from '../backend';
 import type { RequestContext } from '../context';
-import { isIpRecord, isReverseRecord, parseJsonObject } from '../record-shape';
+import type { AnswerKind } from '../settlement';
+import { backendFor } from './forward';
 
-/** The adapter's rendering of a 200 body, or null when it cannot be rendered (logged as a backend fault). */
-export function renderRecord(ctx: RequestContext, body: Buffer): AdapterResponse | null {
-  const json = parseJsonObject(body);
+/** What the outcome is in D11's words, and the adapter's rendering when it is a record. */
+export interface ReadAnswer {
+  kind: AnswerKind;
+  record: AdapterResponse | null;
+}
+
+/** Read an outcome: not an answer → its own kind; an answer → the connector's reading, a record rendered. */
+export function readAnswer(ctx: RequestContext, outcome: BackendOutcome): ReadAnswer {
+  if (outcome.kind !== 'answer') return { kind: outcome.kind, record: null };
+  const backend = backendFor(ctx.host, ctx.call);
+  if (backend === null) return { kind: 'unrenderable', record: null };
+  const reading = backend.connector.read(ctx.call, outcome.status, outcome.body);
+  switch (reading.kind) {
+    case 'record': {
+      const record = renderRecord(ctx, reading.record);
+      return { kind: record === null ? 'unrenderable' : 'record', record };
+    }
+    case 'unreadable':
+      ctx.deps.logger.warn(
+        { call: ctx.call.kind, backend: backend.name, reason: reading.reason, requestId: ctx.requestId },
+        'backend answer has no record shape',
+      );
+      return { kind: 'unrenderable', record: null };
+    default:
+      return { kind: reading.kind, record: null };
+  }
+}
+
+/** The adapter's rendering of a record, or null when the adapter throws (logged as a backend fault). */
+function renderRecord(ctx: RequestContext, record: ReverseRecord | IpRecord): AdapterResponse | null {
   const adapter = ctx.host.adapter;
   try {
-    if (json !== null && ctx.call.kind === 'reverse' && isReverseRecord(json)) {
-      return adapter.renderReverse(ctx.state, json);
-    }
-    if (json !== null && ctx.call.kind === 'ipv4' && isIpRecord(json))
-      return adapter.renderIp(ctx.state, json);
-    ctx.deps.logger.warn(
-      { call: ctx.call.kind, requestId: ctx.requestId },
-      'backend answer has no record shape',
-    );
+    return ctx.call.kind === 'reverse'
+      ? adapter.renderReverse(ctx.state, record as ReverseRecord)
+      : adapter.renderIp(ctx.state, record as IpRecord);
   } catch (err) {
     ctx.deps.logger.warn(
       { err, call: ctx.call.kind, requestId: ctx.requestId },
       'backend answer could not be rendered',
     );
+    return null;
   }
-  return null;
 }

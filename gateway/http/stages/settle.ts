@@ -1,15 +1,15 @@
 /** Stage: settle. Decides keep-or-release from the D11 table, then keeps or releases; it renders nothing. */
 import type { BackendOutcome } from '../backend';
 import type { RequestContext } from '../context';
-import { settlementFor, type Settlement } from '../settlement';
+import { D11, type AnswerKind, type Settlement } from '../settlement';
 
-/** Settle an answered (or failed) forward: release the admission unless D11 keeps it. */
+/** Settle an answered (or failed) forward, read as `kind` (stages/record.ts): release unless D11 keeps it. */
 export async function settle(
   ctx: RequestContext,
   outcome: BackendOutcome,
-  rendered: boolean,
+  kind: AnswerKind,
 ): Promise<Settlement> {
-  const settlement = settlementFor(outcome, rendered);
+  const settlement = D11[kind];
   const { store, logger } = ctx.deps;
   if (settlement.keep) {
     // Not awaited: the answer is not held for it. A crash before it lands lets the sweeper release an answered
