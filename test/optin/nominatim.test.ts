@@ -157,11 +157,14 @@ describe('behind a real gateway process (rule set B, every request billed)', () 
         country_code: 'FR',
       },
     });
-    expect(JSON.stringify(r.json)).toContain('ODbL');
+    expect(r.json).toMatchObject({ precision: 'address', licence: 'ODbL-1.0' });
+    expect((r.json as { attribution: string }).attribution).toContain('OpenStreetMap');
     expect(await balance()).toBe(before - 1);
   });
 
   test('Nominatim drop-in host /reverse: road, house number and postcode in Nominatim jsonv2', async () => {
+    const reverseLine = `/reverse?format=jsonv2&lat=${HOUSE_9.lat}&lon=${HOUSE_9.lon}`;
+    const seen = nominatim.output().split(reverseLine).length;
     const r = await call(
       urls.nominatim,
       `/reverse?format=jsonv2&lat=${HOUSE_9.lat}&lon=${HOUSE_9.lon}&addressdetails=1&key=${key}`,
@@ -177,6 +180,9 @@ describe('behind a real gateway process (rule set B, every request billed)', () 
       },
     });
     expect((r.json as { licence: string }).licence).toContain('ODbL');
+    // uvicorn's access log lists every query Nominatim received: the reverse call came, the client's key did not.
+    expect(nominatim.output().split(reverseLine).length).toBe(seen + 1);
+    expect(nominatim.output()).not.toContain(key);
   });
 
   test('Google drop-in host: route, street_number and postal_code components', async () => {
