@@ -8,7 +8,7 @@
  * stripped before Nominatim. Issue 11's forward lookups through drop-in hosts are not asserted here: no adapter
  * serves them yet (docs/backends.md says so).
  */
-import { writeFileSync } from 'node:fs';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { call, startBackendProc, startGatewayProc, useTempDir, type RunningProcess } from '../e2e/harness';
 import { startNominatim, type NominatimServer } from './nominatim-server';
@@ -17,6 +17,15 @@ const ADMIN_TOKEN = 'nominatim-optin-admin-token';
 /** Address point "9, Avenue Anatole France" of test/optin/data/champ-de-mars.osm. */
 const HOUSE_9 = { lat: 48.8575, lon: 2.2981 };
 const TODAY = new Date().toISOString().slice(0, 10);
+/** Where each gateway answer of the run is written for the record (docs/backends.md quotes them); gitignored. */
+const ARTIFACTS = join(__dirname, '..', '..', 'test-artifacts', 'nominatim');
+
+/** Keeps the answer of `what` under test-artifacts/nominatim/ (the key replaced, it is never recorded). */
+function keep(what: string, path: string, answer: { status: number; json: unknown }): void {
+  mkdirSync(ARTIFACTS, { recursive: true });
+  const record = { request: path.replace(key, '<key>'), status: answer.status, body: answer.json };
+  writeFileSync(join(ARTIFACTS, `${what}.json`), JSON.stringify(record, null, 2) + '\n');
+}
 
 let dir: string;
 useTempDir('geogate-nominatim-', (d) => (dir = d));
@@ -142,9 +151,9 @@ describe('behind a real gateway process (rule set B, every request billed)', () 
 
   test('main host /v1/reverse: street-level answer from Nominatim, billed one credit', async () => {
     const before = await balance();
-    const r = await call(urls.main, `/v1/reverse?lat=${HOUSE_9.lat}&lon=${HOUSE_9.lon}`, {
-      headers: { 'X-API-Key': key },
-    });
+    const path = `/v1/reverse?lat=${HOUSE_9.lat}&lon=${HOUSE_9.lon}`;
+    const r = await call(urls.main, path, { headers: { 'X-API-Key': key } });
+    keep('main-v1-reverse', path, r);
     expect(r.status).toBe(200);
     expect(r.json).toMatchObject({
       address: {
@@ -165,10 +174,9 @@ describe('behind a real gateway process (rule set B, every request billed)', () 
   test('Nominatim drop-in host /reverse: road, house number and postcode in Nominatim jsonv2', async () => {
     const reverseLine = `/reverse?format=jsonv2&lat=${HOUSE_9.lat}&lon=${HOUSE_9.lon}`;
     const seen = nominatim.output().split(reverseLine).length;
-    const r = await call(
-      urls.nominatim,
-      `/reverse?format=jsonv2&lat=${HOUSE_9.lat}&lon=${HOUSE_9.lon}&addressdetails=1&key=${key}`,
-    );
+    const path = `/reverse?format=jsonv2&lat=${HOUSE_9.lat}&lon=${HOUSE_9.lon}&addressdetails=1&key=${key}`;
+    const r = await call(urls.nominatim, path);
+    keep('nominatim-host-reverse', path, r);
     expect(r.status).toBe(200);
     expect(r.json).toMatchObject({
       address: {
@@ -186,10 +194,9 @@ describe('behind a real gateway process (rule set B, every request billed)', () 
   });
 
   test('Google drop-in host: route, street_number and postal_code components', async () => {
-    const r = await call(
-      urls.google,
-      `/maps/api/geocode/json?latlng=${HOUSE_9.lat},${HOUSE_9.lon}&key=${key}`,
-    );
+    const path = `/maps/api/geocode/json?latlng=${HOUSE_9.lat},${HOUSE_9.lon}&key=${key}`;
+    const r = await call(urls.google, path);
+    keep('google-host-geocode', path, r);
     expect(r.status).toBe(200);
     const body = r.json as {
       status: string;
@@ -212,6 +219,7 @@ describe('behind a real gateway process (rule set B, every request billed)', () 
     const beforeBilled = await billedToday();
 
     const r = await call(urls.nominatim, `${search}&key=${key}`);
+    keep('nominatim-host-search-passthrough', `${search}&key=${key}`, r);
     expect(r.status).toBe(200);
     expect(r.json).toEqual(direct.json);
     expect(r.json).toEqual([
