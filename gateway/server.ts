@@ -120,7 +120,7 @@ export function createGateway(deps: GatewayDeps): Gateway {
     metrics,
   });
 
-  const readiness = gatewayReadiness(deps.store, config.backend.url);
+  const readiness = gatewayReadiness(deps.store, config.backends);
   let draining = false;
 
   const limits = config.serverLimits;

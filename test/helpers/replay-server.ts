@@ -29,8 +29,8 @@ export interface ReplayServer {
   close(): Promise<void>;
 }
 
-/** Start a replay server on 127.0.0.1 (a free port). */
-export async function startReplay(initial: Reply): Promise<ReplayServer> {
+/** Start a replay server on 127.0.0.1 (a free port unless `port` is given). */
+export async function startReplay(initial: Reply, port = 0): Promise<ReplayServer> {
   let current: Reply | ((req: Received) => Reply) = initial;
   const received: Received[] = [];
   const timers = new Set<NodeJS.Timeout>();
@@ -63,10 +63,10 @@ export async function startReplay(initial: Reply): Promise<ReplayServer> {
       } else send();
     });
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const port = (server.address() as AddressInfo).port;
+  await new Promise<void>((resolve) => server.listen(port, '127.0.0.1', resolve));
+  const bound = (server.address() as AddressInfo).port;
   return {
-    url: `http://127.0.0.1:${port}`,
+    url: `http://127.0.0.1:${bound}`,
     received,
     reply(r) {
       current = r;
