@@ -31,8 +31,8 @@ export function freePort(): Promise<number> {
   });
 }
 
-/** Starts `nominatim serve` on 127.0.0.1 and waits (at most `waitMs`) until `/status` answers 200. */
-export async function startNominatim(waitMs = 60_000): Promise<NominatimServer> {
+/** Starts `nominatim serve` on 127.0.0.1 (`onPort`, else a free port); waits at most `waitMs` for `/status` 200. */
+export async function startNominatim(waitMs = 60_000, onPort?: number): Promise<NominatimServer> {
   const launcher = join(NOMINATIM_HOME, 'bin', 'nominatim');
   const project = join(NOMINATIM_HOME, 'project');
   if (!existsSync(launcher) || !existsSync(join(project, 'import.done'))) {
@@ -40,7 +40,7 @@ export async function startNominatim(waitMs = 60_000): Promise<NominatimServer> 
       `no imported Nominatim under ${NOMINATIM_HOME}: run "bash scripts/nominatim-setup.sh" first`,
     );
   }
-  const port = await freePort();
+  const port = onPort ?? (await freePort());
   const url = `http://127.0.0.1:${port}`;
   const child = spawn(launcher, ['serve', '--server', `127.0.0.1:${port}`, '--project-dir', project], {
     stdio: ['ignore', 'pipe', 'pipe'],

@@ -147,6 +147,7 @@ describe('behind a real gateway process (rule set B, every request billed)', () 
   test('the gateway is ready with the Nominatim backend up', async () => {
     const r = await call(urls.admin, '/readyz');
     expect(r.status).toBe(200);
+    expect(r.json).toMatchObject({ checks: { sqlite: true, backend: true, 'backend:osm': true } });
   });
 
   test('main host /v1/reverse: street-level answer from Nominatim, billed one credit', async () => {
@@ -244,4 +245,28 @@ describe('behind a real gateway process (rule set B, every request billed)', () 
     expect(nominatim.output().split('/search?').length).toBe(seen);
     expect(await balance()).toBe(beforeBalance);
   });
+
+  test('Nominatim down: /readyz names it, a reverse call answers 502 and is not charged; back up: ready again', async () => {
+    const port = Number(new URL(nominatim.url).port);
+    await nominatim.stop();
+    const down = await call(urls.admin, '/readyz');
+    expect(down.status).toBe(503);
+    expect(down.json).toMatchObject({ checks: { backend: true, 'backend:osm': false } });
+    const before = await balance();
+    const r = await call(urls.main, `/v1/reverse?lat=${HOUSE_9.lat}&lon=${HOUSE_9.lon}`, {
+      headers: { 'X-API-Key': key },
+    });
+    expect(r.status).toBe(502);
+    expect(await balance()).toBe(before);
+
+    nominatim = await startNominatim(60_000, port);
+    const up = await call(urls.admin, '/readyz');
+    expect(up.status).toBe(200);
+    expect(up.json).toMatchObject({ checks: { 'backend:osm': true } });
+    const again = await call(urls.main, `/v1/reverse?lat=${HOUSE_9.lat}&lon=${HOUSE_9.lon}`, {
+      headers: { 'X-API-Key': key },
+    });
+    expect(again.status).toBe(200);
+    expect(await balance()).toBe(before - 1);
+  }, 90_000);
 });
