@@ -236,14 +236,24 @@ describe('behind a real gateway process (rule set B, every request billed)', () 
     expect(nominatim.output()).not.toContain(key);
   });
 
-  test('passthrough /search without a key is refused in Nominatim shape, not forwarded, not charged', async () => {
+  test('refused /search passthroughs are answered in Nominatim shape, never forwarded, never charged', async () => {
     const beforeBalance = await balance();
+    const beforeBilled = await billedToday();
     const seen = nominatim.output().split('/search?').length;
-    const r = await call(urls.nominatim, '/search?format=jsonv2&q=Tour+Eiffel');
-    expect(r.status).toBe(401);
-    expect(r.json).toEqual({ error: 'Missing API key' });
+    // anonymous (the host allows it) with a free allowance of 0 a day: 429
+    const anonymous = await call(urls.nominatim, '/search?format=jsonv2&q=Tour+Eiffel');
+    expect(anonymous.status).toBe(429);
+    expect(anonymous.json).toEqual({ error: expect.stringMatching(/daily/i) }); // Nominatim's string form
+    // a key the gateway does not know: 401
+    const unknown = await call(
+      urls.nominatim,
+      `/search?format=jsonv2&q=Tour+Eiffel&key=${key.slice(0, -4)}AAAA`,
+    );
+    expect(unknown.status).toBe(401);
+    expect(unknown.json).toEqual({ error: expect.stringMatching(/key/i) });
     expect(nominatim.output().split('/search?').length).toBe(seen);
     expect(await balance()).toBe(beforeBalance);
+    expect(await billedToday()).toBe(beforeBilled);
   });
 
   test('Nominatim down: /readyz names it, a reverse call answers 502 and is not charged; back up: ready again', async () => {
