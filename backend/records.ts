@@ -1,5 +1,5 @@
 /**
- * The backend's answer records: the JSON bodies of `GET /reverse` and `GET /ipv4`.
+ * The backend's answer records: the JSON bodies of `GET /reverse`, `GET /search` and `GET /ipv4`.
  * This file is the contract between the backend and the adapters; it imports nothing.
  */
 
@@ -47,6 +47,38 @@ export interface ReverseRecord {
 
 /** How precise a reverse answer is: a house (address), a street, a place, an admin-1 region, or only a country. */
 export type Precision = 'address' | 'street' | 'locality' | 'region' | 'country';
+
+/** The place fields of a record: a ReverseRecord without its query (shared by reverse and search answers). */
+export type PlaceRecord = Omit<ReverseRecord, 'query'>;
+
+/**
+ * One result of `GET /search`: the fields of a ReverseRecord for the place (distanceKm null: there is no query point;
+ * timezone of the place), plus how it matched. Ranked by `score` (docs/backend.md, "Ranking").
+ */
+export interface SearchRecord extends PlaceRecord {
+  /** match (2 exact, 1 prefix) + 0.1 for the place's own name + log10(1 + population) / 10, rounded to 4 decimals. */
+  score: number;
+  /** Whether the whole normalised name matched, or only its start. */
+  match: 'exact' | 'prefix';
+  /** Whether the matched name is an alternate name (another language, a former or short name). */
+  matchedAlternate: boolean;
+  /** GeoNames population; null when unknown. */
+  population: number | null;
+}
+
+/** Body of `GET /search?q=` (200): the best places first; an empty list when nothing matches. */
+export interface SearchAnswer {
+  query: {
+    q: string;
+    /** The normalised form the names were matched against. */
+    normalized: string;
+    /** The country filter (upper case), null when absent. */
+    countrycodes: string[] | null;
+    limit: number;
+  };
+  results: SearchRecord[];
+  attribution: string;
+}
 
 /** Body of `GET /ipv4?ip=` (200). */
 export interface IpRecord {

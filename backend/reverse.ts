@@ -35,6 +35,26 @@ export class ReverseGeocoder {
     this.countryNames = this.countries.map(countryName);
   }
 
+  /** ISO code of a country index (null when out of range). */
+  countryCodeOf(c: number): string | null {
+    return this.countries[c] ?? null;
+  }
+
+  /** English name of a country index (null when unknown). */
+  countryNameOf(c: number): string | null {
+    return this.countryNames[c] ?? null;
+  }
+
+  /** Index of an ISO alpha-2 code (upper case), -1 when neither the places nor country-coder know it. */
+  countryIndexOf(code: string): number {
+    return this.countryIndex.get(code) ?? -1;
+  }
+
+  /** Number of country indexes (the size of a per-country table). */
+  get countryCount(): number {
+    return this.countries.length;
+  }
+
   /** Country index of a point (-1 over open sea). */
   countryAt(lat: number, lon: number): number {
     const v = this.data.grid.cells[gridCell(this.data.grid, lat, lon)] as number;

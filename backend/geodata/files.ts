@@ -30,6 +30,14 @@ export function writeGeodata(dir: string, data: Geodata): void {
     asnOrg: asn.org,
     gridCells: grid.cells,
     gridShape: new Uint32Array([grid.cellsPerDegree]),
+    searchKeyText: data.search.keyText,
+    searchKeyOffsets: data.search.keyOffsets,
+    searchKeyPostings: data.search.keyPostings,
+    searchPostings: data.search.postings,
+    searchPopulation: data.search.population,
+    searchPlaceScore: data.search.placeScore,
+    searchBlockMax: data.search.blockMax,
+    searchBucket: data.search.bucket,
     ...Object.assign({}, ...STRING_TABLES.map((name) => packedSections(name, data.strings[name]))),
   });
   fs.rmSync(path.join(dir, GEODATA_FILES.meta), { force: true });
@@ -76,6 +84,16 @@ export function readGeodata(dir: string): Geodata {
       org: sectionOf(s, 'asnOrg', Uint32Array),
     },
     grid: { cellsPerDegree: shape[0] as number, cells: sectionOf(s, 'gridCells', Uint16Array) },
+    search: {
+      keyText: sectionOf(s, 'searchKeyText', Uint8Array),
+      keyOffsets: sectionOf(s, 'searchKeyOffsets', Uint32Array),
+      keyPostings: sectionOf(s, 'searchKeyPostings', Uint32Array),
+      postings: sectionOf(s, 'searchPostings', Uint32Array),
+      population: sectionOf(s, 'searchPopulation', Uint32Array),
+      placeScore: sectionOf(s, 'searchPlaceScore', Float64Array),
+      blockMax: sectionOf(s, 'searchBlockMax', Float64Array),
+      bucket: sectionOf(s, 'searchBucket', Uint32Array),
+    },
     strings,
     meta,
   };

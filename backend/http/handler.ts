@@ -1,7 +1,15 @@
 /** The backend's request handler on node:http: routing, validation, records, problems. */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { BackendData } from '../service';
-import { coordinate, ipv4 } from './params';
+import {
+  coordinate,
+  countryCodes,
+  DEFAULT_SEARCH_LIMIT,
+  ipv4,
+  limit,
+  MAX_SEARCH_LIMIT,
+  searchText,
+} from './params';
 import { problem, sendJson, sendProblem } from './problem';
 
 type Route = (params: URLSearchParams, res: ServerResponse, head: boolean) => void;
@@ -10,6 +18,7 @@ type Route = (params: URLSearchParams, res: ServerResponse, head: boolean) => vo
 export function createHandler(data: BackendData): (req: IncomingMessage, res: ServerResponse) => void {
   const routes = new Map<string, Route>([
     ['/reverse', (params, res, head) => reverse(data, params, res, head)],
+    ['/search', (params, res, head) => search(data, params, res, head)],
     ['/ipv4', (params, res, head) => ip(data, params, res, head)],
     ['/healthz', (_params, res, head) => sendJson(res, 200, { status: 'ok', dataLoaded: true }, head)],
     ['/version', (_params, res, head) => sendJson(res, 200, data.version, head)],
@@ -45,6 +54,22 @@ function reverse(data: BackendData, params: URLSearchParams, res: ServerResponse
   const lon = coordinate(params, 'lon', 180);
   if (!lon.ok) return sendProblem(res, lon.problem, head);
   sendJson(res, 200, data.reverse.lookup(lat.value, lon.value), head);
+}
+
+function search(data: BackendData, params: URLSearchParams, res: ServerResponse, head: boolean): void {
+  const q = searchText(params, 'q');
+  if (!q.ok) return sendProblem(res, q.problem, head);
+  const countries = countryCodes(params, 'countrycodes', (code) => data.search.countryIndexOf(code));
+  if (!countries.ok) return sendProblem(res, countries.problem, head);
+  const max = limit(params, 'limit', DEFAULT_SEARCH_LIMIT, MAX_SEARCH_LIMIT);
+  if (!max.ok) return sendProblem(res, max.problem, head);
+  const answer = data.search.search({
+    q: q.value.text,
+    key: q.value.key,
+    countries: countries.value,
+    limit: max.value,
+  });
+  sendJson(res, 200, answer, head);
 }
 
 function ip(data: BackendData, params: URLSearchParams, res: ServerResponse, head: boolean): void {
