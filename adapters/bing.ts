@@ -50,6 +50,7 @@ export const BING_ERRORS: ErrorTable<BingError> = {
   invalid_forwarded: { status: 400, auth: 'None' },
   ipv4_required: { status: 400, auth: 'None' },
   not_found: { status: 404, auth: 'None' },
+  search_unavailable: { status: 400, auth: 'None' },
   method_not_allowed: { status: 405, auth: 'None' },
   backend_unavailable: { status: 502, auth: 'None' },
   backend_timeout: { status: 504, auth: 'None' },

@@ -45,6 +45,7 @@ export const GEOAPIFY_ERRORS: ErrorTable<GeoapifyError> = {
   invalid_forwarded: { status: 400, error: 'Bad Request' },
   ipv4_required: { status: 400, error: 'Bad Request' },
   not_found: { status: 404, error: 'Not Found' },
+  search_unavailable: { status: 400, error: 'Bad Request' },
   method_not_allowed: { status: 405, error: 'Method Not Allowed' },
   backend_unavailable: { status: 502, error: 'Bad Gateway' },
   backend_timeout: { status: 504, error: 'Gateway Timeout' },

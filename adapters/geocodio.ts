@@ -42,6 +42,7 @@ export const GEOCODIO_ERRORS: ErrorTable<GeocodioError> = {
   invalid_forwarded: { status: 422, error: 'Invalid request' },
   ipv4_required: { status: 422, error: 'An IPv4 address is required' },
   not_found: { status: 404, error: 'Not found' },
+  search_unavailable: { status: 422, error: 'Invalid request' },
   method_not_allowed: { status: 405, error: 'Method not allowed' },
   backend_unavailable: { status: 502, error: 'Server error' },
   backend_timeout: { status: 504, error: 'Server timeout' },

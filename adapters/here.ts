@@ -51,6 +51,7 @@ export const HERE_ERRORS: ErrorTable<HereError> = {
   invalid_forwarded: api(400, 'Illegal input for parameter'),
   ipv4_required: api(400, 'IPv4 address required'),
   not_found: api(404, 'Not Found'),
+  search_unavailable: api(400, 'Illegal input for parameter'),
   method_not_allowed: api(405, 'Method Not Allowed'),
   backend_unavailable: api(502, 'Bad Gateway'),
   backend_timeout: api(504, 'Gateway Timeout'),

@@ -45,6 +45,7 @@ export const LOCATIONIQ_ERRORS: ErrorTable<LocationiqError> = {
   invalid_forwarded: { status: 400, error: 'Invalid Request' },
   ipv4_required: { status: 400, error: 'Invalid Request' },
   not_found: { status: 404, error: 'Invalid Request' },
+  search_unavailable: { status: 400, error: 'Invalid Request' },
   method_not_allowed: { status: 405, error: 'Invalid Request' },
   backend_unavailable: { status: 502, error: 'Unknown error - Please try again after some time' },
   backend_timeout: { status: 504, error: 'Unknown error - Please try again after some time' },

@@ -50,6 +50,7 @@ export const MAPBOX_ERRORS: ErrorTable<MapboxError> = {
   invalid_forwarded: { status: 422, message: 'Invalid query' },
   ipv4_required: { status: 422, message: 'An IPv4 address is required' },
   not_found: { status: 404, message: 'Not Found' },
+  search_unavailable: { status: 422, message: 'Invalid query' },
   method_not_allowed: { status: 405, message: 'Method Not Allowed' },
   backend_unavailable: { status: 502, message: 'Bad Gateway' },
   backend_timeout: { status: 504, message: 'Gateway Timeout' },

@@ -44,6 +44,7 @@ export const NOMINATIM_ERRORS: ErrorTable<NominatimError> = {
   invalid_forwarded: own(400, 'Invalid parameter'),
   ipv4_required: own(400, 'An IPv4 address is required'),
   not_found: own(404, 'Not found'),
+  search_unavailable: own(501, 'Search is not available'),
   method_not_allowed: own(405, 'Method not allowed'),
   backend_unavailable: own(502, 'Bad gateway'),
   backend_timeout: own(504, 'Gateway timeout'),

@@ -44,6 +44,7 @@ export const OPENCAGE_ERRORS: ErrorTable<OpencageError> = {
   invalid_forwarded: { status: 400, message: 'invalid request' },
   ipv4_required: { status: 400, message: 'invalid request' },
   not_found: { status: 404, message: 'invalid endpoint' },
+  search_unavailable: { status: 400, message: 'invalid request' },
   method_not_allowed: { status: 405, message: 'method not allowed' },
   backend_unavailable: { status: 502, message: 'bad gateway' },
   backend_timeout: { status: 504, message: 'timeout' },

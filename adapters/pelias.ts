@@ -44,6 +44,7 @@ export const PELIAS_ERRORS: ErrorTable<PeliasError> = {
   invalid_forwarded: { status: 400, error: 'invalid forwarding header' },
   ipv4_required: { status: 400, error: 'an IPv4 address is required' },
   not_found: { status: 404, error: 'not found' },
+  search_unavailable: { status: 400, error: 'search is not available' },
   method_not_allowed: { status: 405, error: 'method not allowed' },
   backend_unavailable: { status: 502, error: 'bad gateway' },
   backend_timeout: { status: 504, error: 'gateway timeout' },

@@ -45,6 +45,7 @@ export const PHOTON_ERRORS: ErrorTable<PhotonError> = {
   invalid_forwarded: { status: 400, message: 'Invalid forwarding header' },
   ipv4_required: { status: 400, message: 'An IPv4 address is required' },
   not_found: { status: 404, message: 'Not found' },
+  search_unavailable: { status: 400, message: 'Search is not available' },
   method_not_allowed: { status: 405, message: 'Method not allowed' },
   backend_unavailable: { status: 502, message: 'Bad gateway' },
   backend_timeout: { status: 504, message: 'Gateway timeout' },

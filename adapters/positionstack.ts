@@ -40,6 +40,7 @@ export const POSITIONSTACK_ERRORS: ErrorTable<PositionstackError> = {
   invalid_forwarded: { status: 422, code: 'validation_error' },
   ipv4_required: { status: 422, code: 'validation_error' },
   not_found: { status: 404, code: 'invalid_api_function' },
+  search_unavailable: { status: 422, code: 'validation_error' },
   method_not_allowed: { status: 405, code: 'invalid_api_function' },
   backend_unavailable: { status: 502, code: 'internal_error' },
   backend_timeout: { status: 504, code: 'internal_error' },

@@ -41,6 +41,7 @@ export const TOMTOM_ERRORS: ErrorTable<TomtomError> = {
   invalid_forwarded: { status: 400, code: 'BadRequest' },
   ipv4_required: { status: 400, code: 'BadRequest' },
   not_found: { status: 596, code: 'ServiceNotFound' },
+  search_unavailable: { status: 400, code: 'BadRequest' },
   method_not_allowed: { status: 405, code: 'MethodNotAllowed' },
   backend_unavailable: { status: 502, code: 'BadGateway' },
   backend_timeout: { status: 504, code: 'GatewayTimeout' },
