@@ -71,7 +71,11 @@ export const GOOGLE_ERRORS: ErrorTable<GoogleError> = {
   invalid_forwarded: { http: 200, status: 'INVALID_REQUEST', message: 'Invalid request.' },
   ipv4_required: { http: 200, status: 'INVALID_REQUEST', message: 'An IPv4 address is required.' },
   not_found: { http: 404, status: 'NOT_FOUND', message: 'Unknown path.' },
-  search_unavailable: { http: 200, status: 'INVALID_REQUEST', message: 'Address lookups are not available on this host.' },
+  search_unavailable: {
+    http: 200,
+    status: 'INVALID_REQUEST',
+    message: 'Address lookups are not available on this host.',
+  },
   method_not_allowed: { http: 200, status: 'INVALID_REQUEST', message: 'Only GET is served.' },
   backend_unavailable: {
     http: 200,

@@ -26,9 +26,7 @@ export interface FoundCredential {
 
 /** What the backend must be asked. `ip: null` means "the caller's own address" (the gateway fills it in). */
 export type BackendCall =
-  | { kind: 'reverse'; lat: number; lon: number }
-  | { kind: 'ipv4'; ip: string | null }
-  | SearchCall;
+  { kind: 'reverse'; lat: number; lon: number } | { kind: 'ipv4'; ip: string | null } | SearchCall;
 
 /** Structured address parts of a forward lookup, where the provider has them (Nominatim, Geocodio...). */
 export interface SearchParts {

@@ -68,7 +68,10 @@ function renderResults(ctx: RequestContext, answer: SearchResults): AdapterRespo
   try {
     return render(ctx.state, answer);
   } catch (err) {
-    ctx.deps.logger.warn({ err, call: 'search', requestId: ctx.requestId }, 'search answer could not be rendered');
+    ctx.deps.logger.warn(
+      { err, call: 'search', requestId: ctx.requestId },
+      'search answer could not be rendered',
+    );
     return null;
   }
 }
