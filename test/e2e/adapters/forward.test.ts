@@ -3,7 +3,8 @@
  * processes (our backend's GeoNames place search). Each client geocodes "Paris" through its drop-in host and reads
  * the French capital first; a text that matches nothing resolves to the client's own "no result".
  */
-import { call, settlesWithin, useDropIns, useFaultWatch } from '../harness';
+import { Client } from '@googlemaps/google-maps-services-js';
+import { call, outcome, settlesWithin, useDropIns, useFaultWatch } from '../harness';
 
 interface GeocoderResult {
   city?: string;
@@ -23,10 +24,42 @@ const NodeGeocoder = require('node-geocoder') as (options: Record<string, unknow
 // eslint-disable-next-line @typescript-eslint/no-require-imports
 const nodeFetch = require('node-fetch') as (url: string, options: unknown) => Promise<unknown>;
 
+interface MapiResponse {
+  statusCode: number;
+  body: {
+    query?: string[];
+    features: {
+      place_name?: string;
+      relevance?: number;
+      center?: [number, number];
+      context?: { id: string; text: string; short_code?: string }[];
+      properties: Record<string, unknown> & {
+        full_address?: string;
+        context?: Record<string, { name: string; country_code?: string }>;
+      };
+    }[];
+  };
+}
+interface Sendable {
+  send(): Promise<MapiResponse>;
+}
+// The SDK ships no types; it is used exactly as its README shows.
+/* eslint-disable @typescript-eslint/no-require-imports */
+const mbxClient = require('@mapbox/mapbox-sdk') as (o: { accessToken: string; origin: string }) => unknown;
+const mbxGeocoding = require('@mapbox/mapbox-sdk/services/geocoding') as (c: unknown) => {
+  forwardGeocode(o: { query: string; limit?: number; countries?: string[] }): Sendable;
+};
+const mbxGeocodingV6 = require('@mapbox/mapbox-sdk/services/geocoding-v6') as (c: unknown) => {
+  forwardGeocode(o: { query: string; limit?: number }): Sendable;
+};
+/* eslint-enable @typescript-eslint/no-require-imports */
+
 useFaultWatch();
 jest.setTimeout(30_000);
 
-const env = useDropIns(['nominatim'], { freePerDay: 100 });
+const env = useDropIns(['nominatim', 'google', 'mapbox'], { freePerDay: 100 });
+/** A Mapbox-shaped token carrying a geogate key (the SDK refuses others; the adapter unwraps it). */
+const token = (key: string) => `pk.eyJ1IjoiZ2VvZ2F0ZSJ9.${key}`;
 
 /** node-geocoder with its requests sent to the drop-in host of `adapter` (its own `fetch` option). */
 function geocoder(provider: string, adapter: string, options: Record<string, unknown> = {}): Geocoder {
@@ -90,5 +123,84 @@ describe('node-geocoder openstreetmap geocode() against the Nominatim host', () 
     const geo = geocoder('openstreetmap', 'nominatim');
     const results = await settlesWithin(geo.geocode({ q: 'xqzzyqxq', key }), 'node-geocoder openstreetmap');
     expect([...results]).toEqual([]);
+  });
+});
+
+describe('@googlemaps/google-maps-services-js geocode() against the Google host', () => {
+  const client = new Client({});
+  const geocode = (params: Record<string, unknown>) =>
+    settlesWithin(
+      client.geocode({ params: params as never, url: `${env.url('google')}/maps/api/geocode/json` }),
+      'google client',
+    );
+
+  it('geocodes "Paris" with a country component to Paris, FR (OK, results best first)', async () => {
+    const key = await env.freshKey();
+    const res = await geocode({ address: 'Paris', components: { country: 'FR' }, key });
+    expect(res.data.status).toBe('OK');
+    const first = res.data.results[0];
+    expect(first?.formatted_address).toMatch(/^Paris, /);
+    const country = first?.address_components.find((c) => (c.types as string[]).includes('country'));
+    expect(country?.short_name).toBe('FR');
+    expect(first?.geometry.location.lat).toBeCloseTo(48.85, 1);
+  });
+
+  it('a text that matches nothing is ZERO_RESULTS (the client resolves, empty list)', async () => {
+    const key = await env.freshKey();
+    const res = await geocode({ address: 'xqzzyqxq', key });
+    expect(res.data.status).toBe('ZERO_RESULTS');
+    expect(res.data.results).toEqual([]);
+  });
+
+  it('an unknown key is REQUEST_DENIED, the client rejects with its own 403', async () => {
+    const result = await outcome(geocode({ address: 'Paris', key: env.unknownKey }));
+    expect(result.ok).toBe(false);
+    const err = (result as { error: { response?: { status: number; data: { status: string } } } }).error;
+    expect(err.response?.status).toBe(403);
+    expect(err.response?.data.status).toBe('REQUEST_DENIED');
+  });
+});
+
+describe('@mapbox/mapbox-sdk forwardGeocode() against the Mapbox host', () => {
+  it('v5: "Paris" limited to FR, features best first with relevance, the query words echoed', async () => {
+    const key = await env.freshKey();
+    const client = mbxClient({ accessToken: token(key), origin: env.url('mapbox') });
+    const res = await settlesWithin(
+      mbxGeocoding(client)
+        .forwardGeocode({ query: 'Paris', countries: ['fr'], limit: 3 })
+        .send(),
+      'mapbox v5 forward',
+    );
+    expect(res.statusCode).toBe(200);
+    expect(res.body.query).toEqual(['paris']);
+    expect(res.body.features.length).toBeGreaterThan(0);
+    expect(res.body.features.length).toBeLessThanOrEqual(3);
+    const first = res.body.features[0];
+    expect(first?.place_name).toMatch(/^Paris, /);
+    expect(first?.relevance).toBe(1);
+    expect(first?.context?.find((c) => c.id.startsWith('country.'))?.short_code).toBe('fr');
+  });
+
+  it('v6: "Paris" to a place feature in France', async () => {
+    const key = await env.freshKey();
+    const client = mbxClient({ accessToken: token(key), origin: env.url('mapbox') });
+    const res = await settlesWithin(
+      mbxGeocodingV6(client).forwardGeocode({ query: 'Paris', limit: 2 }).send(),
+      'mapbox v6 forward',
+    );
+    expect(res.statusCode).toBe(200);
+    const first = res.body.features[0];
+    expect(first?.properties['feature_type']).toBe('place');
+    expect(first?.properties.context?.['country']?.country_code).toBe('FR');
+  });
+
+  it('v5: a text that matches nothing is an empty FeatureCollection', async () => {
+    const key = await env.freshKey();
+    const client = mbxClient({ accessToken: token(key), origin: env.url('mapbox') });
+    const res = await settlesWithin(
+      mbxGeocoding(client).forwardGeocode({ query: 'xqzzyqxq' }).send(),
+      'mapbox v5 forward',
+    );
+    expect(res.body.features).toEqual([]);
   });
 });
