@@ -105,28 +105,54 @@ function json(status: number, body: unknown, type = JSON_TYPE): AdapterResponse 
 
 /** The main host's reverse layout (D22): the address, the place it names, and where the query was. */
 function renderReverse(_state: NativeState, r: ReverseRecord): AdapterResponse {
+  // Our own backend's records have no street-level field and render as they always did; a connector's (D25) add the
+  // street, house number and suburb first, then precision and licence. Two literal shapes, no spreading: V8 keeps
+  // both objects fast to build and to serialise.
+  const address =
+    r.street === undefined
+      ? {
+          locality: r.locality,
+          county: r.county,
+          region: r.region,
+          region_code: r.regionCode,
+          postcode: r.postcode,
+          country: r.country,
+          country_code: r.countryCode,
+        }
+      : {
+          house_number: houseNumberOf(r),
+          street: streetOf(r),
+          suburb: suburbOf(r),
+          locality: r.locality,
+          county: r.county,
+          region: r.region,
+          region_code: r.regionCode,
+          postcode: r.postcode,
+          country: r.country,
+          country_code: r.countryCode,
+        };
+  const location = r.lat === null || r.lon === null ? null : { lat: r.lat, lon: r.lon };
+  const query = { lat: r.query.lat, lon: r.query.lon };
+  if (r.precision === undefined)
+    return json(200, {
+      query,
+      display_name: r.displayName,
+      address,
+      location,
+      distance_km: r.distanceKm,
+      timezone: r.timezone,
+      attribution: r.attribution,
+    });
   return json(200, {
-    query: { lat: r.query.lat, lon: r.query.lon },
+    query,
     display_name: r.displayName,
-    address: {
-      // Street-level fields when the backend has them (D25 connectors); our own backend's answers stay as they were.
-      ...(r.street !== undefined
-        ? { house_number: houseNumberOf(r), street: streetOf(r), suburb: suburbOf(r) }
-        : {}),
-      locality: r.locality,
-      county: r.county,
-      region: r.region,
-      region_code: r.regionCode,
-      postcode: r.postcode,
-      country: r.country,
-      country_code: r.countryCode,
-    },
-    location: r.lat === null || r.lon === null ? null : { lat: r.lat, lon: r.lon },
+    address,
+    location,
     distance_km: r.distanceKm,
     timezone: r.timezone,
     attribution: r.attribution,
-    ...(r.precision !== undefined ? { precision: r.precision } : {}),
-    ...(r.licence ? { licence: r.licence } : {}),
+    precision: r.precision,
+    licence: r.licence ?? null,
   });
 }
 

@@ -15,6 +15,7 @@ import path from 'node:path';
 import { systemClock } from '../gateway/core/clock';
 import { generateKey, hashKey, keyPrefix } from '../gateway/core/keys';
 import { createStore, type StoreConfig } from '../gateway/store';
+import { backendRuns, connectorCostLines } from './backends';
 import { cleanupAll, createDatabase, onCleanup, startRedis, track, type BenchRedis } from './bench-services';
 import { CONNECTIONS, HAVE_WRK, load, type Result } from './load';
 import {
@@ -117,6 +118,22 @@ async function gateway(dir: string, name: string, backendUrl: string, freePerDay
       'log: { level: warn }',
     ].join('\n'),
   );
+  return start('dist/gateway/main.js', ['--config', file]);
+}
+
+/** A gateway process on config lines of its own (backends, hosts), anonymous with an unbounded allowance. */
+async function configured(dir: string, name: string, lines: string[], store: string) {
+  const file = path.join(dir, `${name}.yaml`);
+  const common = [
+    'policy: A',
+    'listen: { host: 127.0.0.1, port: 0 }',
+    'admin: { listen: { host: 127.0.0.1, port: 0 }, token: bench-admin-token-0123456 }',
+    store,
+    `keyPepper: "${PEPPER}"`,
+    'limits: { freePerDay: 1000000000 }',
+    'log: { level: warn }',
+  ];
+  writeFileSync(file, [...common, ...lines].join('\n'));
   return start('dist/gateway/main.js', ['--config', file]);
 }
 
@@ -244,6 +261,11 @@ async function run(): Promise<void> {
   rows.push(
     ...(await storeRuns('embedded', { kind: 'embedded', path: path.join(dir, 'geogate.db') }, backend, dir)),
   );
+  // Issue 10: the nominatim connector and a passthrough route beside the geogate kind (bench/backends.ts).
+  const backendStore = storeYaml({ kind: 'embedded', path: path.join(dir, 'backends.db') });
+  rows.push(
+    ...(await backendRuns({ start, stop, measure, gateway: (n, l) => configured(dir, n, l, backendStore) })),
+  );
   let sharedError: unknown = null;
   try {
     const redis = await startRedis();
@@ -267,6 +289,7 @@ async function run(): Promise<void> {
     'shared store: private redis-server (no persistence) + throw-away PostgreSQL database, loopback\n',
   );
   printRows(rows);
+  console.log(`\nconnector cost in process (issue 10):\n${connectorCostLines().join('\n')}`);
   printRedis(rows);
   if (sharedError !== null) throw sharedError;
 }

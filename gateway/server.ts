@@ -12,6 +12,7 @@ import type { Clock } from './core/clock';
 import { loadOpenApiJson, sendOpenApiJson } from './core/openapi-doc';
 import type { Forwarder } from './http/backend';
 import { createForwarders } from './http/forwarders';
+import { passthroughProxies } from './http/passthrough-proxy';
 import { createPipeline } from './http/pipeline';
 import { gatewayReadiness } from './http/readiness';
 import { GatewayMetrics } from './metrics/gateway-metrics';
@@ -109,7 +110,10 @@ export function drainServer(server: http.Server): Promise<void> {
 export function createGateway(deps: GatewayDeps): Gateway {
   const { config } = deps;
   const adminToken = deps.adminToken ?? config.admin.token ?? randomBytes(24).toString('base64url');
-  const forward = deps.forward ?? createForwarders(config.backends);
+  const forwarders = deps.forward === undefined ? createForwarders(config.backends) : null;
+  const forward = deps.forward ?? (forwarders as Forwarder);
+  // D26: passthrough routes stream over the same keep-alive pool as their backend's translated calls.
+  const passthrough = passthroughProxies(config.backends, (name) => forwarders?.of(name)?.agent);
   const metrics = deps.metrics ?? new GatewayMetrics(config.hosts);
   const cacheStats = deps.store.identityCacheStats?.bind(deps.store);
   if (cacheStats) metrics.watchKeyCache(cacheStats);
@@ -118,6 +122,7 @@ export function createGateway(deps: GatewayDeps): Gateway {
     store: measuredStore(deps.store, metrics),
     forward,
     metrics,
+    passthrough,
   });
 
   const readiness = gatewayReadiness(deps.store, config.backends);
@@ -179,6 +184,7 @@ export function createGateway(deps: GatewayDeps): Gateway {
     async close() {
       await Promise.all(all.map(closeServer));
       forward.close();
+      passthrough.close();
     },
     drain() {
       draining = true;
@@ -186,6 +192,7 @@ export function createGateway(deps: GatewayDeps): Gateway {
     async closeGracefully() {
       await Promise.all(all.map(drainServer));
       forward.close();
+      passthrough.close();
     },
   };
 }

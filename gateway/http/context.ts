@@ -5,7 +5,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Logger } from 'pino';
 import type { AccountRequest, AdapterRequest, BackendCall, BulkRequest, Rate } from '../../adapters/types';
-import type { CompiledConfig, CompiledHost } from '../config/compile';
+import type { CompiledBackend, CompiledConfig, CompiledHost, PassthroughRoute } from '../config/compile';
 import type { Clock } from '../core/clock';
 import type { ErrorFacts, GatewayCode } from '../core/errors';
 import type { GatewayMetrics, Outcome } from '../metrics/gateway-metrics';
@@ -15,6 +15,7 @@ import type { CredentialResult } from '../policy/credentials';
 import type { Identity } from '../policy/identity';
 import type { Store, Ticket } from '../store/types';
 import type { Forwarder } from './backend';
+import type { PassthroughProxy } from './passthrough-proxy';
 
 /** The part of the store the request path uses: identification, admission and settlement. */
 export type PipelineStore = Pick<
@@ -31,6 +32,8 @@ export interface PipelineDeps {
   forward: Forwarder;
   /** The instance's metrics (issue 14 item 1). */
   metrics: GatewayMetrics;
+  /** D26: the streaming transport of passthrough routes, one per backend (absent: the config has no route). */
+  passthrough?: { of(b: CompiledBackend): PassthroughProxy };
 }
 
 /** A refusal is a value a stage returns (STYLE.md); the render stage answers it in the host's shape. */
@@ -75,6 +78,8 @@ export class RequestContext {
   call!: BackendCall;
   /** Set by parse instead of `call` for a provider's account endpoint (issue 16 item 4): answered, never counted. */
   account: AccountRequest | null = null;
+  /** Set by the passthrough stage (D26) for a request on a passthrough route: it has no translated call. */
+  passthrough: PassthroughRoute | null = null;
   /** Set by parse for a bulk call (ipstack `/{ip1},{ip2}`, ipinfo `/batch`): N lookups, served by stages/bulk.ts. */
   bulk: BulkRequest | null = null;
   /** Set by client-address: the client address (D3). */

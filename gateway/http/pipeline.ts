@@ -16,6 +16,7 @@ import { findRequestCredential } from './stages/credential';
 import { checkBackend, forwardRequest } from './stages/forward';
 import { identifyCaller } from './stages/identify';
 import { parseRequest } from './stages/parse';
+import { passthroughRoute, servePassthrough } from './stages/passthrough';
 import { answerPreflight, checkMethod } from './stages/preflight';
 import { readAnswer } from './stages/record';
 import { answerFault, refuse, render } from './stages/render';
@@ -50,6 +51,8 @@ async function handle(ctx: RequestContext): Promise<void> {
 /** The stages in order; the first refusal ends the walk and is returned. */
 async function walk(ctx: RequestContext): Promise<Refusal | null> {
   if (answerPreflight(ctx)) return null;
+  const route = passthroughRoute(ctx);
+  if (route !== null) return 'code' in route ? route : servePassthrough(ctx, route);
   const parsed = checkMethod(ctx) ?? (await parseRequest(ctx));
   if (parsed !== null) return parsed;
   if (ctx.account !== null) return answerAccount(ctx);

@@ -69,7 +69,7 @@ function itemError(ctx: RequestContext, reply: 'record' | GatewayCode, detail: s
  * Identify, then admit `n` units one by one; a refusal releases the units admitted before it and is returned. An
  * unreachable store under onStoreFailure: open serves the call uncounted (no tickets), as for a single request.
  */
-async function countAll(ctx: RequestContext, n: number): Promise<(Ticket | null)[] | Refusal> {
+export async function countAll(ctx: RequestContext, n: number): Promise<(Ticket | null)[] | Refusal> {
   const tickets: (Ticket | null)[] = [];
   let free = 0;
   let refusedQuota: Quota | null = null;
@@ -118,7 +118,7 @@ function afterRelease(ctx: RequestContext, refusal: Refusal, quota: Quota | null
 }
 
 /** Release admissions that will not be answered (a refusal later in the call, or a client that left). */
-async function releaseAll(ctx: RequestContext, tickets: readonly (Ticket | null)[]): Promise<void> {
+export async function releaseAll(ctx: RequestContext, tickets: readonly (Ticket | null)[]): Promise<void> {
   const { store, logger } = ctx.deps;
   for (const ticket of tickets) {
     if (ticket !== null) {

@@ -1,0 +1,149 @@
+/**
+ * Stage: passthrough (D26). A request on one of the host's passthrough routes is forwarded as it is (path, query
+ * minus every credential position, body) to the host's backend and its answer streamed back. It is identified,
+ * admitted and billed like a translated call (same identity, slots, allowance and refusals), `cost` times (0: not
+ * counted); D11 holds: a 5xx, a timeout or a connection failure is released, any other answer kept.
+ */
+import type { PassthroughRoute } from '../../config/backends';
+import { MESSAGES } from '../../core/errors';
+import type { Ticket } from '../../store/types';
+import type { RequestContext, Refusal } from '../context';
+import { StoreFault } from '../fault';
+import { CORS_HEADERS } from '../headers';
+import {
+  matchRoute,
+  passthroughHeaders,
+  passthroughUrl,
+  safePath,
+  UNSAFE_PATH,
+  withoutCredentials,
+} from '../passthrough-path';
+import type { PassOutcome } from '../passthrough-proxy';
+import { adapterRequest, flatHeaders, isFormBody, parseForm, readBody } from '../request';
+import { countAll, releaseAll } from './bulk';
+import { locateClient } from './client-address';
+import { findRequestCredential } from './credential';
+import { identifyCaller } from './identify';
+import { fail } from './render';
+
+const BAD_PATH: Refusal = Object.freeze({
+  code: 'invalid_parameter',
+  detail: UNSAFE_PATH,
+  facts: Object.freeze({ parameter: 'path' }),
+});
+const TOO_LARGE: Refusal = Object.freeze({
+  code: 'invalid_parameter',
+  detail: 'The request body is too large.',
+  facts: Object.freeze({ parameter: 'body' }),
+});
+const BAD_FORM: Refusal = Object.freeze({
+  code: 'invalid_parameter',
+  detail: 'The form body is not valid percent-encoding.',
+  facts: Object.freeze({ parameter: 'body' }),
+});
+
+/** What the walk does with a request on a host with passthrough routes: a route, a refusal, or the adapter (null). */
+export function passthroughRoute(ctx: RequestContext): PassthroughRoute | Refusal | null {
+  if (ctx.host.passthrough.length === 0) return null;
+  const path = safePath(ctx.rawPath);
+  // Checked for every request of such a host: no route may be reached by a path that normalises into it.
+  if (path === null) return BAD_PATH;
+  return matchRoute(ctx.host.passthrough, path);
+}
+
+/** The credential parameter names stripped from a passthrough query and form body (rule set and adapter). */
+function credentialNames(ctx: RequestContext): ReadonlySet<string> {
+  return new Set(['key', ...ctx.host.adapter.credentialParams].map((n) => n.toLowerCase()));
+}
+
+/** Serve a passthrough request; a refusal is returned, a store fault thrown. */
+export async function servePassthrough(
+  ctx: RequestContext,
+  route: PassthroughRoute,
+): Promise<Refusal | null> {
+  const { req } = ctx;
+  const method = ctx.line.method;
+  if (!route.methods.has(method)) {
+    const allow = [...route.methods, 'OPTIONS'].join(', ');
+    return {
+      code: 'method_not_allowed',
+      detail: `Method ${method} is not allowed here.`,
+      headers: { allow },
+    };
+  }
+  ctx.passthrough = route;
+  const body = await readBody(req);
+  if (body === 'too_large') return TOO_LARGE;
+  const formText = isFormBody(req) ? body.toString('utf8') : null;
+  const form = formText === null ? null : parseForm(formText);
+  if (formText !== null && form === null) return BAD_FORM;
+  const headers = flatHeaders(req);
+  ctx.areq = adapterRequest(
+    method,
+    ctx.rawPath,
+    ctx.query,
+    headers,
+    formText,
+    ctx.host.adapter.credentialParams,
+  );
+  ctx.form = form;
+  const refusal = locateClient(ctx) ?? findRequestCredential(ctx);
+  if (refusal !== null) return refusal;
+  const tickets = await admitCost(ctx, route.cost);
+  if (!Array.isArray(tickets)) return tickets;
+
+  const names = credentialNames(ctx);
+  const backend = ctx.host.backend;
+  const proxies = ctx.deps.passthrough;
+  if (proxies === undefined) throw new Error('passthrough route without a passthrough transport');
+  const sentBody = formText === null ? body : Buffer.from(withoutCredentials(formText, names), 'utf8');
+  for (const [k, v] of Object.entries({ ...CORS_HEADERS, ...ctx.quota })) ctx.res.setHeader(k, v);
+  const outcome = await proxies.of(backend)(req, ctx.res, {
+    url: passthroughUrl(backend, ctx.rawPath, withoutCredentials(ctx.query, names)),
+    method,
+    headers: passthroughHeaders(req.headers, backend, backend.passRequestId ? ctx.requestId : null),
+    body: sentBody,
+  });
+  await settlePassthrough(ctx, outcome, tickets);
+  return null;
+}
+
+/** Identify, then admit `cost` units (0: identified, not counted). An unreachable store under open: uncounted. */
+async function admitCost(ctx: RequestContext, cost: number): Promise<(Ticket | null)[] | Refusal> {
+  if (cost > 0) return countAll(ctx, cost);
+  try {
+    return (await identifyCaller(ctx)) ?? [];
+  } catch (err) {
+    if (!(err instanceof StoreFault) || ctx.deps.config.onStoreFailure !== 'open') throw err;
+    return [];
+  }
+}
+
+/** D11 for passthrough: an answer below 500 delivered whole is kept; anything else released (and answered if it can). */
+async function settlePassthrough(
+  ctx: RequestContext,
+  outcome: PassOutcome,
+  tickets: readonly (Ticket | null)[],
+): Promise<void> {
+  const { store, logger } = ctx.deps;
+  if (outcome.kind === 'answered' && outcome.status < 500) {
+    for (const t of tickets)
+      if (t !== null)
+        store.keep(t).catch((err: unknown) => logger.error({ err, requestId: ctx.requestId }, 'keep failed'));
+    return;
+  }
+  await releaseAll(ctx, tickets);
+  if (outcome.kind === 'client_gone') {
+    ctx.outcome = 'client_gone';
+    return;
+  }
+  if (outcome.kind === 'answered') {
+    logger.warn({ status: outcome.status, requestId: ctx.requestId }, 'backend error (passthrough)');
+    return;
+  }
+  if (outcome.kind === 'timeout')
+    return fail(ctx, 'backend_timeout', MESSAGES.backend_timeout, {}, ctx.quota);
+  logger.warn({ reason: outcome.reason, requestId: ctx.requestId }, 'backend unavailable (passthrough)');
+  if (!outcome.started) fail(ctx, 'backend_unavailable', MESSAGES.backend_unavailable, {}, ctx.quota);
+  else ctx.res.destroy();
+}
