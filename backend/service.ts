@@ -4,7 +4,7 @@ import { readGeodata } from './geodata/files';
 import { IpLocator } from './ipv4';
 import { defaultGeodataDir, defaultMmdbPath, ownVersion, packageVersion } from './paths';
 import { ReverseGeocoder } from './reverse';
-import { PlaceSearch } from './search';
+import { PlaceSearch } from './place-search';
 
 /** Where the data comes from: the compact geodata directory and the DB-IP mmdb file. */
 export interface DataSource {

@@ -9,7 +9,7 @@ import type { AdminRow, CityRow, Geodata } from './model';
 import { packStrings } from './packed-strings';
 
 /** Version of the compact file format; bump when the layout changes so stale builds are rebuilt. */
-export const GEODATA_FORMAT = 5;
+export const GEODATA_FORMAT = 6;
 
 /** Default raster resolution: 10 cells per degree (0.1°, 6.48 M cells, 13 MB). */
 export const DEFAULT_CELLS_PER_DEGREE = 10;
@@ -45,6 +45,8 @@ export function buildGeodata(raw: RawGeodata, now: Date = new Date()): Geodata {
       country: countries[places.country[i] as number] as string,
     })),
     parseGazetteer(raw.gazetteerTsv),
+    places.country,
+    countries.length,
   );
   const orgs: string[] = [];
   const { table: asn } = convertAsn(raw.asnCsv, orgs);

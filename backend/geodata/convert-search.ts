@@ -13,6 +13,11 @@ export const ALTERNATE_BIT = 0x80000000;
 /** Keys per block of SearchTables.blockMax. */
 export const KEY_BLOCK = 64;
 
+/** 32-bit words per block in SearchTables.blockCountries (one bit per country index). */
+export function countryWords(countryCount: number): number {
+  return Math.max(1, Math.ceil(countryCount / 32));
+}
+
 /** The first two bytes of text[at..end) as one number 0..65535 (a missing second byte counts as 0). */
 export function twoBytes(text: Uint8Array, at: number, end: number): number {
   return end - at >= 2
@@ -26,10 +31,15 @@ export interface ConvertedSearch {
   joined: number;
 }
 
-/** Builds the search tables for places (in place order) from the cities500 rows. */
+/**
+ * Builds the search tables for places (in place order) from the cities500 rows; placeCountry is each place's
+ * country index (PlaceTables.country), below countryCount.
+ */
 export function convertSearch(
   places: readonly PlaceKey[],
   gazetteer: readonly GazetteerRow[],
+  placeCountry: Uint16Array,
+  countryCount: number,
 ): ConvertedSearch {
   const keysOf = rowKeys(gazetteer);
   const join = joinGazetteer(places, gazetteer, keysOf);
@@ -49,7 +59,7 @@ export function convertSearch(
     for (const key of keys?.alternate ?? [])
       if (!own.has(key)) push(postingsOf, key, (i | ALTERNATE_BIT) >>> 0);
   });
-  return { search: layout(postingsOf, population), joined };
+  return { search: layout(postingsOf, population, placeCountry, countryCount), joined };
 }
 
 function push(map: Map<string, number[]>, key: string, posting: number): void {
@@ -58,9 +68,14 @@ function push(map: Map<string, number[]>, key: string, posting: number): void {
   else map.set(key, [posting]);
 }
 
-function layout(postingsOf: Map<string, number[]>, population: Uint32Array): SearchTables {
+function layout(
+  postingsOf: Map<string, number[]>,
+  population: Uint32Array,
+  placeCountry: Uint16Array,
+  countryCount: number,
+): SearchTables {
   // A "binary" string has one code unit per UTF-8 byte, so the default string order is the byte order of the keys.
-  const unsorted = [...postingsOf.keys()].map((k) => ({ key: k, bytes: Buffer.from(k, 'utf8') }));
+  const unsorted = [...postingsOf].map(([key, list]) => ({ bytes: Buffer.from(key, 'utf8'), list }));
   const order = unsorted.map((k, i) => `${k.bytes.toString('latin1')}\u0000${i}`);
   order.sort();
   const keys = order.map(
@@ -78,28 +93,46 @@ function layout(postingsOf: Map<string, number[]>, population: Uint32Array): Sea
     keyOffsets[i] = bytes;
     keyPostings[i] = total;
     bytes += k.bytes.length;
-    total += (postingsOf.get(k.key) as number[]).length;
+    total += k.list.length;
   });
   keyOffsets[m] = bytes;
   keyPostings[m] = total;
-  const keyText = new Uint8Array(bytes);
+  const keyText = new Uint8Array(Buffer.concat(keys.map((k) => k.bytes)));
   const postings = new Uint32Array(total);
   keys.forEach((k, i) => {
-    keyText.set(k.bytes, keyOffsets[i] as number);
-    const list = postingsOf.get(k.key) as number[];
-    list.sort((a, b) => staticScore(b) - staticScore(a) || (a & ~ALTERNATE_BIT) - (b & ~ALTERNATE_BIT));
+    const list = k.list;
+    if (list.length > 1)
+      list.sort((a, b) => staticScore(b) - staticScore(a) || (a & ~ALTERNATE_BIT) - (b & ~ALTERNATE_BIT));
     postings.set(list, keyPostings[i] as number);
   });
-  const blockMax = new Float64Array(Math.ceil(m / KEY_BLOCK));
+  const blocks = Math.ceil(m / KEY_BLOCK);
+  const blockMax = new Float64Array(blocks);
+  const words = countryWords(countryCount);
+  const blockCountries = new Uint32Array(blocks * words);
   const bucket = new Uint32Array(65537);
   let at = 0;
   for (let k = 0; k < m; k++) {
     const best = staticScore(postings[keyPostings[k] as number] as number);
     const b = Math.floor(k / KEY_BLOCK);
     if (best > (blockMax[b] as number)) blockMax[b] = best;
+    for (let j = keyPostings[k] as number; j < (keyPostings[k + 1] as number); j++) {
+      const c = placeCountry[(postings[j] as number) & ~ALTERNATE_BIT] as number;
+      const w = b * words + (c >>> 5);
+      blockCountries[w] = ((blockCountries[w] as number) | (1 << (c & 31))) >>> 0;
+    }
     const first = twoBytes(keyText, keyOffsets[k] as number, keyOffsets[k + 1] as number);
     while (at <= first) bucket[at++] = k;
   }
   while (at <= 65536) bucket[at++] = m;
-  return { keyText, keyOffsets, keyPostings, postings, population, placeScore: popScore, blockMax, bucket };
+  return {
+    keyText,
+    keyOffsets,
+    keyPostings,
+    postings,
+    population,
+    placeScore: popScore,
+    blockMax,
+    blockCountries,
+    bucket,
+  };
 }

@@ -37,6 +37,7 @@ export function writeGeodata(dir: string, data: Geodata): void {
     searchPopulation: data.search.population,
     searchPlaceScore: data.search.placeScore,
     searchBlockMax: data.search.blockMax,
+    searchBlockCountries: data.search.blockCountries,
     searchBucket: data.search.bucket,
     ...Object.assign({}, ...STRING_TABLES.map((name) => packedSections(name, data.strings[name]))),
   });
@@ -92,6 +93,7 @@ export function readGeodata(dir: string): Geodata {
       population: sectionOf(s, 'searchPopulation', Uint32Array),
       placeScore: sectionOf(s, 'searchPlaceScore', Float64Array),
       blockMax: sectionOf(s, 'searchBlockMax', Float64Array),
+      blockCountries: sectionOf(s, 'searchBlockCountries', Uint32Array),
       bucket: sectionOf(s, 'searchBucket', Uint32Array),
     },
     strings,

@@ -111,7 +111,6 @@ export function joinGazetteer(
   keys: readonly RowKeys[] = rowKeys(rows),
 ): Int32Array {
   const byName = new Map<string, number[]>();
-  const byAnyName = new Map<string, number[]>();
   const add = (map: Map<string, number[]>, key: string, id: number): void => {
     const list = map.get(key);
     if (list) list.push(id);
@@ -120,19 +119,23 @@ export function joinGazetteer(
   rows.forEach((r, id) => {
     add(byName, `${r.country}\t${r.name}`, id);
     if (r.asciiName !== r.name) add(byName, `${r.country}\t${r.asciiName}`, id);
-    const { own, alternate } = keys[id] as RowKeys;
-    for (const key of own) add(byAnyName, `${r.country}\t${key}`, id);
-    for (const key of alternate) add(byAnyName, `${r.country}\t${key}`, id);
   });
   const out = new Int32Array(places.length).fill(-1);
+  // Second pass only for the places the names did not join: rows listing their normalised name among any names.
+  const byAnyName = new Map<string, number[]>();
   places.forEach((p, i) => {
     const named = nearest(rows, byName.get(`${p.country}\t${p.name}`), p.lat, p.lon);
-    if (named.bestKm <= JOIN_KM) {
-      out[i] = named.best;
-      return;
-    }
-    const key = `${p.country}\t${normaliseName(p.name)}`;
-    const alias = nearest(rows, byAnyName.get(key), p.lat, p.lon);
+    if (named.bestKm <= JOIN_KM) out[i] = named.best;
+    else byAnyName.set(`${p.country}\t${normaliseName(p.name)}`, []);
+  });
+  rows.forEach((r, id) => {
+    const { own, alternate } = keys[id] as RowKeys;
+    for (const names of [own, alternate])
+      for (const key of names) byAnyName.get(`${r.country}\t${key}`)?.push(id);
+  });
+  places.forEach((p, i) => {
+    if ((out[i] as number) >= 0) return;
+    const alias = nearest(rows, byAnyName.get(`${p.country}\t${normaliseName(p.name)}`), p.lat, p.lon);
     if (alias.bestKm <= JOIN_KM) out[i] = alias.best;
   });
   return out;

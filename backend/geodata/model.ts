@@ -70,6 +70,8 @@ export interface SearchTables {
   placeScore: Float64Array;
   /** the best own-name bonus + population term of each block of KEY_BLOCK keys (prefix-scan pruning), */
   blockMax: Float64Array;
+  /** the countries of the postings of each block (one bit per country index, countryWords() words per block), */
+  blockCountries: Uint32Array;
   /** and the first key whose first two UTF-8 bytes (as b0·256 + b1) are ≥ i, for i in 0..65536. */
   bucket: Uint32Array;
 }

@@ -71,6 +71,11 @@ export class SearchIndex {
   private readonly placeScore: Float64Array;
   private readonly blockMax: Float64Array;
   private readonly bucket: Uint32Array;
+  private readonly blockCountries: Uint32Array;
+  /** Words per block in blockCountries, and the filter's country bits of the current search. */
+  private readonly words: number;
+  private readonly filter: Uint32Array;
+  private filtered = false;
   /** Best blocks of a long prefix range, scanned first so the score floor rises early. */
   private readonly picked = new Int32Array(MAX_SEARCH_LIMIT);
   private readonly encoder = new TextEncoder();
@@ -89,6 +94,28 @@ export class SearchIndex {
     this.placeScore = tables.placeScore;
     this.blockMax = tables.blockMax;
     this.bucket = tables.bucket;
+    this.blockCountries = tables.blockCountries;
+    this.words = Math.max(1, tables.blockCountries.length / Math.max(1, tables.blockMax.length));
+    this.filter = new Uint32Array(this.words);
+  }
+
+  /** Sets the filter bits from the country mask (indexes past the tables' countries have no places anyway). */
+  private setFilter(mask: Uint8Array | null): void {
+    this.filtered = mask !== null;
+    if (mask === null) return;
+    this.filter.fill(0);
+    const n = Math.min(mask.length, this.words * 32);
+    for (let c = 0; c < n; c++)
+      if (mask[c] === 1) this.filter[c >>> 5] = ((this.filter[c >>> 5] as number) | (1 << (c & 31))) >>> 0;
+  }
+
+  /** False when the filter is on and no posting of block b is in a filtered country. */
+  private blockMayMatch(b: number): boolean {
+    if (!this.filtered) return true;
+    const at = b * this.words;
+    for (let w = 0; w < this.words; w++)
+      if (((this.blockCountries[at + w] as number) & (this.filter[w] as number)) !== 0) return true;
+    return false;
   }
 
   /** Number of distinct keys (normalised names). */
@@ -104,6 +131,7 @@ export class SearchIndex {
     const { read, written } = this.encoder.encodeInto(key, this.q);
     if (read !== key.length || written === 0) return;
     this.qLen = written;
+    this.setFilter(countryMask);
     const keys = this.keyOffsets.length - 1;
     const q = this.q;
     const first = twoBytes(q, 0, written);
@@ -124,7 +152,11 @@ export class SearchIndex {
     for (let k = from; k < end;) {
       if (k % KEY_BLOCK === 0 && k + KEY_BLOCK <= end) {
         const b = k / KEY_BLOCK;
-        if (PREFIX + (this.blockMax[b] as number) >= out.floor && !this.wasPicked(b, picked))
+        if (
+          PREFIX + (this.blockMax[b] as number) >= out.floor &&
+          !this.wasPicked(b, picked) &&
+          this.blockMayMatch(b)
+        )
           this.scanKeys(k, k + KEY_BLOCK, countryMask, out);
         k += KEY_BLOCK;
         continue;
@@ -152,6 +184,7 @@ export class SearchIndex {
     for (let b = firstBlock; b < endBlock; b++) {
       const m = max[b] as number;
       if (n === limit && m <= (max[picked[n - 1] as number] as number)) continue;
+      if (!this.blockMayMatch(b)) continue;
       let at = n < limit ? n++ : n - 1;
       while (at > 0 && m > (max[picked[at - 1] as number] as number)) {
         picked[at] = picked[at - 1] as number;
