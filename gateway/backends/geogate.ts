@@ -20,10 +20,21 @@ export function geogatePath(call: BackendCall): string {
   return `/ipv4?ip=${encodeURIComponent(call.ip ?? '')}`;
 }
 
-/** `/search`: the text, the limit and the country filter (the backend has no language, bias or structured form). */
+/**
+ * The place name our backend matches: the structured `city` when given, else the text before its first comma
+ * ("Paris, France" → "Paris"; the backend matches whole place names, so the rest would only prevent a match).
+ */
+export function placeName(call: SearchCall): string {
+  const city = call.parts?.city;
+  if (city !== undefined && city.trim() !== '') return city.trim();
+  const head = call.q.split(',')[0]?.trim() ?? '';
+  return /[\p{L}\p{N}]/u.test(head) ? head : call.q;
+}
+
+/** `/search`: the place name, the limit and the country filter (the backend has no language, bias or street). */
 function searchPath(call: SearchCall): string {
   return `/search?${queryString([
-    ['q', call.q],
+    ['q', placeName(call)],
     ['limit', Math.min(call.limit, MAX_LIMIT)],
     ['countrycodes', call.countries === null ? null : call.countries.join(',').toLowerCase()],
   ])}`;

@@ -57,7 +57,10 @@ const mbxGeocodingV6 = require('@mapbox/mapbox-sdk/services/geocoding-v6') as (c
 useFaultWatch();
 jest.setTimeout(30_000);
 
-const env = useDropIns(['nominatim', 'google', 'mapbox'], { freePerDay: 100 });
+const env = useDropIns(
+  ['nominatim', 'google', 'mapbox', 'opencage', 'locationiq', 'here', 'bing', 'geocodio'],
+  { freePerDay: 100 },
+);
 /** A Mapbox-shaped token carrying a geogate key (the SDK refuses others; the adapter unwraps it). */
 const token = (key: string) => `pk.eyJ1IjoiZ2VvZ2F0ZSJ9.${key}`;
 
@@ -202,5 +205,29 @@ describe('@mapbox/mapbox-sdk forwardGeocode() against the Mapbox host', () => {
       'mapbox v5 forward',
     );
     expect(res.body.features).toEqual([]);
+  });
+});
+
+/** node-geocoder providers with a key option, each on its drop-in host, geocoding "Paris" (their own forward call). */
+const PROVIDERS: readonly [string, string, string][] = [
+  ['google', 'google', 'Paris, France'],
+  ['mapbox', 'mapbox', 'Paris'],
+  ['opencage', 'opencage', 'Paris'],
+  ['locationiq', 'locationiq', 'Paris'],
+  ['here', 'here', 'Paris'],
+  ['virtualearth', 'bing', 'Paris'],
+  ['geocodio', 'geocodio', 'Paris'],
+];
+
+describe.each(PROVIDERS)('node-geocoder %s geocode() against the %s host', (provider, adapter, text) => {
+  it(`geocodes "${text}" to Paris, France first`, async () => {
+    const key = await env.freshKey();
+    const geo = geocoder(provider, adapter, { apiKey: key });
+    const results = await settlesWithin(geo.geocode(text), `node-geocoder ${provider}`);
+    expect(results.length).toBeGreaterThan(0);
+    const first = results[0] as GeocoderResult;
+    expect(first.latitude).toBeCloseTo(48.85, 1);
+    expect(first.longitude).toBeCloseTo(2.35, 1);
+    expect(String(first.countryCode ?? first.country).toUpperCase()).toMatch(/^(FR|FRANCE)$/);
   });
 });

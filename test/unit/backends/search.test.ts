@@ -44,6 +44,14 @@ describe('search requests built by each connector', () => {
     ['geogate', call(), '/search?q=Berlin%20Mitte&limit=5'],
     ['geogate', full, '/search?q=Berlin%20Mitte&limit=5&countrycodes=de%2Cat'],
     ['geogate', call({ limit: 80 }), '/search?q=Berlin%20Mitte&limit=50'],
+    // Our backend matches whole place names: the text before the first comma, or the structured city.
+    ['geogate', call({ q: 'Paris, France' }), '/search?q=Paris&limit=5'],
+    ['geogate', call({ q: ', Paris' }), '/search?q=%2C%20Paris&limit=5'],
+    [
+      'geogate',
+      call({ q: '1 Rue de Rivoli, Paris', parts: { street: '1 Rue de Rivoli', city: 'Paris' } }),
+      '/search?q=Paris&limit=5',
+    ],
     ['nominatim', call(), '/search?format=jsonv2&addressdetails=1&q=Berlin%20Mitte&limit=5'],
     [
       'nominatim',
