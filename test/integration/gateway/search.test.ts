@@ -66,7 +66,12 @@ beforeAll(async () => {
   for (const kind of kinds) replays[kind] = await startReplay(KINDS[kind].results);
   plain = await startReplay({ status: 200, body: { ok: true } });
   const backends: Record<string, unknown> = { plain: { kind: 'http', url: `${plain.url}/`, timeoutMs: 400 } };
-  const hosts: Record<string, unknown>[] = [{ name: 'plain.localhost', adapter: 'native', backend: 'plain' }];
+  const hosts: Record<string, unknown>[] = [
+    { name: 'plain.localhost', adapter: 'native', backend: 'plain' },
+    { name: 'plain.google.localhost', adapter: 'google', backend: 'plain' },
+    { name: 'plain.nominatim.localhost', adapter: 'nominatim', backend: 'plain' },
+    { name: 'nominatim.google.localhost', adapter: 'google', backend: 'nominatim' },
+  ];
   for (const kind of kinds) {
     backends[kind] = { kind, url: `${replays[kind].url}/`, timeoutMs: 400 };
     hosts.push({ name: `${kind}.localhost`, adapter: 'native', backend: kind });
@@ -161,4 +166,35 @@ test.each([
   expect(a.status).toBe(400);
   expect(a.json).toMatchObject({ code: 'invalid_parameter', parameter });
   expect(await counted()).toBe(before);
+});
+
+test.each([
+  ['plain.google.localhost', '/maps/api/geocode/json?address=Paris', 200, { status: 'INVALID_REQUEST' }],
+  ['plain.nominatim.localhost', '/search?q=Paris&format=json', 501, { error: { code: 501 } }],
+])(
+  "%s: a forward lookup on a backend that cannot search is the provider's refusal (%s), never counted",
+  async (host, path, status, body) => {
+    const before = await counted();
+    const a = await call(h.mainUrl, `${path}&key=${key}`, { headers: { host } });
+    expect(a.status).toBe(status);
+    expect(a.json).toMatchObject(body);
+    expect(await counted()).toBe(before);
+  },
+);
+
+test('a drop-in host translates its forward lookup for its backend (Google address= → Nominatim /search)', async () => {
+  replays.nominatim.received.length = 0;
+  const before = await counted();
+  const a = await call(h.mainUrl, `/maps/api/geocode/json?address=london&components=country:GB&key=${key}`, {
+    headers: { host: 'nominatim.google.localhost' },
+  });
+  expect(a.status).toBe(200);
+  expect(a.json.status).toBe('OK');
+  expect(a.json.results[0].formatted_address).toBe(
+    'London, Greater London, England, SW1A 2DU, United Kingdom',
+  );
+  expect(await counted()).toBe(before + 1);
+  expect(replays.nominatim.received[0]?.url).toBe(
+    '/search?format=jsonv2&addressdetails=1&q=london&limit=5&countrycodes=gb',
+  );
 });
