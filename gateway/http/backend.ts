@@ -6,6 +6,7 @@
  * per request), and the gateway's own timer is the only timeout (docs/benchmarks.md, hot path).
  */
 import http from 'node:http';
+import https from 'node:https';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Url } from 'node:url';
 import { createProxyMiddleware } from 'http-proxy-middleware';
@@ -75,7 +76,18 @@ export function createForwarder(
   passRequestId = false,
   named?: CompiledBackend,
 ): Forwarder {
-  const extraHeaders = named?.headers ?? {};
+  // The plain path keeps its literal headers (no spread per request); a named backend adds its operator headers.
+  const extra = named?.headers;
+  const headersOf =
+    extra === undefined
+      ? (id: string | undefined) =>
+          passRequestId && id !== undefined
+            ? { accept: 'application/json', 'x-request-id': id }
+            : { accept: 'application/json' }
+      : (id: string | undefined) =>
+          passRequestId && id !== undefined
+            ? { accept: 'application/json', ...extra, 'x-request-id': id }
+            : { accept: 'application/json', ...extra };
   const pathOf =
     named === undefined
       ? (call: BackendCall) => backendPath(call)
@@ -83,12 +95,7 @@ export function createForwarder(
           backendRequestPath(named, call, usesHints(named) ? callHints(req.url ?? '', req.headers) : {});
   // LIFO (Node's default, stated for the reader) reuses the most recently used connection: warm, and the ones left
   // idle are the ones the backend's keep-alive timeout may close.
-  const agent = new http.Agent({
-    keepAlive: true,
-    keepAliveMsecs: 1000,
-    maxSockets: 256,
-    scheduling: 'lifo',
-  });
+  const agent = poolFor(base);
   const pending = new WeakMap<IncomingMessage, Pending>();
   const finish = (req: IncomingMessage, o: BackendOutcome): void => pending.get(req)?.done(o);
 
@@ -140,15 +147,18 @@ export function createForwarder(
       // Every incoming header is dropped (credentials, cookies, forwarding headers): the backend sees only these,
       // and the path is the one the gateway built (never the client's query string).
       const url = pathOf(call, req);
-      req.headers =
-        passRequestId && requestId !== undefined
-          ? { accept: 'application/json', ...extraHeaders, 'x-request-id': requestId }
-          : { accept: 'application/json', ...extraHeaders };
+      req.headers = headersOf(requestId);
       req.method = 'GET';
       req.url = url;
       void proxy(req, res, (err?: unknown) => done({ kind: 'unavailable', reason: String(err) }));
     });
   return Object.assign(forward, { close: () => agent.destroy(), agent });
+}
+
+/** A keep-alive pool for a backend: https for an https URL (an upstream API), http otherwise. */
+export function poolFor(base: URL): http.Agent {
+  const options = { keepAlive: true, keepAliveMsecs: 1000, maxSockets: 256, scheduling: 'lifo' as const };
+  return base.protocol === 'https:' ? new https.Agent(options) : new http.Agent(options);
 }
 
 /** Read a backend answer fully (bounded). */

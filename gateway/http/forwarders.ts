@@ -26,6 +26,8 @@ export function createForwarders(backends: ReadonlyMap<string, CompiledBackend>)
   const byName = new Map<string, Forwarder>();
   for (const [name, b] of backends) byName.set(name, backendForwarder(b));
   const first = byName.values().next().value as Forwarder;
+  // One backend (the old single-backend config): its forwarder itself, no routing step per request.
+  if (byName.size === 1) return Object.assign(first, { of: (name: string) => byName.get(name) });
   const forward = (...args: Parameters<Forwarder>): ReturnType<Forwarder> =>
     ((args[4] && byName.get(args[4].name)) ?? first)(...args);
   return Object.assign(forward, {

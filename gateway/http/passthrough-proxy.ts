@@ -8,7 +8,7 @@ import http from 'node:http';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { createProxyMiddleware } from 'http-proxy-middleware';
 import type { CompiledBackend } from '../config/backends';
-import { proxyTarget } from './backend';
+import { poolFor, proxyTarget } from './backend';
 
 /** How a passthrough request ended. */
 export type PassOutcome =
@@ -51,8 +51,7 @@ const DROPPED_RESPONSE_HEADERS = ['set-cookie', 'set-cookie2'];
 /** Build the streaming proxy of one backend; `agent` is the backend's pool (shared with its translated calls). */
 export function createPassthroughProxy(b: CompiledBackend, agent?: http.Agent): PassthroughProxy {
   const own = agent === undefined;
-  const pool =
-    agent ?? new http.Agent({ keepAlive: true, keepAliveMsecs: 1000, maxSockets: 256, scheduling: 'lifo' });
+  const pool = agent ?? poolFor(b.url);
   const pending = new WeakMap<IncomingMessage, Pending>();
   const proxy = createProxyMiddleware<IncomingMessage, ServerResponse>({
     target: proxyTarget(b.url),
