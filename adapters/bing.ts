@@ -11,11 +11,19 @@ import { queryCredentials } from './common/credentials';
 import type { Level } from './common/level';
 import { answerLevel, nameAt } from './common/level';
 import type { ErrorTable, RequestForm } from './common/parse';
-import { methodRefusal, refuse, routePath } from './common/parse';
+import { methodRefusal, once, refuse, routePath } from './common/parse';
 import { compact, regionLetters, resultPoint, smallBox } from './common/place';
-import { parseQuery } from './common/query';
+import { parseQuery, type Query } from './common/query';
 import { json } from './common/respond';
-import type { Adapter, AdapterRequest, AdapterResponse, ParseResult } from './types';
+import { partsText, searchCall, searchLanguage, searchLimit, searchPoint, searchText } from './common/search';
+import type {
+  Adapter,
+  AdapterRequest,
+  AdapterResponse,
+  ParseResult,
+  SearchParts,
+  SearchResults,
+} from './types';
 import { houseNumberOf, streetLine, suburbOf } from './common/street';
 
 /** The entity level `includeEntityTypes` admits (null: none we can answer). */
@@ -50,6 +58,7 @@ export const BING_ERRORS: ErrorTable<BingError> = {
   invalid_forwarded: { status: 400, auth: 'None' },
   ipv4_required: { status: 400, auth: 'None' },
   not_found: { status: 404, auth: 'None' },
+  search_unavailable: { status: 400, auth: 'None' },
   method_not_allowed: { status: 405, auth: 'None' },
   backend_unavailable: { status: 502, auth: 'None' },
   backend_timeout: { status: 504, auth: 'None' },
@@ -58,6 +67,59 @@ export const BING_ERRORS: ErrorTable<BingError> = {
 };
 
 const PATH = /^\/rest\/v1\/locations\/([^/]+)$/i;
+const FIND = /^\/rest\/v1\/locations$/i;
+/** Bing's structured fields (Find a Location by Address) → the canonical parts. */
+const STRUCTURED: readonly [string, keyof SearchParts][] = [
+  ['addressline', 'street'],
+  ['locality', 'city'],
+  ['admindistrict', 'state'],
+  ['postalcode', 'postcode'],
+  ['countryregion', 'country'],
+];
+
+/**
+ * Forward lookups (issue 11): `/REST/v1/Locations?query=` (or `q=`), `/REST/v1/Locations/{query}` and the structured
+ * form (addressLine, locality, adminDistrict, postalCode, countryRegion); `maxResults` (1..20, default 5), `c`
+ * (culture), `userLocation=lat,lon`. Parameter names are case-insensitive, as Bing's are.
+ */
+function parseForward(text: string | undefined, q: Query, level: Level | null): ParseResult<BingState> {
+  const v: Record<string, string | undefined> = {};
+  for (const name of [
+    'query',
+    'q',
+    'maxresults',
+    'c',
+    'culture',
+    'userlocation',
+    ...STRUCTURED.map(([n]) => n),
+  ]) {
+    const read = once(q, name);
+    if ('refusal' in read) return read.refusal;
+    v[name] = read.value;
+  }
+  const parts: SearchParts = {};
+  for (const [name, key] of STRUCTURED) if (v[name]?.trim()) parts[key] = (v[name] as string).trim();
+  const free = text ?? v['query'] ?? v['q'];
+  const structured = free === undefined && Object.keys(parts).length > 0;
+  const countryCode =
+    parts.country && /^[A-Za-z]{2}$/.test(parts.country) ? [parts.country.toUpperCase()] : null;
+  const t = searchText(structured ? partsText(parts) : free, 'query');
+  if (!t.ok) return refuse('invalid_parameter', t.parameter, t.detail);
+  const limit = searchLimit(v['maxresults'], 'maxResults', 5, 20);
+  if (!limit.ok) return refuse('invalid_parameter', limit.parameter, limit.detail);
+  const lang = searchLanguage(v['c'] ?? v['culture'], 'c');
+  if (!lang.ok) return refuse('invalid_parameter', lang.parameter, lang.detail);
+  const focus = searchPoint(v['userlocation']?.split(',').slice(0, 2).join(','), 'userLocation');
+  if (!focus.ok) return refuse('invalid_parameter', focus.parameter, focus.detail);
+  const call = searchCall(t.value, {
+    parts: structured ? parts : null,
+    limit: limit.value,
+    language: lang.value,
+    focus: focus.value,
+    countries: structured ? countryCode : null,
+  });
+  return { ok: true, request: { call, state: { level } } };
+}
 const ENTITY: Record<string, Level> = {
   populatedplace: 'locality',
   admindivision1: 'region',
@@ -86,14 +148,21 @@ export const BING_FORMS: readonly RequestForm[] = [
 ];
 
 function parse(req: AdapterRequest): ParseResult<BingState> {
-  const m = PATH.exec(routePath(req.path));
-  if (!m) return null;
+  const route = routePath(req.path);
+  const m = PATH.exec(route);
+  const find = FIND.test(route);
+  if (!m && !find) return null;
   const refusal = methodRefusal(req);
   if (refusal) return refusal;
   const q = parseQuery(req.query, true);
   const output = q.get('o')?.[0] ?? q.get('output')?.[0];
   if (output !== undefined && output.toLowerCase() !== 'json')
     return refuse('invalid_parameter', 'o', 'only JSON output is served');
+  const level = levelFor(q.get('includeentitytypes')?.[0]);
+  if (!m) return parseForward(undefined, q, level);
+  // A path segment with a letter is a query (`/Locations/{query}`), anything else must be a point.
+  if (splitPair(m[1] as string) === null && /\p{L}/u.test(m[1] as string))
+    return parseForward(m[1], q, level);
   const pair = splitPair(m[1] as string);
   if (pair === null) return refuse('invalid_parameter', 'point', 'point must be "latitude,longitude"');
   const point = parseLatLon(pair[0], pair[1], { lat: 'latitude', lon: 'longitude' });
@@ -167,6 +236,26 @@ function renderReverse(state: BingState, r: ReverseRecord): AdapterResponse {
   });
 }
 
+/** Bing's confidence words for a relevance (High from 0.9, Medium from 0.5, else Low). */
+function confidence(relevance: number | null): 'High' | 'Medium' | 'Low' {
+  const r = relevance ?? 1;
+  return r >= 0.9 ? 'High' : r >= 0.5 ? 'Medium' : 'Low';
+}
+
+/** A forward lookup's answer: one resource set, best first (bbox [s, w, n, e] from the extent, confidence). */
+function renderSearch(state: BingState, a: SearchResults): AdapterResponse {
+  const resources = a.results.map((r) => {
+    const level = answerLevel(state.level ?? 'locality', r) ?? 'country';
+    const one = resource(r, level);
+    const bbox = r.bbox ? [r.bbox[1], r.bbox[0], r.bbox[3], r.bbox[2]] : one['bbox'];
+    const c = confidence(r.relevance);
+    return { ...one, bbox, confidence: c, matchCodes: [c === 'High' ? 'Good' : 'Ambiguous'] };
+  });
+  return envelope(200, 'ValidCredentials', a.attribution, {
+    resourceSets: [{ estimatedTotal: resources.length, resources }],
+  });
+}
+
 /**
  * Renders a refusal in Bing's envelope. Bing's errors carry `resourceSets: []`; ours carry one empty resource set
  * (`estimatedTotal: 0`), because node-geocoder's `virtualearth` reverse reads `resourceSets[0].resources` on every
@@ -197,6 +286,7 @@ export const bing: Adapter<BingState> = {
   providerCredentials: (req) => queryCredentials(req, ['key']),
   parse,
   renderReverse,
+  renderSearch,
   renderIp: (_s: BingState, _r: IpRecord) => renderError(null, 'not_found', '', {}),
   renderError,
 };

@@ -12,16 +12,34 @@ import { answerLevel, nameAt } from './common/level';
 import type { ErrorTable, RequestForm } from './common/parse';
 import { methodRefusal, once, refuse, routePath } from './common/parse';
 import { compact, distanceMetres, placeNumber, regionLetters, resultPoint, smallBox } from './common/place';
-import { parseQuery } from './common/query';
+import { parseQuery, type Query } from './common/query';
 import { json } from './common/respond';
-import type { Adapter, AdapterRequest, AdapterResponse, ParseResult } from './types';
+import {
+  partsText,
+  searchCall,
+  searchCountries,
+  searchLanguage,
+  searchLimit,
+  searchPoint,
+  searchText,
+  type Checked,
+} from './common/search';
+import type {
+  Adapter,
+  AdapterRequest,
+  AdapterResponse,
+  ParseResult,
+  SearchParts,
+  SearchResults,
+} from './types';
 import { houseNumberOf, streetLine, streetOf, suburbOf } from './common/street';
 
 /** Output format and the requested level (`type=city|state|country`; null: a type we cannot answer). */
 export interface GeoapifyState {
   format: 'geojson' | 'json';
   level: Level | null;
-  query: { lat: number; lon: number };
+  /** The request as Geoapify echoes it: the point of a reverse lookup, the text of a search. */
+  query: { lat: number; lon: number } | { text: string };
 }
 
 /** A Geoapify error (⚠ shape): HTTP status, `error` (reason phrase) and the message. */
@@ -45,6 +63,7 @@ export const GEOAPIFY_ERRORS: ErrorTable<GeoapifyError> = {
   invalid_forwarded: { status: 400, error: 'Bad Request' },
   ipv4_required: { status: 400, error: 'Bad Request' },
   not_found: { status: 404, error: 'Not Found' },
+  search_unavailable: { status: 400, error: 'Bad Request' },
   method_not_allowed: { status: 405, error: 'Method Not Allowed' },
   backend_unavailable: { status: 502, error: 'Bad Gateway' },
   backend_timeout: { status: 504, error: 'Gateway Timeout' },
@@ -65,11 +84,99 @@ export const GEOAPIFY_FORMS: readonly RequestForm[] = [
   { example: '/v1/geocode/reverse/?lat=48.8584&lon=2.2945&apiKey=K', clients: 'trailing slash' },
 ];
 
+/** Geoapify's structured search fields → the canonical parts. */
+const STRUCTURED: readonly [string, keyof SearchParts][] = [
+  ['street', 'street'],
+  ['city', 'city'],
+  ['state', 'state'],
+  ['postcode', 'postcode'],
+  ['country', 'country'],
+];
+
+/**
+ * `/v1/geocode/search` (issue 11): `text`, or the structured fields (housenumber, street, city, state, postcode,
+ * country); `limit` (default 5), `lang`, `filter=countrycode:de,fr`, `bias=proximity:lon,lat`, `format` (geojson, the
+ * default, or json). Other filters and biases are accepted and not applied.
+ */
+function parseSearch(q: Query): ParseResult<GeoapifyState> {
+  const v: Record<string, string | undefined> = {};
+  for (const name of [
+    'text',
+    'housenumber',
+    'limit',
+    'lang',
+    'filter',
+    'bias',
+    'format',
+    ...STRUCTURED.map(([n]) => n),
+  ]) {
+    const read = once(q, name);
+    if ('refusal' in read) return read.refusal;
+    v[name] = read.value;
+  }
+  const format = v['format'] ?? 'geojson';
+  if (format !== 'geojson' && format !== 'json')
+    return refuse('invalid_parameter', 'format', 'format must be geojson or json');
+  const parts: SearchParts = {};
+  for (const [name, key] of STRUCTURED) if (v[name]?.trim()) parts[key] = (v[name] as string).trim();
+  if (parts.street && v['housenumber']?.trim()) parts.street = `${v['housenumber'].trim()} ${parts.street}`;
+  const structured = v['text'] === undefined && Object.keys(parts).length > 0;
+  const t = searchText(structured ? partsText(parts) : v['text'], 'text');
+  const limit = searchLimit(v['limit'], 'limit', 5);
+  const lang = searchLanguage(v['lang'], 'lang');
+  const cc = /^countrycode:(.*)$/.exec(v['filter'] ?? '');
+  const countries = searchCountries(cc ? cc[1] : undefined, 'filter');
+  const prox = /^proximity:(.*)$/.exec(v['bias'] ?? '');
+  const focus = searchPoint(prox ? prox[1] : undefined, 'bias', true);
+  for (const c of [t, limit, lang, countries, focus] as Checked<unknown>[])
+    if (!c.ok) return refuse('invalid_parameter', c.parameter, c.detail);
+  const value = <T>(c: Checked<T>): T => (c as { value: T }).value;
+  const call = searchCall(value(t), {
+    parts: structured ? parts : null,
+    limit: value(limit),
+    language: value(lang),
+    countries: value(countries),
+    focus: value(focus),
+  });
+  return { ok: true, request: { call, state: { format, level: 'locality', query: { text: value(t) } } } };
+}
+
+/** A search answer: Geoapify's results best first with `rank.confidence` and `bbox`; empty when nothing matched. */
+function renderSearch(state: GeoapifyState, a: SearchResults): AdapterResponse {
+  const items = a.results.map((r) => {
+    const level = answerLevel('locality', r) ?? 'country';
+    const props = properties(r, level);
+    delete props['distance'];
+    const rank = {
+      confidence: r.relevance ?? 1,
+      match_type: r.relevance === 1 ? 'full_match' : 'inner_part',
+    };
+    const [w, s, e, n] = r.bbox ?? [r.lon ?? 0, r.lat ?? 0, r.lon ?? 0, r.lat ?? 0];
+    return { props: { ...props, rank }, box: [w, s, e, n] as const, point: resultPoint(r) };
+  });
+  if (state.format === 'json') {
+    const results = items.map((i) => ({
+      ...i.props,
+      bbox: { lon1: i.box[0], lat1: i.box[1], lon2: i.box[2], lat2: i.box[3] },
+    }));
+    return json(200, { results, query: state.query });
+  }
+  const features = items.map((i) => ({
+    type: 'Feature',
+    properties: i.props,
+    geometry: { type: 'Point', coordinates: [i.point.lon, i.point.lat] },
+    bbox: [...i.box],
+  }));
+  return json(200, { type: 'FeatureCollection', features, query: state.query });
+}
+
 function parse(req: AdapterRequest): ParseResult<GeoapifyState> {
-  if (routePath(req.path) !== '/v1/geocode/reverse') return null;
+  const route = routePath(req.path);
+  if (route !== '/v1/geocode/reverse' && route !== '/v1/geocode/search') return null;
   const refusal = methodRefusal(req);
   if (refusal) return refusal;
   const q = parseQuery(req.query);
+  if (route === '/v1/geocode/search') return parseSearch(q);
   const values: Record<string, string | undefined> = {};
   for (const name of ['lat', 'lon', 'format', 'type']) {
     const read = once(q, name);
@@ -181,6 +288,7 @@ export const geoapify: Adapter<GeoapifyState> = {
   providerCredentials: (req) => queryCredentials(req, ['apiKey']),
   parse,
   renderReverse,
+  renderSearch,
   renderIp: (_s: GeoapifyState, _r: IpRecord) => renderError(null, 'not_found', '', {}),
   renderError,
 };

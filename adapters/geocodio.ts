@@ -10,13 +10,24 @@ import type { ErrorTable, RequestForm } from './common/parse';
 import { textsFrom } from './common/texts';
 import { methodRefusal, once, refuse, routePath } from './common/parse';
 import { compact, regionLetters, resultPoint } from './common/place';
-import { parseQuery } from './common/query';
+import { parseQuery, type Query } from './common/query';
 import { json } from './common/respond';
-import type { Adapter, AdapterRequest, AdapterResponse, ParseResult } from './types';
+import { partsText, searchCall, searchLimit, searchText } from './common/search';
+import type {
+  Adapter,
+  AdapterRequest,
+  AdapterResponse,
+  ParseResult,
+  SearchParts,
+  SearchResults,
+} from './types';
 import { houseNumberOf, streetLine, streetOf } from './common/street';
 
 /** Geocodio needs no rendering options. */
-export type GeocodioState = Record<string, never>;
+export interface GeocodioState {
+  /** The text of a forward lookup (echoed as `input.formatted_address`). */
+  forward?: string;
+}
 
 /** A Geocodio error: status and `error` text. */
 export interface GeocodioError {
@@ -42,6 +53,7 @@ export const GEOCODIO_ERRORS: ErrorTable<GeocodioError> = {
   invalid_forwarded: { status: 422, error: 'Invalid request' },
   ipv4_required: { status: 422, error: 'An IPv4 address is required' },
   not_found: { status: 404, error: 'Not found' },
+  search_unavailable: { status: 422, error: 'Invalid request' },
   method_not_allowed: { status: 405, error: 'Method not allowed' },
   backend_unavailable: { status: 502, error: 'Server error' },
   backend_timeout: { status: 504, error: 'Server timeout' },
@@ -60,6 +72,43 @@ export const GEOCODIO_TEXTS = textsFrom(GEOCODIO_ERRORS, 'error', {
 });
 
 const PATH = /^\/v(1|1\.\d+|2)\/reverse$/;
+const FORWARD = /^\/v(1|1\.\d+|2)\/geocode$/;
+/** Geocodio's structured fields → the canonical parts. */
+const STRUCTURED: readonly [string, keyof SearchParts][] = [
+  ['street', 'street'],
+  ['city', 'city'],
+  ['state', 'state'],
+  ['postal_code', 'postcode'],
+  ['country', 'country'],
+];
+
+/**
+ * `/v1.x/geocode` (issue 11): `q`, or the structured fields (street, city, state, postal_code, country; not with q);
+ * `limit` (default 10, at most 50 here). `country` is a part of the address, as Geocodio reads it, not a filter.
+ */
+function parseForward(q: Query): ParseResult<GeocodioState> {
+  const v: Record<string, string | undefined> = {};
+  for (const name of ['q', 'limit', ...STRUCTURED.map(([n]) => n)]) {
+    const read = once(q, name);
+    if ('refusal' in read) return read.refusal;
+    v[name] = read.value;
+  }
+  const parts: SearchParts = {};
+  for (const [name, key] of STRUCTURED) if (v[name]?.trim()) parts[key] = (v[name] as string).trim();
+  const structured = Object.keys(parts).length > 0;
+  if (structured && v['q'] !== undefined)
+    return refuse(
+      'invalid_parameter',
+      'q',
+      'q cannot be combined with street, city, state, postal_code or country',
+    );
+  const t = searchText(structured ? partsText(parts) : v['q'], 'q');
+  if (!t.ok) return refuse('invalid_parameter', t.parameter, t.detail);
+  const limit = searchLimit(v['limit'], 'limit', 10);
+  if (!limit.ok) return refuse('invalid_parameter', limit.parameter, limit.detail);
+  const call = searchCall(t.value, { parts: structured ? parts : null, limit: limit.value });
+  return { ok: true, request: { call, state: { forward: t.value } } };
+}
 
 /** The request forms this host accepts (issue 16 item 1); each is parsed in test/unit/adapters/request-forms.test.ts. */
 export const GEOCODIO_FORMS: readonly RequestForm[] = [
@@ -71,9 +120,12 @@ export const GEOCODIO_FORMS: readonly RequestForm[] = [
 ];
 
 function parse(req: AdapterRequest): ParseResult<GeocodioState> {
-  if (!PATH.test(routePath(req.path))) return null;
+  const route = routePath(req.path);
+  const forward = FORWARD.test(route);
+  if (!forward && !PATH.test(route)) return null;
   const refusal = methodRefusal(req);
   if (refusal) return refusal;
+  if (forward) return parseForward(parseQuery(req.query));
   const text = once(parseQuery(req.query), 'q');
   if ('refusal' in text) return text.refusal;
   const point = parseLatLonPair(text.value, 'q');
@@ -83,11 +135,22 @@ function parse(req: AdapterRequest): ParseResult<GeocodioState> {
 
 function renderReverse(_s: GeocodioState, r: ReverseRecord): AdapterResponse {
   if (r.locality === null && r.countryCode === null) return json(200, { results: [] });
+  return json(200, { results: [result(r)] });
+}
+
+/** A forward lookup's answer: `input` (the text as received) and `results` best first with `accuracy`; `[]` when none. */
+function renderSearch(state: GeocodioState, a: SearchResults): AdapterResponse {
+  const results = a.results.map((r) => ({ ...result(r), accuracy: r.relevance ?? result(r).accuracy }));
+  return json(200, { input: { formatted_address: state.forward ?? '' }, results });
+}
+
+/** One Geocodio result of a record. */
+function result(r: ReverseRecord) {
   const p = resultPoint(r);
   const cityLine = [r.locality, [regionLetters(r) ?? r.region, r.postcode].filter(Boolean).join(' ')]
     .filter(Boolean)
     .join(', ');
-  const result = {
+  return {
     address_components: compact({
       number: houseNumberOf(r),
       street: streetOf(r),
@@ -105,7 +168,6 @@ function renderReverse(_s: GeocodioState, r: ReverseRecord): AdapterResponse {
     accuracy_type: houseNumberOf(r) ? 'rooftop' : streetOf(r) ? 'street_center' : 'place',
     source: r.attribution,
   };
-  return json(200, { results: [result] });
 }
 
 /**
@@ -132,6 +194,7 @@ export const geocodio: Adapter<GeocodioState> = {
   providerCredentials: (req) => [...queryCredentials(req, ['api_key']), ...bearerCredential(req)],
   parse,
   renderReverse,
+  renderSearch,
   renderIp: (_s: GeocodioState, _r: IpRecord) => renderError(null, 'not_found', '', {}),
   renderError,
   clientTexts: GEOCODIO_TEXTS,

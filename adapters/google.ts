@@ -1,5 +1,6 @@
 /**
- * Drop-in host for Google Geocoding API clients: `GET /maps/api/geocode/json?latlng=lat,lng&key=`.
+ * Drop-in host for Google Geocoding API clients: `GET /maps/api/geocode/json?latlng=lat,lng&key=` and forward
+ * lookups `?address=...` / `?components=...` (issue 11).
  * Google answers errors with HTTP 200 and the error in the body's `status` (providers.md 1.1); so does this host.
  */
 import type { IpRecord, ReverseRecord } from '../backend/records';
@@ -14,7 +15,16 @@ import { houseNumberOf, streetOf, suburbOf } from './common/street';
 import { parseQuery } from './common/query';
 import { json, xml } from './common/respond';
 import { googleXml, type GoogleBody } from './common/google-xml';
-import type { Adapter, AdapterRequest, AdapterResponse, ParseResult } from './types';
+import { searchBounds, searchCall, searchLanguage, searchText } from './common/search';
+import type { Query } from './common/query';
+import type {
+  Adapter,
+  AdapterRequest,
+  AdapterResponse,
+  ParsedRequest,
+  ParseResult,
+  SearchResults,
+} from './types';
 
 /** What rendering needs to remember: whether the result_type / location_type filters admit our locality result. */
 export interface GoogleState {
@@ -71,6 +81,11 @@ export const GOOGLE_ERRORS: ErrorTable<GoogleError> = {
   invalid_forwarded: { http: 200, status: 'INVALID_REQUEST', message: 'Invalid request.' },
   ipv4_required: { http: 200, status: 'INVALID_REQUEST', message: 'An IPv4 address is required.' },
   not_found: { http: 404, status: 'NOT_FOUND', message: 'Unknown path.' },
+  search_unavailable: {
+    http: 200,
+    status: 'INVALID_REQUEST',
+    message: 'Address lookups are not available on this host.',
+  },
   method_not_allowed: { http: 200, status: 'INVALID_REQUEST', message: 'Only GET is served.' },
   backend_unavailable: {
     http: 200,
@@ -150,8 +165,17 @@ function parse(req: AdapterRequest): ParseResult<GoogleState> {
   const q = parseQuery(req.query);
   const latlng = once(q, 'latlng');
   if ('refusal' in latlng) return keep(latlng.refusal);
-  if (latlng.value === undefined && (q.has('address') || q.has('place_id') || q.has('components'))) {
-    return keep(refuse('invalid_parameter', 'latlng', 'only reverse geocoding (latlng) is served'));
+  if (latlng.value === undefined && (q.has('address') || q.has('components'))) {
+    const forward = parseForward(
+      q,
+      output === 'xml' ? { filtersMatch: true, output } : { filtersMatch: true },
+    );
+    return forward !== null && 'call' in forward ? { ok: true, request: forward } : keep(forward);
+  }
+  if (latlng.value === undefined && q.has('place_id')) {
+    return keep(
+      refuse('invalid_parameter', 'place_id', 'place_id lookups are not served; use address or latlng'),
+    );
   }
   const point = parseLatLonPair(latlng.value, 'latlng', false);
   if (!point.ok) return keep(refuse('invalid_parameter', point.parameter, point.detail));
@@ -167,6 +191,59 @@ function parse(req: AdapterRequest): ParseResult<GoogleState> {
       state: output === 'xml' ? { filtersMatch, output } : { filtersMatch },
     },
   };
+}
+
+/** How many results a forward lookup answers (Google has no limit parameter; docs/decisions.md). */
+const FORWARD_RESULTS = 5;
+/** `address=` written as a point ("48.8584,2.2945"): Google answers the place there, as a reverse lookup. */
+const POINT = /^\s*(-?\d{1,2}(?:\.\d+)?)\s*,\s*(-?\d{1,3}(?:\.\d+)?)\s*$/;
+
+/**
+ * `address=` and/or `components=` (route, locality, administrative_area, postal_code, country: Google's component
+ * filters), `bounds=` (sw_lat,sw_lng|ne_lat,ne_lng, a preference), `language=`: the canonical search. `country:`
+ * filters the results; the other components join the text. `region=` (a ccTLD bias) is accepted and not used.
+ */
+function parseForward(q: Query, state: GoogleState): ParsedRequest<GoogleState> | ParseResult<never> {
+  const v: Record<string, string | undefined> = {};
+  for (const name of ['address', 'components', 'bounds', 'language']) {
+    const read = once(q, name);
+    if ('refusal' in read) return read.refusal;
+    v[name] = read.value;
+  }
+  const point = v['address'] === undefined || v['components'] !== undefined ? null : POINT.exec(v['address']);
+  if (point) {
+    const pair = parseLatLonPair(`${point[1]},${point[2]}`, 'address', false);
+    if (!pair.ok) return refuse('invalid_parameter', 'address', pair.detail);
+    return { call: { kind: 'reverse', lat: pair.lat, lon: pair.lon }, state };
+  }
+  const countries: string[] = [];
+  const parts: string[] = [];
+  for (const c of (v['components'] ?? '').split('|').filter((x) => x.trim() !== '')) {
+    const m = /^\s*(route|locality|administrative_area|postal_code|country):(.+)$/i.exec(c);
+    if (!m)
+      return refuse('invalid_parameter', 'components', `components: "${c}" is not a Google component filter`);
+    const [kind, value] = [(m[1] as string).toLowerCase(), (m[2] as string).trim()];
+    if (kind !== 'country') parts.push(value);
+    else if (/^[A-Za-z]{2}$/.test(value)) countries.push(value.toUpperCase());
+    else
+      return refuse('invalid_parameter', 'components', 'components: country must be a two-letter ISO code');
+  }
+  const text = searchText(
+    [v['address'], ...parts].filter((x) => x !== undefined && x !== '').join(', '),
+    'address',
+  );
+  if (!text.ok) return refuse('invalid_parameter', text.parameter, text.detail);
+  const bounds = searchBounds(v['bounds']?.replace('|', ','), 'bounds', 'latlon');
+  if (!bounds.ok) return refuse('invalid_parameter', bounds.parameter, bounds.detail);
+  const language = searchLanguage(v['language'], 'language');
+  if (!language.ok) return refuse('invalid_parameter', language.parameter, language.detail);
+  const call = searchCall(text.value, {
+    limit: FORWARD_RESULTS,
+    countries: countries.length > 0 ? countries : null,
+    language: language.value,
+    bounds: bounds.value,
+  });
+  return { call, state };
 }
 
 function addressComponents(r: ReverseRecord): { long_name: string; short_name: string; types: string[] }[] {
@@ -213,8 +290,28 @@ function renderReverse(state: GoogleState, r: ReverseRecord): AdapterResponse {
   if (!state.filtersMatch || (r.locality === null && r.countryCode === null)) {
     return answer(state, 200, { html_attributions: attributions, results: [], status: 'ZERO_RESULTS' });
   }
+  return answer(state, 200, { html_attributions: attributions, results: [googleResult(r)], status: 'OK' });
+}
+
+/** A forward lookup's answer: Google's results best first (`viewport` and `bounds` from the extent), or ZERO_RESULTS. */
+function renderSearch(state: GoogleState, a: SearchResults): AdapterResponse {
+  const attributions = [a.attribution];
+  if (a.results.length === 0)
+    return answer(state, 200, { html_attributions: attributions, results: [], status: 'ZERO_RESULTS' });
+  const results = a.results.map((r) => {
+    const g = googleResult(r);
+    if (r.bbox === null) return g;
+    const [w, s, e, n] = r.bbox;
+    const box = { northeast: { lat: n, lng: e }, southwest: { lat: s, lng: w } };
+    return { ...g, geometry: { ...g.geometry, bounds: box, viewport: box } };
+  });
+  return answer(state, 200, { html_attributions: attributions, results, status: 'OK' });
+}
+
+/** One Google result of a record: components, formatted address, geometry, place id and types. */
+function googleResult(r: ReverseRecord) {
   const p = resultPoint(r);
-  const result = {
+  return {
     address_components: addressComponents(r),
     formatted_address: r.displayName,
     geometry: {
@@ -234,7 +331,6 @@ function renderReverse(state: GoogleState, r: ReverseRecord): AdapterResponse {
           ? ['locality', 'political']
           : ['country', 'political'],
   };
-  return answer(state, 200, { html_attributions: attributions, results: [result], status: 'OK' });
 }
 
 /**
@@ -260,6 +356,7 @@ export const google: Adapter<GoogleState> = {
   providerCredentials: (req) => queryCredentials(req, ['key']),
   parse,
   renderReverse,
+  renderSearch,
   renderIp: (_s: GoogleState, _r: IpRecord) =>
     renderError(null, 'not_found', 'IP lookups are not served here', {}),
   renderError,

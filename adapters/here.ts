@@ -5,15 +5,23 @@
  */
 import type { IpRecord, ReverseRecord } from '../backend/records';
 import type { ErrorFacts, GatewayCode } from '../gateway/core/errors';
-import { alpha3 } from './common/country';
+import { alpha2Of, alpha3 } from './common/country';
 import { parseLatLon } from './common/coords';
 import { queryCredentials } from './common/credentials';
 import type { ErrorTable, RequestForm } from './common/parse';
 import { methodRefusal, once, refuse, routePath } from './common/parse';
 import { compact, distanceMetres, placeNumber, regionLetters, resultPoint, smallBox } from './common/place';
-import { parseQuery } from './common/query';
+import { parseQuery, type Query } from './common/query';
 import { json } from './common/respond';
-import type { Adapter, AdapterRequest, AdapterResponse, ParseResult } from './types';
+import { searchCall, searchLanguage, searchLimit, searchText } from './common/search';
+import type {
+  Adapter,
+  AdapterRequest,
+  AdapterResponse,
+  ParseResult,
+  SearchResult,
+  SearchResults,
+} from './types';
 import { houseNumberOf, streetOf, suburbOf } from './common/street';
 
 /** Which HERE API the request used. */
@@ -51,6 +59,7 @@ export const HERE_ERRORS: ErrorTable<HereError> = {
   invalid_forwarded: api(400, 'Illegal input for parameter'),
   ipv4_required: api(400, 'IPv4 address required'),
   not_found: api(404, 'Not Found'),
+  search_unavailable: api(400, 'Illegal input for parameter'),
   method_not_allowed: api(405, 'Method Not Allowed'),
   backend_unavailable: api(502, 'Bad Gateway'),
   backend_timeout: api(504, 'Gateway Timeout'),
@@ -59,6 +68,71 @@ export const HERE_ERRORS: ErrorTable<HereError> = {
 };
 
 const LEGACY = '/6.2/reversegeocode.json';
+const V7_FORWARD = '/v1/geocode';
+const LEGACY_FORWARD = '/6.2/geocode.json';
+
+/** Alpha-3 (or alpha-2) codes separated by commas as alpha-2 codes; a string naming the bad code otherwise. */
+function countriesOf(list: string | undefined): string[] | null | string {
+  if (list === undefined || list.trim() === '') return null;
+  const out: string[] = [];
+  for (const c of list.split(',')) {
+    const two = alpha2Of(c.trim());
+    if (two === null) return c;
+    if (!out.includes(two)) out.push(two);
+  }
+  return out;
+}
+
+/**
+ * Forward lookups (issue 11). v7 `/v1/geocode`: `q` (or `qq` with its `city=...;country=...` parts), `limit`
+ * (default 20, at most 50 here), `lang`, `in=countryCode:FRA,DEU`, `at=lat,lng`. Legacy 6.2 `/6.2/geocode.json`:
+ * `searchtext`, `country` (alpha-3 list), `language`, `maxresults` (default 10), `prox=lat,lng[,radius]`.
+ */
+function parseForward(q: Query, legacy: boolean, state: HereState): ParseResult<HereState> {
+  const names = legacy
+    ? ['searchtext', 'country', 'language', 'maxresults', 'prox']
+    : ['q', 'qq', 'limit', 'lang', 'in', 'at'];
+  const v: Record<string, string | undefined> = {};
+  const keep = (r: ParseResult<never>): ParseResult<HereState> => (r && !r.ok ? { ...r, state } : r);
+  for (const name of names) {
+    const read = once(q, name);
+    if ('refusal' in read) return keep(read.refusal);
+    v[name] = read.value;
+  }
+  const qq = (v['qq'] ?? '')
+    .split(';')
+    .map((p) => p.split('=')[1]?.trim())
+    .filter((x): x is string => x !== undefined && x !== '');
+  const textName = legacy ? 'searchtext' : 'q';
+  const raw = legacy
+    ? v['searchtext']
+    : [v['q'], ...qq].filter((x) => x !== undefined && x !== '').join(', ');
+  const t = searchText(raw, textName);
+  if (!t.ok) return keep(refuse('invalid_parameter', t.parameter, t.detail));
+  const limit = searchLimit(
+    legacy ? v['maxresults'] : v['limit'],
+    legacy ? 'maxresults' : 'limit',
+    legacy ? 10 : 20,
+  );
+  if (!limit.ok) return keep(refuse('invalid_parameter', limit.parameter, limit.detail));
+  const lang = searchLanguage(legacy ? v['language'] : v['lang'], legacy ? 'language' : 'lang');
+  if (!lang.ok) return keep(refuse('invalid_parameter', lang.parameter, lang.detail));
+  const inFilter = legacy ? v['country'] : /^countryCode:(.*)$/.exec(v['in'] ?? '')?.[1];
+  if (!legacy && v['in'] !== undefined && inFilter === undefined)
+    return keep(refuse('invalid_parameter', 'in', 'in must be countryCode:ISO3[,ISO3...]'));
+  const countries = countriesOf(inFilter);
+  if (typeof countries === 'string')
+    return keep(refuse('invalid_parameter', legacy ? 'country' : 'in', `${countries} is not a country code`));
+  let focus: { lat: number; lon: number } | null = null;
+  const at = legacy ? v['prox'] : v['at'];
+  if (at !== undefined) {
+    const point = readPosition(at, legacy ? 'prox' : 'at', legacy);
+    if (!point.ok) return keep(refuse('invalid_parameter', point.parameter, point.detail));
+    focus = { lat: point.lat, lon: point.lon };
+  }
+  const call = searchCall(t.value, { limit: limit.value, language: lang.value, countries, focus });
+  return { ok: true, request: { call, state } };
+}
 
 /** Reads `lat,lng` or, for the legacy API, `lat,lng,radius`. */
 function readPosition(text: string | undefined, parameter: string, legacy: boolean) {
@@ -86,12 +160,14 @@ export const HERE_FORMS: readonly RequestForm[] = [
 
 function parse(req: AdapterRequest): ParseResult<HereState> {
   const path = routePath(req.path);
-  if (path !== '/v1/revgeocode' && path !== LEGACY) return null;
+  const forward = path === V7_FORWARD || path === LEGACY_FORWARD;
+  if (path !== '/v1/revgeocode' && path !== LEGACY && !forward) return null;
   const refusal = methodRefusal(req);
   if (refusal) return refusal;
-  const legacy = path === LEGACY;
+  const legacy = path === LEGACY || path === LEGACY_FORWARD;
   const state: HereState = { api: legacy ? 'legacy' : 'v7' };
   const q = parseQuery(req.query);
+  if (forward) return parseForward(q, legacy, state);
   const name = legacy ? (q.has('prox') && !q.has('pos') ? 'prox' : 'pos') : 'at';
   const read = once(q, name);
   // Refusals keep the API so a legacy 6.2 client gets the legacy error shape.
@@ -190,6 +266,34 @@ function renderReverse(state: HereState, r: ReverseRecord): AdapterResponse {
 }
 
 /**
+ * A forward lookup's answer, best first: v7 `items` with `scoring.queryScore` and `mapView` from the extent; legacy
+ * 6.2 `Response.View[0].Result` with `Relevance`. Nothing matched: `items: []` / an empty `View`.
+ */
+function renderSearch(state: HereState, a: SearchResults): AdapterResponse {
+  const view = (r: SearchResult) =>
+    r.bbox === null ? null : { west: r.bbox[0], south: r.bbox[1], east: r.bbox[2], north: r.bbox[3] };
+  if (state.api === 'v7') {
+    const items = a.results.map((r) => {
+      const item = v7Item(r);
+      delete item['distance'];
+      const box = view(r);
+      return { ...item, ...(box ? { mapView: box } : {}), scoring: { queryScore: r.relevance ?? 1 } };
+    });
+    return json(200, { items, attribution: a.attribution });
+  }
+  const results = a.results.map((r) => {
+    const one = legacyResult(r);
+    delete one['Distance'];
+    return { ...one, Relevance: r.relevance ?? 1 };
+  });
+  const v = { _type: 'SearchResultsViewType', ViewId: 0, Result: results };
+  return json(200, {
+    Response: { MetaInfo: {}, View: results.length ? [v] : [] },
+    attribution: a.attribution,
+  });
+}
+
+/**
  * A refusal on the legacy 6.2 path: HERE's error fields and status, plus an empty `Response.View`. node-geocoder's
  * `here` reverse reads `result.Response.View[0]` on every JSON body without checking the status; without the member
  * it throws inside bluebird (uncaught exception, the promise never settles). With it, the client resolves `[]`.
@@ -238,6 +342,7 @@ export const here: Adapter<HereState> = {
   providerCredentials: (req) => queryCredentials(req, ['apiKey', 'apikey']),
   parse,
   renderReverse,
+  renderSearch,
   renderIp: (_s: HereState, _r: IpRecord) =>
     renderError(null, 'not_found', 'IP lookups are not served here', {}),
   renderError,

@@ -96,6 +96,7 @@ export const IPINFO_ERRORS: ErrorTable<IpinfoError> = {
   invalid_forwarded: { status: 400, title: 'Bad request' },
   ipv4_required: { status: 404, title: 'Wrong ip' },
   not_found: { status: 404, title: 'Not found' },
+  search_unavailable: { status: 400, title: 'Bad request' },
   method_not_allowed: { status: 405, title: 'Method not allowed' },
   backend_unavailable: { status: 502, title: 'Bad gateway' },
   backend_timeout: { status: 504, title: 'Gateway timeout' },

@@ -79,6 +79,7 @@ export const IPSTACK_ERRORS: ErrorTable<IpstackError> = {
   invalid_forwarded: { code: 400, type: 'invalid_forwarded', info: 'The forwarding header is malformed.' },
   ipv4_required: { code: 106, type: 'invalid_ip_address', info: 'Only IPv4 addresses are served.' },
   not_found: { code: 103, type: 'invalid_api_function', info: 'This API Function does not exist.' },
+  search_unavailable: { code: 103, type: 'invalid_api_function', info: 'This API Function does not exist.' },
   method_not_allowed: { code: 405, type: 'method_not_allowed', info: 'Only GET is served.' },
   backend_unavailable: { code: 502, type: 'internal_error', info: 'Server error; try again later.' },
   backend_timeout: { code: 504, type: 'internal_error', info: 'Server timeout; try again later.' },

@@ -8,6 +8,11 @@ import { queryCredentials } from './common/credentials';
 import { hasPlace, renderNominatim } from './common/nominatim-format';
 import type { NominatimView } from './common/nominatim-format';
 import { readNominatimRequest } from './common/nominatim-request';
+import {
+  readNominatimSearch,
+  renderNominatimSearch,
+  type NominatimSearchView,
+} from './common/nominatim-search';
 import type { ErrorTable, RequestForm } from './common/parse';
 import { methodRefusal, routePath } from './common/parse';
 import { parseQuery, type Query } from './common/query';
@@ -19,6 +24,7 @@ import type {
   AdapterRequest,
   AdapterResponse,
   ParseResult,
+  SearchResults,
 } from './types';
 
 /** A LocationIQ error: status and the documented `error` text. */
@@ -45,6 +51,7 @@ export const LOCATIONIQ_ERRORS: ErrorTable<LocationiqError> = {
   invalid_forwarded: { status: 400, error: 'Invalid Request' },
   ipv4_required: { status: 400, error: 'Invalid Request' },
   not_found: { status: 404, error: 'Invalid Request' },
+  search_unavailable: { status: 400, error: 'Invalid Request' },
   method_not_allowed: { status: 405, error: 'Invalid Request' },
   backend_unavailable: { status: 502, error: 'Unknown error - Please try again after some time' },
   backend_timeout: { status: 504, error: 'Unknown error - Please try again after some time' },
@@ -53,6 +60,10 @@ export const LOCATIONIQ_ERRORS: ErrorTable<LocationiqError> = {
 };
 
 const PATHS = new Set(['/v1/reverse', '/v1/reverse.php']);
+const SEARCH_PATHS = new Set(['/v1/search', '/v1/search.php']);
+
+/** A reverse request's view, or a search's (issue 11). */
+type LocationiqState = NominatimView | NominatimSearchView;
 const FORMATS = ['json', 'xml'] as const;
 
 /**
@@ -80,7 +91,25 @@ export const LOCATIONIQ_FORMS: readonly RequestForm[] = [
   { example: '/v1/reverse/?key=K&lat=48.8584&lon=2.2945&format=json', clients: 'trailing slash' },
 ];
 
-function parse(req: AdapterRequest): ParseResult<NominatimView> {
+/** `/v1/search` (issue 11): Nominatim's search parameters (LocationIQ's are Nominatim's), json by default. */
+function parseSearch(req: AdapterRequest): ParseResult<LocationiqState> {
+  const refusal = methodRefusal(req);
+  if (refusal) return refusal;
+  const q = parseQuery(req.query);
+  const read = readNominatimSearch(q, 'json');
+  if (read === null) return read;
+  if ('ok' in read) return read.ok ? read : { ...read, state: refusalView(q) };
+  return { ok: true, request: { call: read.call, state: read.view } };
+}
+
+/** Nothing matched is LocationIQ's 404 "Unable to geocode" (as for reverse), else Nominatim's list. */
+function renderSearch(state: LocationiqState, a: SearchResults): AdapterResponse {
+  if (a.results.length === 0) return renderError(state, 'not_found', '', {});
+  return renderNominatimSearch(state as NominatimSearchView, a);
+}
+
+function parse(req: AdapterRequest): ParseResult<LocationiqState> {
+  if (SEARCH_PATHS.has(routePath(req.path))) return parseSearch(req);
   if (!PATHS.has(routePath(req.path))) return null;
   const refusal = methodRefusal(req);
   if (refusal) return refusal;
@@ -96,7 +125,7 @@ function parse(req: AdapterRequest): ParseResult<NominatimView> {
  * `not_found` with a parsed request is the backend's "no result": LocationIQ's 404 "Unable to geocode".
  */
 function renderError(
-  state: NominatimView | null,
+  state: LocationiqState | null,
   code: GatewayCode,
   _detail: string,
   _f: ErrorFacts,
@@ -111,10 +140,10 @@ function renderError(
   return json(row.status, { error: row.error });
 }
 
-function renderReverse(state: NominatimView, r: ReverseRecord): AdapterResponse {
+function renderReverse(state: LocationiqState, r: ReverseRecord): AdapterResponse {
   // LocationIQ answers "no place" with 404 "Unable to geocode", where Nominatim uses 200.
-  return hasPlace(state, r)
-    ? renderNominatim(state, r, r.attribution)
+  return hasPlace(state as NominatimView, r)
+    ? renderNominatim(state as NominatimView, r, r.attribution)
     : renderError(state, 'not_found', '', {});
 }
 
@@ -123,7 +152,7 @@ function renderReverse(state: NominatimView, r: ReverseRecord): AdapterResponse 
  * with `day` the requests left in today's free allowance (null for an Unlimited key, which has no daily cap) and
  * `bonus` the requests the account's balance still pays for.
  */
-const account: AccountEndpoints<NominatimView> = {
+const account: AccountEndpoints<LocationiqState> = {
   parse: (req) =>
     routePath(req.path) === '/v1/balance' && req.method.toUpperCase() === 'GET'
       ? { needsKey: true, state: refusalView(parseQuery(req.query)) }
@@ -142,13 +171,14 @@ const account: AccountEndpoints<NominatimView> = {
 };
 
 /** The LocationIQ adapter. */
-export const locationiq: Adapter<NominatimView> = {
+export const locationiq: Adapter<LocationiqState> = {
   name: 'locationiq',
   credentialParams: ['key'],
   providerCredentials: (req) => queryCredentials(req, ['key']),
   parse,
   renderReverse,
-  renderIp: (_s: NominatimView, _r: IpRecord) => renderError(null, 'not_found', '', {}),
+  renderSearch,
+  renderIp: (_s: LocationiqState, _r: IpRecord) => renderError(null, 'not_found', '', {}),
   renderError,
   account,
 };

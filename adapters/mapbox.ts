@@ -1,6 +1,7 @@
 /**
  * Drop-in host for Mapbox geocoding clients: v5 `GET /geocoding/v5/mapbox.places/{lon},{lat}.json` (comma raw, as
- * the SDK sends it, or `%2C`, as node-geocoder does) and v6 `GET /search/geocode/v6/reverse?longitude=&latitude=`.
+ * the SDK sends it, or `%2C`, as node-geocoder does) and v6 `GET /search/geocode/v6/reverse?longitude=&latitude=`;
+ * forward lookups (issue 11) v5 `/geocoding/v5/mapbox.places/{search text}.json` and v6 `/search/geocode/v6/forward?q=`.
  * The credential is the `access_token` query parameter (providers.md 1.10, 2.3).
  */
 import type { IpRecord, ReverseRecord } from '../backend/records';
@@ -14,7 +15,16 @@ import { placeNumber, regionLetters, resultPoint } from './common/place';
 import { parseQuery } from './common/query';
 import type { Query } from './common/query';
 import { json } from './common/respond';
-import type { Adapter, AdapterRequest, AdapterResponse, ParseResult } from './types';
+import type { Adapter, AdapterRequest, AdapterResponse, ParseResult, SearchResults } from './types';
+import {
+  searchBounds,
+  searchCall,
+  searchCountries,
+  searchLanguage,
+  searchLimit,
+  searchPoint,
+  searchText,
+} from './common/search';
 import { houseNumberOf, streetLine, streetOf, suburbOf } from './common/street';
 
 /** The feature level answered: the place (locality), or the region or country when `types` asks only for those. */
@@ -27,6 +37,8 @@ export interface MapboxState {
   query: [number, number];
   /** Whether an address feature may answer (no `types`, or `types` lists address): street-level records (D25). */
   address?: boolean;
+  /** A forward lookup: v5 echoes the search text's words as `query`. */
+  forward?: string[];
 }
 
 /** A Mapbox error: HTTP status and `message`. */
@@ -50,6 +62,7 @@ export const MAPBOX_ERRORS: ErrorTable<MapboxError> = {
   invalid_forwarded: { status: 422, message: 'Invalid query' },
   ipv4_required: { status: 422, message: 'An IPv4 address is required' },
   not_found: { status: 404, message: 'Not Found' },
+  search_unavailable: { status: 422, message: 'Invalid query' },
   method_not_allowed: { status: 405, message: 'Method Not Allowed' },
   backend_unavailable: { status: 502, message: 'Bad Gateway' },
   backend_timeout: { status: 504, message: 'Gateway Timeout' },
@@ -59,6 +72,9 @@ export const MAPBOX_ERRORS: ErrorTable<MapboxError> = {
 
 const V5 = /^\/geocoding\/v5\/mapbox\.places(?:-permanent)?\/([^/]+)\.json$/;
 const V6 = '/search/geocode/v6/reverse';
+const V6_FORWARD = '/search/geocode/v6/forward';
+/** A path segment that is only numbers, commas, dots, minus signs and spaces: a malformed point, not a text. */
+const NUMERIC = /^[\d\s.,+-]+$/;
 
 /** The level the `types` filter admits: place if allowed, else region, else country, else none. */
 function levelFor(q: Query): Level | null {
@@ -106,17 +122,63 @@ export const MAPBOX_FORMS: readonly RequestForm[] = [
   },
 ];
 
+/**
+ * A forward lookup: `limit` (1..10, default 5: Mapbox's own bounds), `country` (alpha-2 list), `language`,
+ * `proximity` (lon,lat), `bbox` (minLon,minLat,maxLon,maxLat). `types` and `autocomplete` are accepted, not applied.
+ */
+function parseForward(text: string | undefined, q: Query, version: 5 | 6): ParseResult<MapboxState> {
+  const v: Record<string, string | undefined> = {};
+  for (const name of ['limit', 'country', 'language', 'proximity', 'bbox']) {
+    const read = once(q, name);
+    if ('refusal' in read) return read.refusal;
+    v[name] = read.value;
+  }
+  const t = searchText(text, version === 5 ? 'query' : 'q');
+  if (!t.ok) return refuse('invalid_parameter', t.parameter, t.detail);
+  const limit = searchLimit(v['limit'], 'limit', 5, 10);
+  if (!limit.ok) return refuse('invalid_parameter', limit.parameter, limit.detail);
+  const countries = searchCountries(v['country'], 'country');
+  if (!countries.ok) return refuse('invalid_parameter', countries.parameter, countries.detail);
+  const language = searchLanguage(v['language'], 'language');
+  if (!language.ok) return refuse('invalid_parameter', language.parameter, language.detail);
+  const focus =
+    v['proximity'] === 'ip'
+      ? { ok: true as const, value: null }
+      : searchPoint(v['proximity'], 'proximity', true);
+  if (!focus.ok) return refuse('invalid_parameter', focus.parameter, focus.detail);
+  const bounds = searchBounds(v['bbox'], 'bbox', 'lonlat');
+  if (!bounds.ok) return refuse('invalid_parameter', bounds.parameter, bounds.detail);
+  const call = searchCall(t.value, {
+    limit: limit.value,
+    countries: countries.value,
+    language: language.value,
+    focus: focus.value,
+    bounds: bounds.value,
+  });
+  const words = t.value
+    .toLowerCase()
+    .split(/\s+/)
+    .filter((w) => w !== '');
+  const state: MapboxState = { version, level: levelFor(q), query: [0, 0], forward: words, address: true };
+  return { ok: true, request: { call, state } };
+}
+
 function parse(req: AdapterRequest): ParseResult<MapboxState> {
   const path = routePath(req.path);
   const v5 = V5.exec(path);
-  if (!v5 && path !== V6) return null;
+  if (!v5 && path !== V6 && path !== V6_FORWARD) return null;
   const refusal = methodRefusal(req);
   if (refusal) return refusal;
   const q = parseQuery(req.query);
+  if (path === V6_FORWARD) {
+    const text = once(q, 'q');
+    return 'refusal' in text ? text.refusal : parseForward(text.value, q, 6);
+  }
   let lonText: string | undefined;
   let latText: string | undefined;
   if (v5) {
     const pair = splitPair(v5[1] as string);
+    if (pair === null && !NUMERIC.test(v5[1] as string)) return parseForward(v5[1], q, 5);
     if (pair === null)
       return refuse(
         'invalid_parameter',
@@ -302,6 +364,35 @@ function renderReverse(state: MapboxState, r: ReverseRecord): AdapterResponse {
   return json(200, { type: 'FeatureCollection', query: state.query, features, attribution: r.attribution });
 }
 
+/** A forward lookup's features, best first: address features where the result has a street, else its level. */
+function renderSearch(state: MapboxState, a: SearchResults): AdapterResponse {
+  const features = a.results.map((r) => {
+    const street = streetOf(r);
+    const level: Level = r.locality ? 'place' : r.region ? 'region' : 'country';
+    const f =
+      street !== null
+        ? state.version === 6
+          ? v6Address(r, street)
+          : v5Address(r, street)
+        : state.version === 6
+          ? v6Feature(r, level)
+          : v5Feature(r, level);
+    if (state.version === 6) {
+      const props = f['properties'] as Record<string, unknown>;
+      return { ...f, properties: { ...props, ...(r.bbox ? { bbox: r.bbox } : {}) } };
+    }
+    return { ...f, relevance: r.relevance ?? 1, ...(r.bbox ? { bbox: r.bbox } : {}) };
+  });
+  if (state.version === 6)
+    return json(200, { type: 'FeatureCollection', features, attribution: a.attribution });
+  return json(200, {
+    type: 'FeatureCollection',
+    query: state.forward ?? [],
+    features,
+    attribution: a.attribution,
+  });
+}
+
 /** Renders a refusal; `not_found` with a parsed request is the backend's "no result": an empty FeatureCollection. */
 function renderError(
   state: MapboxState | null,
@@ -340,6 +431,7 @@ export const mapbox: Adapter<MapboxState> = {
     queryCredentials(req, ['access_token']).map((c) => ({ ...c, value: unwrapToken(c.value) })),
   parse,
   renderReverse,
+  renderSearch,
   renderIp: (_s: MapboxState, _r: IpRecord) =>
     renderError(null, 'not_found', 'IP lookups are not served here', {}),
   renderError,

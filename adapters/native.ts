@@ -1,7 +1,7 @@
 /**
- * The main host (`native` adapter): `GET /v1/reverse?lat&lon`, `GET /v1/ipv4[?ip]` (D22), `GET /v1/account` (the
- * caller's allowance, balance and slots, never counted), errors as application/problem+json (D20). Pure functions;
- * the gateway does CORS, counting and forwarding.
+ * The main host (`native` adapter): `GET /v1/reverse?lat&lon`, `GET /v1/ipv4[?ip]` (D22), `GET /v1/search?q`
+ * (issue 11), `GET /v1/account` (the caller's allowance, balance and slots, never counted), errors as
+ * application/problem+json (D20). Pure functions; the gateway does CORS, counting and forwarding.
  */
 import type { IpRecord, ReverseRecord } from '../backend/records';
 import { codeToStatus, TITLES, type ErrorFacts, type GatewayCode } from '../gateway/core/errors';
@@ -13,7 +13,9 @@ import type {
   AdapterRequest,
   AdapterResponse,
   ParseResult,
+  SearchResults,
 } from './types';
+import { searchCall, searchCountries, searchLanguage, searchLimit, searchText } from './common/search';
 import { houseNumberOf, streetOf, suburbOf } from './common/street';
 
 /** The main host needs no per-request render state. */
@@ -52,11 +54,43 @@ function coordinate(params: Map<string, string[]>, name: string, max: number): n
   return n;
 }
 
+/** The single value of an optional parameter; an Invalid when it is repeated. */
+function optional(params: Map<string, string[]>, name: string): string | undefined | Invalid {
+  const all = params.get(name);
+  if (all === undefined) return undefined;
+  return all.length > 1 ? invalid(name, `Parameter "${name}" is given more than once.`) : all[0];
+}
+
+/** `GET /v1/search?q&limit&countrycodes&lang` (docs/gateway.md): the canonical search call. */
+function parseSearch(params: Map<string, string[]>): ParseResult<NativeState> {
+  const raw: Record<string, string | undefined> = {};
+  for (const name of ['q', 'limit', 'countrycodes', 'lang']) {
+    const v = optional(params, name);
+    if (typeof v === 'object') return v;
+    raw[name] = v;
+  }
+  const q = searchText(raw['q'], 'q');
+  if (!q.ok) return invalid(q.parameter, q.detail);
+  const limit = searchLimit(raw['limit'], 'limit', 10);
+  if (!limit.ok) return invalid(limit.parameter, limit.detail);
+  const countries = searchCountries(raw['countrycodes'], 'countrycodes');
+  if (!countries.ok) return invalid(countries.parameter, countries.detail);
+  const language = searchLanguage(raw['lang'], 'lang');
+  if (!language.ok) return invalid(language.parameter, language.detail);
+  const call = searchCall(q.value, {
+    limit: limit.value,
+    countries: countries.value,
+    language: language.value,
+  });
+  return { ok: true, request: { call, state: null } };
+}
+
 /** Parse a main-host request; unknown parameters other than the ones read are ignored. */
 function parse(req: AdapterRequest): ParseResult<NativeState> {
-  if (req.path !== '/v1/reverse' && req.path !== '/v1/ipv4') return null;
+  if (req.path !== '/v1/reverse' && req.path !== '/v1/ipv4' && req.path !== '/v1/search') return null;
   const params = parseQuery(req.query);
   if (!params) return invalid('query', 'The query string is not valid percent-encoding.');
+  if (req.path === '/v1/search') return parseSearch(params);
   if (req.path === '/v1/reverse') {
     const lat = coordinate(params, 'lat', 90);
     if (typeof lat !== 'number') return lat;
@@ -127,6 +161,33 @@ function renderReverse(_state: NativeState, r: ReverseRecord): AdapterResponse {
     attribution: r.attribution,
     precision: r.precision,
     licence: r.licence ?? null,
+  });
+}
+
+/** The main host's search layout (issue 11): the places best first, each laid out as a reverse answer's place. */
+function renderSearch(_state: NativeState, a: SearchResults): AdapterResponse {
+  return json(200, {
+    results: a.results.map((r) => ({
+      display_name: r.displayName,
+      address: {
+        ...(r.street !== undefined
+          ? { house_number: houseNumberOf(r), street: streetOf(r), suburb: suburbOf(r) }
+          : {}),
+        locality: r.locality,
+        county: r.county,
+        region: r.region,
+        region_code: r.regionCode,
+        postcode: r.postcode,
+        country: r.country,
+        country_code: r.countryCode,
+      },
+      location: r.lat === null || r.lon === null ? null : { lat: r.lat, lon: r.lon },
+      bbox: r.bbox,
+      relevance: r.relevance,
+      timezone: r.timezone,
+      ...(r.precision !== undefined ? { precision: r.precision } : {}),
+    })),
+    attribution: a.attribution,
   });
 }
 
@@ -225,6 +286,7 @@ export const nativeAdapter: Adapter<NativeState> = {
   parse,
   renderReverse,
   renderIp,
+  renderSearch,
   renderError,
   account,
 };

@@ -9,11 +9,26 @@ import { queryCredentials } from './common/credentials';
 import { nominatimXmlError, renderNominatim, renderUnableToGeocode } from './common/nominatim-format';
 import type { NominatimView } from './common/nominatim-format';
 import { readNominatimRequest } from './common/nominatim-request';
+import {
+  readNominatimSearch,
+  renderNominatimSearch,
+  type NominatimSearchView,
+} from './common/nominatim-search';
 import type { ErrorTable, RequestForm } from './common/parse';
 import { methodRefusal, routePath } from './common/parse';
 import { parseQuery, type Query } from './common/query';
 import { json } from './common/respond';
-import type { AccountEndpoints, Adapter, AdapterRequest, AdapterResponse, ParseResult } from './types';
+import type {
+  AccountEndpoints,
+  Adapter,
+  AdapterRequest,
+  AdapterResponse,
+  ParseResult,
+  SearchResults,
+} from './types';
+
+/** A reverse request's view, or a search's (issue 11). */
+type NominatimState = NominatimView | NominatimSearchView;
 
 /**
  * How a refusal looks in JSON: `object` is Nominatim's own `{"error":{"code","message"}}` (v1/format.py); `string` is
@@ -44,6 +59,7 @@ export const NOMINATIM_ERRORS: ErrorTable<NominatimError> = {
   invalid_forwarded: own(400, 'Invalid parameter'),
   ipv4_required: own(400, 'An IPv4 address is required'),
   not_found: own(404, 'Not found'),
+  search_unavailable: own(501, 'Search is not available'),
   method_not_allowed: own(405, 'Method not allowed'),
   backend_unavailable: own(502, 'Bad gateway'),
   backend_timeout: own(504, 'Gateway timeout'),
@@ -52,6 +68,7 @@ export const NOMINATIM_ERRORS: ErrorTable<NominatimError> = {
 };
 
 const PATHS = new Set(['/reverse', '/reverse.php']);
+const SEARCH_PATHS = new Set(['/search', '/search.php']);
 const ALL_FORMATS = ['xml', 'json', 'jsonv2', 'geojson', 'geocodejson'] as const;
 
 /**
@@ -78,7 +95,17 @@ export const NOMINATIM_FORMS: readonly RequestForm[] = [
   { example: '/reverse/?lat=48.8584&lon=2.2945&format=json', clients: 'trailing slash' },
 ];
 
-function parse(req: AdapterRequest): ParseResult<NominatimView> {
+/** `/search` (issue 11): json, jsonv2 (the default), geojson or geocodejson. */
+function parseSearch(req: AdapterRequest): ParseResult<NominatimState> {
+  const refusal = methodRefusal(req);
+  if (refusal) return refusal;
+  const read = readNominatimSearch(parseQuery(req.query), 'jsonv2');
+  if (read === null || 'ok' in read) return read;
+  return { ok: true, request: { call: read.call, state: read.view } };
+}
+
+function parse(req: AdapterRequest): ParseResult<NominatimState> {
+  if (SEARCH_PATHS.has(routePath(req.path))) return parseSearch(req);
   if (!PATHS.has(routePath(req.path))) return null;
   const refusal = methodRefusal(req);
   if (refusal) return refusal;
@@ -94,7 +121,7 @@ function parse(req: AdapterRequest): ParseResult<NominatimView> {
 
 /** Renders a refusal as Nominatim would for the requested format (JSON when the format is unknown). */
 function renderError(
-  state: NominatimView | null,
+  state: NominatimState | null,
   code: GatewayCode,
   detail: string,
   _f: ErrorFacts,
@@ -140,13 +167,16 @@ const account: AccountEndpoints<AdapterResponse> = {
 };
 
 /** The Nominatim adapter. */
-export const nominatim: Adapter<NominatimView> = {
+export const nominatim: Adapter<NominatimState> = {
   name: 'nominatim',
   credentialParams: ['key'],
   providerCredentials: (req) => queryCredentials(req, ['key']),
   parse,
-  renderReverse: (state: NominatimView, r: ReverseRecord) => renderNominatim(state, r, r.attribution),
-  renderIp: (_s: NominatimView, _r: IpRecord) =>
+  renderReverse: (state: NominatimState, r: ReverseRecord) =>
+    renderNominatim(state as NominatimView, r, r.attribution),
+  renderSearch: (state: NominatimState, a: SearchResults) =>
+    renderNominatimSearch(state as NominatimSearchView, a),
+  renderIp: (_s: NominatimState, _r: IpRecord) =>
     renderError(null, 'not_found', 'IP lookups are not served here', {}),
   renderError,
   account,

@@ -10,9 +10,19 @@ import { queryCredentials } from './common/credentials';
 import type { ErrorTable, RequestForm } from './common/parse';
 import { methodRefusal, once, refuse, routePath } from './common/parse';
 import { compact, regionLetters, resultPoint, smallBox } from './common/place';
-import { parseQuery } from './common/query';
+import { parseQuery, type Query } from './common/query';
 import { json } from './common/respond';
-import type { Adapter, AdapterRequest, AdapterResponse, ParseResult, Rate } from './types';
+import {
+  searchBounds,
+  searchCall,
+  searchCountries,
+  searchLanguage,
+  searchLimit,
+  searchPoint,
+  searchText,
+  type Checked,
+} from './common/search';
+import type { Adapter, AdapterRequest, AdapterResponse, ParseResult, Rate, SearchResults } from './types';
 import { houseNumberOf, streetOf, suburbOf } from './common/street';
 
 /** Rendering options: `no_annotations=1` drops the annotations block. */
@@ -44,6 +54,7 @@ export const OPENCAGE_ERRORS: ErrorTable<OpencageError> = {
   invalid_forwarded: { status: 400, message: 'invalid request' },
   ipv4_required: { status: 400, message: 'invalid request' },
   not_found: { status: 404, message: 'invalid endpoint' },
+  search_unavailable: { status: 400, message: 'invalid request' },
   method_not_allowed: { status: 405, message: 'method not allowed' },
   backend_unavailable: { status: 502, message: 'bad gateway' },
   backend_timeout: { status: 504, message: 'timeout' },
@@ -75,10 +86,58 @@ function parse(req: AdapterRequest): ParseResult<OpencageState> {
   const text = once(q, 'q');
   if ('refusal' in text) return text.refusal;
   const point = parseLatLonPair(text.value, 'q', true);
-  if (!point.ok)
-    return refuse('invalid_parameter', 'q', `${point.detail} (only reverse geocoding is served)`);
+  // A text with a letter is a forward lookup (issue 11); anything else must be a point.
+  if (!point.ok && text.value !== undefined && /\p{L}/u.test(text.value)) return parseForward(text.value, q);
+  if (!point.ok) return refuse('invalid_parameter', 'q', point.detail);
   const state = { annotations: q.get('no_annotations')?.[0] !== '1' };
   return { ok: true, request: { call: { kind: 'reverse', lat: point.lat, lon: point.lon }, state } };
+}
+
+/**
+ * A forward lookup: `limit` (1..100, default 10; the gateway answers at most 50), `countrycode` (alpha-2 list),
+ * `language`, `proximity` (lat,lng), `bounds` (min lng,min lat,max lng,max lat), `no_annotations` (OpenCage's API).
+ */
+function parseForward(text: string, q: Query): ParseResult<OpencageState> {
+  const v: Record<string, string | undefined> = {};
+  for (const name of ['limit', 'countrycode', 'language', 'proximity', 'bounds']) {
+    const read = once(q, name);
+    if ('refusal' in read) return read.refusal;
+    v[name] = read.value;
+  }
+  const t = searchText(text, 'q');
+  const limit = searchLimit(v['limit'], 'limit', 10);
+  const countries = searchCountries(v['countrycode'], 'countrycode');
+  const language = searchLanguage(v['language'] === 'native' ? undefined : v['language'], 'language');
+  const focus = searchPoint(v['proximity'], 'proximity');
+  const bounds = searchBounds(v['bounds'], 'bounds', 'lonlat');
+  for (const c of [t, limit, countries, language, focus, bounds] as Checked<unknown>[])
+    if (!c.ok) return refuse('invalid_parameter', c.parameter, c.detail);
+  const value = <T>(c: Checked<T>): T => (c as { value: T }).value;
+  const call = searchCall(value(t), {
+    limit: value(limit),
+    countries: value(countries),
+    language: value(language),
+    focus: value(focus),
+    bounds: value(bounds),
+  });
+  return { ok: true, request: { call, state: { annotations: q.get('no_annotations')?.[0] !== '1' } } };
+}
+
+/** A forward lookup's answer: OpenCage's results best first (`bounds` from the extent), total_results. */
+function renderSearch(state: OpencageState, a: SearchResults): AdapterResponse {
+  const results = a.results.map((r) => {
+    const one = result(state, r);
+    if (r.bbox === null) return one;
+    const [w, s, e, n] = r.bbox;
+    return { ...one, bounds: { northeast: { lat: n, lng: e }, southwest: { lat: s, lng: w } } };
+  });
+  return json(200, {
+    ...ENVELOPE,
+    licenses: [{ name: a.attribution }],
+    results,
+    status: { code: 200, message: 'OK' },
+    total_results: results.length,
+  });
 }
 
 function result(state: OpencageState, r: ReverseRecord): Record<string, unknown> {
@@ -177,6 +236,7 @@ export const opencage: Adapter<OpencageState> = {
   providerCredentials: (req) => queryCredentials(req, ['key']),
   parse,
   renderReverse,
+  renderSearch,
   renderIp: (_s: OpencageState, _r: IpRecord) => renderError(null, 'not_found', '', {}),
   renderError,
   withRate,

@@ -13,14 +13,31 @@ import { queryCredentials } from './common/credentials';
 import type { ErrorTable, RequestForm } from './common/parse';
 import { methodRefusal, once, refuse, routePath } from './common/parse';
 import { compact, placeNumber, resultPoint, smallBox } from './common/place';
-import { parseQuery } from './common/query';
+import { parseQuery, type Query } from './common/query';
 import { json } from './common/respond';
-import type { Adapter, AdapterRequest, AdapterResponse, ParseResult } from './types';
+import {
+  partsText,
+  searchBounds,
+  searchCall,
+  searchCountries,
+  searchLanguage,
+  searchLimit,
+  searchText,
+  type Checked,
+} from './common/search';
+import type {
+  Adapter,
+  AdapterRequest,
+  AdapterResponse,
+  ParseResult,
+  SearchParts,
+  SearchResults,
+} from './types';
 import { houseNumberOf, streetLine, streetOf, suburbOf } from './common/street';
 
-/** The point as Pelias echoes it in `geocoding.query`. */
+/** The request as Pelias echoes it in `geocoding.query` (the point of a reverse, the text and size of a search). */
 export interface PeliasState {
-  query: { 'point.lat': number; 'point.lon': number };
+  query: Record<string, string | number>;
 }
 
 /** A Pelias error: the HTTP status and the fixed text used in `geocoding.errors` when the gateway gives none. */
@@ -44,6 +61,7 @@ export const PELIAS_ERRORS: ErrorTable<PeliasError> = {
   invalid_forwarded: { status: 400, error: 'invalid forwarding header' },
   ipv4_required: { status: 400, error: 'an IPv4 address is required' },
   not_found: { status: 404, error: 'not found' },
+  search_unavailable: { status: 400, error: 'search is not available' },
   method_not_allowed: { status: 405, error: 'method not allowed' },
   backend_unavailable: { status: 502, error: 'bad gateway' },
   backend_timeout: { status: 504, error: 'gateway timeout' },
@@ -51,7 +69,7 @@ export const PELIAS_ERRORS: ErrorTable<PeliasError> = {
   internal: { status: 500, error: 'internal server error' },
 };
 
-/** The accepted request forms: reverse, and the search endpoints refused in Pelias's shape. */
+/** The accepted request forms: reverse, and the search endpoints (issue 11). */
 export const PELIAS_PATHS = {
   reverse: ['/v1/reverse'],
   search: ['/v1/search', '/v1/search/structured', '/v1/autocomplete'],
@@ -76,14 +94,139 @@ export const PELIAS_FORMS: readonly RequestForm[] = [
 
 const ENGINE = { name: 'Pelias', author: 'Mapzen', version: '1.0' };
 
+/** Pelias's structured fields (search.md "structured") → the canonical parts. */
+const STRUCTURED: readonly [string, keyof SearchParts][] = [
+  ['address', 'street'],
+  ['locality', 'city'],
+  ['county', 'county'],
+  ['region', 'state'],
+  ['postalcode', 'postcode'],
+  ['country', 'country'],
+];
+const SEARCH_PARAMS = [
+  'text',
+  'size',
+  'boundary.country',
+  'focus.point.lat',
+  'focus.point.lon',
+  'boundary.rect.min_lon',
+  'boundary.rect.min_lat',
+  'boundary.rect.max_lon',
+  'boundary.rect.max_lat',
+  'lang',
+  ...STRUCTURED.map(([name]) => name),
+];
+
+/**
+ * `/v1/search`, `/v1/autocomplete` (`text`) and `/v1/search/structured` (address, locality, county, region,
+ * postalcode, country): `size` (default 10, at most 40), `boundary.country` (alpha-2 list), `focus.point.*`,
+ * `boundary.rect.*`, `lang` (search.md).
+ */
+function parseSearch(path: string, q: Query): ParseResult<PeliasState> {
+  const v: Record<string, string | undefined> = {};
+  for (const name of SEARCH_PARAMS) {
+    const read = once(q, name);
+    if ('refusal' in read) return read.refusal;
+    v[name] = read.value;
+  }
+  let parts: SearchParts | null = null;
+  if (path === '/v1/search/structured') {
+    parts = {};
+    for (const [name, key] of STRUCTURED) if (v[name]?.trim()) parts[key] = (v[name] as string).trim();
+    if (Object.keys(parts).length === 0)
+      return refuse(
+        'invalid_parameter',
+        'address',
+        'one of address, locality, county, region, postalcode or country is required',
+      );
+  }
+  const t = searchText(parts ? partsText(parts) : v['text'], 'text');
+  const size = searchLimit(v['size'], 'size', 10, 40);
+  const countries = searchCountries(v['boundary.country'], 'boundary.country');
+  const lang = searchLanguage(v['lang'], 'lang');
+  for (const c of [t, size, countries, lang] as Checked<unknown>[])
+    if (!c.ok) return refuse('invalid_parameter', c.parameter, c.detail);
+  let focus: { lat: number; lon: number } | null = null;
+  if (v['focus.point.lat'] !== undefined || v['focus.point.lon'] !== undefined) {
+    const point = parseLatLon(v['focus.point.lat'], v['focus.point.lon'], {
+      lat: 'focus.point.lat',
+      lon: 'focus.point.lon',
+    });
+    if (!point.ok) return refuse('invalid_parameter', point.parameter, point.detail);
+    focus = { lat: point.lat, lon: point.lon };
+  }
+  const rect = ['min_lon', 'min_lat', 'max_lon', 'max_lat'].map((k) => v[`boundary.rect.${k}`]);
+  const given = rect.filter((x) => x !== undefined).length;
+  if (given !== 0 && given !== 4)
+    return refuse(
+      'invalid_parameter',
+      'boundary.rect.min_lon',
+      'boundary.rect needs all four of min_lon, min_lat, max_lon, max_lat',
+    );
+  const bounds = searchBounds(
+    given === 4 ? rect.join(',') : undefined,
+    'boundary.rect.min_lon',
+    'lonlat',
+    true,
+  );
+  if (!bounds.ok) return refuse('invalid_parameter', bounds.parameter, bounds.detail);
+  const value = <T>(c: Checked<T>): T => (c as { value: T }).value;
+  const call = searchCall(value(t), {
+    parts,
+    limit: value(size),
+    countries: value(countries),
+    language: value(lang),
+    focus,
+    bounds: bounds.value,
+  });
+  const query: Record<string, string | number> = { text: value(t), size: value(size) };
+  if (v['boundary.country'] !== undefined) query['boundary.country'] = v['boundary.country'];
+  return { ok: true, request: { call, state: { query } } };
+}
+
+/** A search answer: Pelias's FeatureCollection best first, `confidence` and `bbox` per feature, the overall bbox. */
+function renderSearch(state: PeliasState, a: SearchResults): AdapterResponse {
+  const features = a.results.map((r) => {
+    const p = resultPoint(r);
+    const props = properties(r);
+    delete props['distance'];
+    if (r.relevance !== null) props['confidence'] = r.relevance;
+    return {
+      type: 'Feature',
+      geometry: { type: 'Point', coordinates: [p.lon, p.lat] },
+      properties: props,
+      ...(r.bbox ? { bbox: r.bbox } : {}),
+    };
+  });
+  const boxes = a.results.map((r) => {
+    const p = resultPoint(r);
+    return r.bbox ?? [p.lon, p.lat, p.lon, p.lat];
+  });
+  const bbox =
+    boxes.length === 0
+      ? undefined
+      : [
+          Math.min(...boxes.map((b) => b[0] as number)),
+          Math.min(...boxes.map((b) => b[1] as number)),
+          Math.max(...boxes.map((b) => b[2] as number)),
+          Math.max(...boxes.map((b) => b[3] as number)),
+        ];
+  return json(200, {
+    geocoding: envelope(a.attribution, state.query),
+    type: 'FeatureCollection',
+    features,
+    ...(bbox ? { bbox } : {}),
+  });
+}
+
 function parse(req: AdapterRequest): ParseResult<PeliasState> {
   const path = routePath(req.path);
   const search = (PELIAS_PATHS.search as readonly string[]).includes(path);
   if (!search && !(PELIAS_PATHS.reverse as readonly string[]).includes(path)) return null;
   const refusal = methodRefusal(req);
   if (refusal) return refusal;
-  if (search) return refuse('invalid_parameter', 'text', 'forward search is not available on this host yet');
   const q = parseQuery(req.query);
+  if (search) return parseSearch(req.path, q);
   const values: Record<string, string | undefined> = {};
   for (const name of ['point.lat', 'point.lon']) {
     const read = once(q, name);
@@ -181,6 +324,7 @@ export const pelias: Adapter<PeliasState> = {
   providerCredentials: (req) => queryCredentials(req, ['api_key']),
   parse,
   renderReverse,
+  renderSearch,
   renderIp: (_s: PeliasState, _r: IpRecord) => renderError(null, 'not_found', '', {}),
   renderError,
 };

@@ -11,9 +11,10 @@ import { queryCredentials } from './common/credentials';
 import type { ErrorTable, RequestForm } from './common/parse';
 import { methodRefusal, once, refuse } from './common/parse';
 import { compact, placeNumber, resultPoint, smallBox } from './common/place';
-import { parseQuery } from './common/query';
+import { parseQuery, type Query } from './common/query';
 import { json } from './common/respond';
-import type { Adapter, AdapterRequest, AdapterResponse, ParseResult } from './types';
+import { searchBounds, searchCall, searchLanguage, searchLimit, searchText } from './common/search';
+import type { Adapter, AdapterRequest, AdapterResponse, ParseResult, SearchResults } from './types';
 import { houseNumberOf, streetOf, suburbOf } from './common/street';
 
 /** Photon reverse state: nothing to remember but the request itself (Photon has one output format). */
@@ -45,6 +46,7 @@ export const PHOTON_ERRORS: ErrorTable<PhotonError> = {
   invalid_forwarded: { status: 400, message: 'Invalid forwarding header' },
   ipv4_required: { status: 400, message: 'An IPv4 address is required' },
   not_found: { status: 404, message: 'Not found' },
+  search_unavailable: { status: 400, message: 'Search is not available' },
   method_not_allowed: { status: 405, message: 'Method not allowed' },
   backend_unavailable: { status: 502, message: 'Bad gateway' },
   backend_timeout: { status: 504, message: 'Gateway timeout' },
@@ -69,13 +71,54 @@ export const PHOTON_FORMS: readonly RequestForm[] = [
 /** Parameters read once; the others Photon documents (lang, limit, radius, layer, osm_tag...) are ignored. */
 const SINGLE = ['lat', 'lon'] as const;
 
+/**
+ * `/api?q=` (issue 11): `limit` (default 10, at most 50), `lang`, `lat`+`lon` (a point to prefer), `bbox`
+ * (minLon,minLat,maxLon,maxLat); Photon's other filters (osm_tag, layer) are accepted and not applied.
+ */
+function parseSearch(q: Query): ParseResult<PhotonState> {
+  const v: Record<string, string | undefined> = {};
+  for (const name of ['q', 'limit', 'lang', 'lat', 'lon', 'bbox']) {
+    const read = once(q, name);
+    if ('refusal' in read) return read.refusal;
+    v[name] = read.value;
+  }
+  const t = searchText(v['q'], 'q');
+  if (!t.ok) return refuse('invalid_parameter', t.parameter, t.detail);
+  const limit = searchLimit(v['limit'], 'limit', 10);
+  if (!limit.ok) return refuse('invalid_parameter', limit.parameter, limit.detail);
+  const lang = searchLanguage(v['lang'], 'lang');
+  if (!lang.ok) return refuse('invalid_parameter', lang.parameter, lang.detail);
+  let focus: { lat: number; lon: number } | null = null;
+  if (v['lat'] !== undefined || v['lon'] !== undefined) {
+    const point = parseLatLon(v['lat'], v['lon'], { lat: 'lat', lon: 'lon' });
+    if (!point.ok) return refuse('invalid_parameter', point.parameter, point.detail);
+    focus = { lat: point.lat, lon: point.lon };
+  }
+  const bounds = searchBounds(v['bbox'], 'bbox', 'lonlat');
+  if (!bounds.ok) return refuse('invalid_parameter', bounds.parameter, bounds.detail);
+  const call = searchCall(t.value, { limit: limit.value, language: lang.value, focus, bounds: bounds.value });
+  return { ok: true, request: { call, state: { query: focus ?? { lat: 0, lon: 0 } } } };
+}
+
+/** A search answer: Photon's FeatureCollection, best first (`extent` from the result's extent); empty when none. */
+function renderSearch(_state: PhotonState, a: SearchResults): AdapterResponse {
+  const features = a.results.map((r) => {
+    const p = resultPoint(r);
+    const props = properties(r);
+    // Photon's extent is [minLon, maxLat, maxLon, minLat].
+    if (r.bbox !== null) props['extent'] = [r.bbox[0], r.bbox[3], r.bbox[2], r.bbox[1]];
+    return { type: 'Feature', geometry: { type: 'Point', coordinates: [p.lon, p.lat] }, properties: props };
+  });
+  return json(200, { type: 'FeatureCollection', features, attribution: a.attribution });
+}
+
 function parse(req: AdapterRequest): ParseResult<PhotonState> {
   const search = (PHOTON_PATHS.search as readonly string[]).includes(req.path);
   if (!search && !(PHOTON_PATHS.reverse as readonly string[]).includes(req.path)) return null;
   const refusal = methodRefusal(req);
   if (refusal) return refusal;
-  if (search) return refuse('invalid_parameter', 'q', 'forward search is not available on this host yet');
   const q = parseQuery(req.query);
+  if (search) return parseSearch(q);
   const values: Record<string, string | undefined> = {};
   for (const name of SINGLE) {
     const read = once(q, name);
@@ -150,6 +193,7 @@ export const photon: Adapter<PhotonState> = {
   providerCredentials: (req) => queryCredentials(req, ['key']),
   parse,
   renderReverse,
+  renderSearch,
   renderIp: (_s: PhotonState, _r: IpRecord) => renderError(null, 'not_found', '', {}),
   renderError,
 };

@@ -5,15 +5,16 @@
  */
 import type { IpRecord, ReverseRecord } from '../backend/records';
 import type { ErrorFacts, GatewayCode } from '../gateway/core/errors';
-import { alpha3, continentOf } from './common/country';
+import { alpha2Of, alpha3, continentOf } from './common/country';
 import { parseLatLonPair } from './common/coords';
 import { queryCredentials } from './common/credentials';
 import type { ErrorTable, RequestForm } from './common/parse';
 import { methodRefusal, once, refuse, routePath } from './common/parse';
 import { distanceMetres, regionLetters, resultPoint } from './common/place';
-import { parseQuery } from './common/query';
+import { parseQuery, type Query } from './common/query';
 import { json } from './common/respond';
-import type { Adapter, AdapterRequest, AdapterResponse, ParseResult } from './types';
+import { searchCall, searchLanguage, searchLimit, searchText } from './common/search';
+import type { Adapter, AdapterRequest, AdapterResponse, ParseResult, SearchResults } from './types';
 import { houseNumberOf, streetLine, streetOf, suburbOf } from './common/street';
 
 /** positionstack needs no rendering options. */
@@ -40,6 +41,7 @@ export const POSITIONSTACK_ERRORS: ErrorTable<PositionstackError> = {
   invalid_forwarded: { status: 422, code: 'validation_error' },
   ipv4_required: { status: 422, code: 'validation_error' },
   not_found: { status: 404, code: 'invalid_api_function' },
+  search_unavailable: { status: 422, code: 'validation_error' },
   method_not_allowed: { status: 405, code: 'invalid_api_function' },
   backend_unavailable: { status: 502, code: 'internal_error' },
   backend_timeout: { status: 504, code: 'internal_error' },
@@ -54,11 +56,45 @@ export const POSITIONSTACK_FORMS: readonly RequestForm[] = [
   { example: '/v1/reverse/?access_key=K&query=48.8584,2.2945', clients: 'trailing slash' },
 ];
 
+/**
+ * `/v1/forward?query=` (issue 11): `limit` (default 10, at most 50 here), `country` (alpha-2 or alpha-3 list),
+ * `language`, `output=json`. Other parameters are accepted and not applied.
+ */
+function parseForward(q: Query): ParseResult<PositionstackState> {
+  const v: Record<string, string | undefined> = {};
+  for (const name of ['query', 'limit', 'country', 'language', 'output']) {
+    const read = once(q, name);
+    if ('refusal' in read) return read.refusal;
+    v[name] = read.value;
+  }
+  if (v['output'] !== undefined && v['output'] !== 'json')
+    return refuse('invalid_parameter', 'output', 'output must be json');
+  const t = searchText(v['query'], 'query');
+  if (!t.ok) return refuse('invalid_parameter', t.parameter, t.detail);
+  const limit = searchLimit(v['limit'], 'limit', 10);
+  if (!limit.ok) return refuse('invalid_parameter', limit.parameter, limit.detail);
+  const lang = searchLanguage(v['language'], 'language');
+  if (!lang.ok) return refuse('invalid_parameter', lang.parameter, lang.detail);
+  let countries: string[] | null = null;
+  if (v['country'] !== undefined && v['country'] !== '') {
+    countries = [];
+    for (const c of v['country'].split(',')) {
+      const two = alpha2Of(c.trim());
+      if (two === null) return refuse('invalid_parameter', 'country', `${c} is not a country code`);
+      if (!countries.includes(two)) countries.push(two);
+    }
+  }
+  const call = searchCall(t.value, { limit: limit.value, language: lang.value, countries });
+  return { ok: true, request: { call, state: {} } };
+}
+
 function parse(req: AdapterRequest): ParseResult<PositionstackState> {
-  if (routePath(req.path) !== '/v1/reverse') return null;
+  const route = routePath(req.path);
+  if (route !== '/v1/reverse' && route !== '/v1/forward') return null;
   const refusal = methodRefusal(req);
   if (refusal) return refusal;
   const q = parseQuery(req.query);
+  if (route === '/v1/forward') return parseForward(q);
   const text = once(q, 'query');
   if ('refusal' in text) return text.refusal;
   const point = parseLatLonPair(text.value, 'query');
@@ -72,8 +108,19 @@ function parse(req: AdapterRequest): ParseResult<PositionstackState> {
 function renderReverse(_s: PositionstackState, r: ReverseRecord): AdapterResponse {
   if (r.locality === null && r.countryCode === null)
     return json(200, { data: [], attribution: r.attribution });
+  return json(200, { data: [item(r)], attribution: r.attribution });
+}
+
+/** A forward lookup's answer: `data` best first with the backend's `confidence` (no distance); `[]` when none. */
+function renderSearch(_s: PositionstackState, a: SearchResults): AdapterResponse {
+  const data = a.results.map((r) => ({ ...item(r), distance: null, confidence: r.relevance ?? 1 }));
+  return json(200, { data, attribution: a.attribution });
+}
+
+/** One positionstack result of a record. */
+function item(r: ReverseRecord): Record<string, unknown> {
   const p = resultPoint(r);
-  const item = {
+  return {
     latitude: p.lat,
     longitude: p.lon,
     type: houseNumberOf(r) ? 'address' : streetOf(r) ? 'street' : r.locality ? 'locality' : 'country',
@@ -94,7 +141,6 @@ function renderReverse(_s: PositionstackState, r: ReverseRecord): AdapterRespons
     continent: continentOf(r.countryCode, p.lat, p.lon)?.name ?? null,
     label: r.displayName,
   };
-  return json(200, { data: [item], attribution: r.attribution });
 }
 
 /** Renders a refusal; `not_found` with a parsed request is the backend's "no result": 200 with no data. */
@@ -119,6 +165,7 @@ export const positionstack: Adapter<PositionstackState> = {
   providerCredentials: (req) => queryCredentials(req, ['access_key']),
   parse,
   renderReverse,
+  renderSearch,
   renderIp: (_s: PositionstackState, _r: IpRecord) => renderError(null, 'not_found', '', {}),
   renderError,
 };

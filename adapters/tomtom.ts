@@ -6,19 +6,24 @@
  */
 import type { IpRecord, ReverseRecord } from '../backend/records';
 import type { ErrorFacts, GatewayCode } from '../gateway/core/errors';
-import { alpha3 } from './common/country';
+import { alpha2Of, alpha3 } from './common/country';
 import { parseLatLon, splitPair } from './common/coords';
 import { queryCredentials } from './common/credentials';
 import type { ErrorTable, RequestForm } from './common/parse';
 import type { ClientTexts } from './common/texts';
-import { methodRefusal, refuse, routePath } from './common/parse';
-import { compact, distanceMetres, regionLetters, resultPoint } from './common/place';
+import { methodRefusal, once, refuse, routePath } from './common/parse';
+import { compact, distanceMetres, placeNumber, regionLetters, resultPoint, smallBox } from './common/place';
+import { parseQuery } from './common/query';
 import { json } from './common/respond';
-import type { Adapter, AdapterRequest, AdapterResponse, ParseResult } from './types';
+import { searchCall, searchLanguage, searchLimit, searchText } from './common/search';
+import type { Adapter, AdapterRequest, AdapterResponse, ParseResult, SearchResults } from './types';
 import { houseNumberOf, streetOf, suburbOf } from './common/street';
 
 /** TomTom needs no rendering options. */
-export type TomtomState = Record<string, never>;
+export interface TomtomState {
+  /** The search text of a forward lookup (echoed in `summary.query`). */
+  forward?: string;
+}
 
 /** A TomTom error: HTTP status and the `detailedError.code`. */
 export interface TomtomError {
@@ -41,6 +46,7 @@ export const TOMTOM_ERRORS: ErrorTable<TomtomError> = {
   invalid_forwarded: { status: 400, code: 'BadRequest' },
   ipv4_required: { status: 400, code: 'BadRequest' },
   not_found: { status: 596, code: 'ServiceNotFound' },
+  search_unavailable: { status: 400, code: 'BadRequest' },
   method_not_allowed: { status: 405, code: 'MethodNotAllowed' },
   backend_unavailable: { status: 502, code: 'BadGateway' },
   backend_timeout: { status: 504, code: 'GatewayTimeout' },
@@ -59,6 +65,45 @@ export const TOMTOM_TEXTS: ClientTexts = {
 };
 
 const PATH = /^\/search\/2\/reverseGeocode\/([^/]+)\.([a-z]+)$/;
+const FORWARD = /^\/search\/2\/geocode\/([^/]+)\.([a-z]+)$/;
+
+/**
+ * `/search/2/geocode/{query}.json` (issue 11): `limit` (default 10, at most 50 here), `countrySet` (alpha-2 or
+ * alpha-3 list), `language`, `lat`+`lon` (a point to prefer). Other parameters are accepted and not applied.
+ */
+function parseForward(text: string, ext: string, query: string): ParseResult<TomtomState> {
+  if (ext !== 'json') return refuse('invalid_parameter', 'ext', 'only the json extension is served');
+  const q = parseQuery(query);
+  const v: Record<string, string | undefined> = {};
+  for (const name of ['limit', 'countrySet', 'language', 'lat', 'lon']) {
+    const read = once(q, name);
+    if ('refusal' in read) return read.refusal;
+    v[name] = read.value;
+  }
+  const t = searchText(text, 'query');
+  if (!t.ok) return refuse('invalid_parameter', t.parameter, t.detail);
+  const limit = searchLimit(v['limit'], 'limit', 10);
+  if (!limit.ok) return refuse('invalid_parameter', limit.parameter, limit.detail);
+  const lang = searchLanguage(v['language'], 'language');
+  if (!lang.ok) return refuse('invalid_parameter', lang.parameter, lang.detail);
+  let countries: string[] | null = null;
+  if (v['countrySet'] !== undefined && v['countrySet'] !== '') {
+    countries = [];
+    for (const c of v['countrySet'].split(',')) {
+      const two = alpha2Of(c.trim());
+      if (two === null) return refuse('invalid_parameter', 'countrySet', `${c} is not a country code`);
+      if (!countries.includes(two)) countries.push(two);
+    }
+  }
+  let focus: { lat: number; lon: number } | null = null;
+  if (v['lat'] !== undefined || v['lon'] !== undefined) {
+    const point = parseLatLon(v['lat'], v['lon'], { lat: 'lat', lon: 'lon' });
+    if (!point.ok) return refuse('invalid_parameter', point.parameter, point.detail);
+    focus = { lat: point.lat, lon: point.lon };
+  }
+  const call = searchCall(t.value, { limit: limit.value, language: lang.value, countries, focus });
+  return { ok: true, request: { call, state: { forward: t.value } } };
+}
 
 /** The request forms this host accepts (issue 16 item 1); each is parsed in test/unit/adapters/request-forms.test.ts. */
 export const TOMTOM_FORMS: readonly RequestForm[] = [
@@ -71,10 +116,14 @@ export const TOMTOM_FORMS: readonly RequestForm[] = [
 ];
 
 function parse(req: AdapterRequest): ParseResult<TomtomState> {
-  const m = PATH.exec(routePath(req.path));
-  if (!m) return null;
+  const route = routePath(req.path);
+  const f = FORWARD.exec(route);
+  const m = PATH.exec(route);
+  if (!m && !f) return null;
   const refusal = methodRefusal(req);
   if (refusal) return refusal;
+  if (f) return parseForward(f[1] as string, f[2] as string, req.query);
+  if (!m) return null;
   if (m[2] !== 'json') return refuse('invalid_parameter', 'ext', 'only the json extension is served');
   const pair = splitPair(m[1] as string);
   if (pair === null) return refuse('invalid_parameter', 'position', 'position must be "latitude,longitude"');
@@ -83,10 +132,46 @@ function parse(req: AdapterRequest): ParseResult<TomtomState> {
   return { ok: true, request: { call: { kind: 'reverse', lat: point.lat, lon: point.lon }, state: {} } };
 }
 
-function renderReverse(_s: TomtomState, r: ReverseRecord): AdapterResponse {
-  const found = r.locality !== null || r.countryCode !== null;
-  const p = resultPoint(r);
-  const address = compact({
+/** A forward lookup's answer: TomTom's `results` best first (score, type, viewport from the extent); none: `[]`. */
+function renderSearch(state: TomtomState, a: SearchResults): AdapterResponse {
+  const results = a.results.map((r, i) => {
+    const p = resultPoint(r);
+    const [w, s, e, n] = r.bbox ?? smallBoxWSEN(r);
+    const number = houseNumberOf(r);
+    const street = streetOf(r);
+    return compact({
+      type: number ? 'Point Address' : street ? 'Street' : 'Geography',
+      id: `geogate-${placeNumber(r)}`,
+      score: Math.round((r.relevance ?? 1) * 10000) / 1000 - i / 1000,
+      entityType: number || street ? undefined : r.locality ? 'Municipality' : 'Country',
+      address: tomtomAddress(r),
+      position: { lat: p.lat, lon: p.lon },
+      viewport: { topLeftPoint: { lat: n, lon: w }, btmRightPoint: { lat: s, lon: e } },
+    });
+  });
+  return json(200, {
+    summary: {
+      query: (state.forward ?? '').toLowerCase(),
+      queryType: 'NON_NEAR',
+      queryTime: 0,
+      numResults: results.length,
+      offset: 0,
+      totalResults: results.length,
+    },
+    results,
+    attribution: a.attribution,
+  });
+}
+
+/** The point's small box as [west, south, east, north]. */
+function smallBoxWSEN(r: ReverseRecord): [number, number, number, number] {
+  const [s, n, w, e] = smallBox(r);
+  return [w, s, e, n];
+}
+
+/** TomTom's address object of a record. */
+function tomtomAddress(r: ReverseRecord): Record<string, unknown> {
+  return compact({
     streetNumber: houseNumberOf(r),
     streetName: streetOf(r),
     street: streetOf(r),
@@ -102,6 +187,12 @@ function renderReverse(_s: TomtomState, r: ReverseRecord): AdapterResponse {
     freeformAddress: r.displayName,
     localName: r.locality,
   });
+}
+
+function renderReverse(_s: TomtomState, r: ReverseRecord): AdapterResponse {
+  const found = r.locality !== null || r.countryCode !== null;
+  const p = resultPoint(r);
+  const address = tomtomAddress(r);
   const addresses = found
     ? [compact({ address, position: `${p.lat},${p.lon}`, distance: distanceMetres(r) })]
     : [];
@@ -137,6 +228,7 @@ export const tomtom: Adapter<TomtomState> = {
   providerCredentials: (req) => queryCredentials(req, ['key']),
   parse,
   renderReverse,
+  renderSearch,
   renderIp: (_s: TomtomState, _r: IpRecord) => renderError(null, 'not_found', '', {}),
   renderError,
   clientTexts: TOMTOM_TEXTS,

@@ -25,7 +25,63 @@ export interface FoundCredential {
 }
 
 /** What the backend must be asked. `ip: null` means "the caller's own address" (the gateway fills it in). */
-export type BackendCall = { kind: 'reverse'; lat: number; lon: number } | { kind: 'ipv4'; ip: string | null };
+export type BackendCall =
+  { kind: 'reverse'; lat: number; lon: number } | { kind: 'ipv4'; ip: string | null } | SearchCall;
+
+/** Structured address parts of a forward lookup, where the provider has them (Nominatim, Geocodio...). */
+export interface SearchParts {
+  street?: string;
+  city?: string;
+  county?: string;
+  state?: string;
+  postcode?: string;
+  country?: string;
+}
+
+/**
+ * The canonical forward lookup (issue 11): free text (or structured parts), how many results, which countries,
+ * which language, and where to prefer results. Every connector that can search translates it (D25).
+ */
+export interface SearchCall {
+  kind: 'search';
+  /** The free text; with only structured parts, the parts joined by ", " (so every backend has a text). */
+  q: string;
+  /** Structured parts when the client sent them (Nominatim structured search, Geocodio street/city/...). */
+  parts: SearchParts | null;
+  /** 1..50. */
+  limit: number;
+  /** ISO 3166-1 alpha-2 codes, upper case; null: every country. */
+  countries: string[] | null;
+  /** A language tag (`de`, `pt-BR`) or an accept-language list; null when the client named none. */
+  language: string | null;
+  /** A point to prefer results near. */
+  focus: { lat: number; lon: number } | null;
+  /** A box to prefer results inside (or to restrict to, with `bounded`). */
+  bounds: SearchBounds | null;
+}
+
+/** A bounding box in degrees; `bounded`: only results inside (Nominatim's `bounded=1`). */
+export interface SearchBounds {
+  minLon: number;
+  minLat: number;
+  maxLon: number;
+  maxLat: number;
+  bounded: boolean;
+}
+
+/** One result of a forward lookup: a reverse-shaped record (its `query` is the result's own point) plus ranking. */
+export interface SearchResult extends ReverseRecord {
+  /** How well the result matches, 0..1, as the backend rates it (Nominatim importance, Pelias confidence); null: unrated. */
+  relevance: number | null;
+  /** The result's extent [minLon, minLat, maxLon, maxLat] where the backend gives one. */
+  bbox: [number, number, number, number] | null;
+}
+
+/** The answer of a forward lookup: its results, best first (empty: nothing matched), and the data's attribution. */
+export interface SearchResults {
+  results: SearchResult[];
+  attribution: string;
+}
 
 /** An HTTP answer produced by an adapter. */
 export interface AdapterResponse {
@@ -63,6 +119,8 @@ export interface Adapter<S = unknown> {
   parse(req: AdapterRequest): ParseResult<S>;
   renderReverse(state: S, record: ReverseRecord): AdapterResponse;
   renderIp(state: S, record: IpRecord): AdapterResponse;
+  /** Render a forward lookup's results (issue 11); adapters without forward lookups never parse a search call. */
+  renderSearch?(state: S, answer: SearchResults): AdapterResponse;
   /**
    * Render a gateway error in the provider's structure and status (D24). `state` is null when the request could not
    * be parsed. `headers` from the gateway (Retry-After, X-Quota-*, RateLimit*) are merged by the gateway, not here.

@@ -1,9 +1,14 @@
 /** Country facts the providers' formats need beyond the backend record (ISO alpha-3, continent), from country-coder. */
-import { featuresContaining, iso1A3Code, isIn } from '@rapideditor/country-coder';
+import { featuresContaining, iso1A2Code, iso1A3Code, isIn } from '@rapideditor/country-coder';
 
 /** ISO 3166-1 alpha-3 for an alpha-2 code, or null. */
 export function alpha3(countryCode: string | null): string | null {
   return countryCode === null ? null : (iso1A3Code(countryCode) ?? null);
+}
+
+/** ISO 3166-1 alpha-2 for an alpha-3 (or alpha-2) code, or null when it names no country. */
+export function alpha2Of(code: string): string | null {
+  return /^[A-Za-z]{2,3}$/.test(code) ? (iso1A2Code(code.toUpperCase()) ?? null) : null;
 }
 
 /** A continent as two-letter code and English name. */

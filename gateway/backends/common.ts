@@ -1,6 +1,7 @@
 /** Small helpers shared by the connectors: JSON reading, text fields, the distance of a result. */
-import type { BackendCall } from '../../adapters/types';
-import type { Reading } from './types';
+import type { BackendCall, SearchCall, SearchResult } from '../../adapters/types';
+import type { ReverseRecord } from '../../backend/records';
+import type { CallHints, Reading } from './types';
 
 export type Json = Record<string, unknown>;
 
@@ -59,6 +60,7 @@ export function decimal(n: number): string {
 
 /** The query point of a reverse call. */
 export function queryPoint(call: BackendCall): { lat: number; lon: number } {
+  if (call.kind === 'search') return call.focus ?? { lat: 0, lon: 0 };
   return call.kind === 'reverse' ? { lat: call.lat, lon: call.lon } : { lat: 0, lon: 0 };
 }
 
@@ -87,4 +89,56 @@ export function joinParts(parts: readonly (string | null)[]): string {
   const out: string[] = [];
   for (const p of parts) if (p !== null && !out.includes(p)) out.push(p);
   return out.join(', ');
+}
+
+/** A search result from a place record: its own point as `query`, no distance (there is no query point). */
+export function searchResult(
+  record: ReverseRecord,
+  relevance: number | null,
+  bbox: [number, number, number, number] | null,
+): SearchResult {
+  const own =
+    record.lat !== null && record.lon !== null ? { lat: record.lat, lon: record.lon } : record.query;
+  return { ...record, query: own, distanceKm: null, relevance, bbox };
+}
+
+/** A relevance 0..1 rounded to 4 decimals, or null when the value is not a number in range. */
+export function relevanceOf(v: unknown): number | null {
+  const n = typeof v === 'number' ? v : typeof v === 'string' && v.trim() !== '' ? Number(v) : NaN;
+  return Number.isFinite(n) && n >= 0 && n <= 1 ? Math.round(n * 1e4) / 1e4 : null;
+}
+
+/** A [minLon, minLat, maxLon, maxLat] box from four numbers in that order, or null when one is not a coordinate. */
+export function bboxOf(
+  minLon: unknown,
+  minLat: unknown,
+  maxLon: unknown,
+  maxLat: unknown,
+): [number, number, number, number] | null {
+  const w = coordinate(minLon, 180);
+  const s = coordinate(minLat, 90);
+  const e = coordinate(maxLon, 180);
+  const n = coordinate(maxLat, 90);
+  return w === null || s === null || e === null || n === null ? null : [w, s, e, n];
+}
+
+/** The language of a search: the call's own, else the client's accept-language hint. */
+export function searchLanguage(call: SearchCall, hints: CallHints): string | null {
+  return call.language ?? hints.language ?? null;
+}
+
+/** The first language code of a language list ("de-CH,de;q=0.9" → "de"), lower case; null when none. */
+export function firstLanguage(lang: string | null): string | null {
+  const m = lang === null ? null : /^[A-Za-z]{2,3}/.exec(lang.trim());
+  return m ? m[0].toLowerCase() : null;
+}
+
+/** A query string from pairs, each value percent-encoded (RFC 3986: spaces as %20). */
+export function queryString(
+  pairs: readonly (readonly [string, string | number | null | undefined])[],
+): string {
+  const out: string[] = [];
+  for (const [k, v] of pairs)
+    if (v !== null && v !== undefined) out.push(`${k}=${encodeURIComponent(String(v))}`);
+  return out.join('&');
 }

@@ -6,6 +6,7 @@ export const httpConnector: Connector = {
   kind: 'http',
   ip: false,
   reverse: false,
+  search: false,
   request: () => '/',
   read: () => ({ kind: 'unreadable', reason: 'an http backend has no translated calls' }),
   health: '/',

@@ -3,10 +3,11 @@
  * where the client sent them); its `address` object becomes the record; `{"error": "Unable to geocode"}` is "no
  * result". Field names: Nominatim's docs/api/Output.md ("addressdetails") and docs/api/Reverse.md.
  */
-import type { BackendCall } from '../../adapters/types';
+import type { BackendCall, SearchCall, SearchResult } from '../../adapters/types';
 import type { Precision, ReverseRecord } from '../../backend/records';
 import {
   alpha2,
+  bboxOf,
   coordinate,
   decimal,
   distanceKm,
@@ -15,6 +16,10 @@ import {
   OSM_NOTICE,
   parseJson,
   queryPoint,
+  queryString,
+  relevanceOf,
+  searchLanguage,
+  searchResult,
   statusReading,
   subdivisionCode,
   text,
@@ -29,8 +34,43 @@ const STREET = ['road', 'pedestrian', 'footway', 'path', 'cycleway', 'square', '
 const REGION = ['state', 'region', 'province'];
 const COUNTY = ['county', 'state_district'];
 
-/** The request of a reverse call (IP lookups are not a Nominatim API: the host's ipBackend answers them). */
+/** Nominatim's most results per search (docs/api/Search.md: `limit`, at most 40). */
+const MAX_LIMIT = 40;
+
+/**
+ * `/search?format=jsonv2&addressdetails=1`: free text `q`, or the structured parameters (street, city, county, state,
+ * postalcode, country; Search.md says they cannot be combined with q) when the client sent parts; limit, countrycodes,
+ * accept-language, viewbox (`x1,y1,x2,y2`) and bounded.
+ */
+export function nominatimSearchPath(call: SearchCall, hints: CallHints): string {
+  const p = call.parts;
+  const text: [string, string | null | undefined][] =
+    p === null
+      ? [['q', call.q]]
+      : [
+          ['street', p.street],
+          ['city', p.city],
+          ['county', p.county],
+          ['state', p.state],
+          ['postalcode', p.postcode],
+          ['country', p.country],
+        ];
+  const b = call.bounds;
+  return `/search?${queryString([
+    ['format', 'jsonv2'],
+    ['addressdetails', 1],
+    ...text,
+    ['limit', Math.min(call.limit, MAX_LIMIT)],
+    ['countrycodes', call.countries === null ? null : call.countries.join(',').toLowerCase()],
+    ['accept-language', searchLanguage(call, hints)],
+    ['viewbox', b === null ? null : `${b.minLon},${b.maxLat},${b.maxLon},${b.minLat}`],
+    ['bounded', b !== null && b.bounded ? 1 : null],
+  ])}`;
+}
+
+/** The request of a call (IP lookups are not a Nominatim API: the host's ipBackend answers them). */
 function request(call: BackendCall, hints: CallHints): string {
+  if (call.kind === 'search') return nominatimSearchPath(call, hints);
   if (call.kind !== 'reverse') return '/reverse?format=jsonv2';
   let q = `/reverse?format=jsonv2&lat=${decimal(call.lat)}&lon=${decimal(call.lon)}&addressdetails=1`;
   if (hints.zoom !== undefined) q += `&zoom=${hints.zoom}`;
@@ -78,10 +118,27 @@ export function nominatimRecord(call: BackendCall, j: Json): ReverseRecord | str
   };
 }
 
-/** Read a jsonv2 reverse answer. */
+/** A jsonv2 search answer: a list of places (empty: nothing matched), `importance` and `boundingbox` read. */
+function readSearch(call: BackendCall, j: unknown): Reading {
+  if (!Array.isArray(j)) return { kind: 'unreadable', reason: 'a search answer is a list' };
+  const results: SearchResult[] = [];
+  for (const place of j as unknown[]) {
+    if (!isObject(place)) return { kind: 'unreadable', reason: 'a result is not an object' };
+    const record = nominatimRecord(call, place);
+    if (typeof record === 'string') return { kind: 'unreadable', reason: record };
+    // boundingbox: [min lat, max lat, min lon, max lon], as strings (Output.md).
+    const bb = place['boundingbox'];
+    const bbox = Array.isArray(bb) ? bboxOf(bb[2], bb[0], bb[3], bb[1]) : null;
+    results.push(searchResult(record, relevanceOf(place['importance']), bbox));
+  }
+  return { kind: 'results', answer: { results, attribution: results[0]?.attribution ?? OSM_NOTICE } };
+}
+
+/** Read a jsonv2 answer. */
 function read(call: BackendCall, status: number, body: Buffer): Reading {
   if (status !== 200) return statusReading(status);
   const j = parseJson(body);
+  if (call.kind === 'search') return readSearch(call, j);
   if (!isObject(j)) return { kind: 'unreadable', reason: 'not a JSON object' };
   // `{"error": "Unable to geocode"}`: nothing at this point (an answer, charged). An error object is not an answer.
   if ('error' in j) {
@@ -99,6 +156,7 @@ export const nominatimConnector: Connector = {
   kind: 'nominatim',
   ip: false,
   reverse: true,
+  search: true,
   request,
   read,
   health: '/status?format=json',

@@ -5,21 +5,26 @@
  * is "no result". Property names: the Pelias documentation (response.md, reverse.md).
  */
 import { iso1A2Code } from '@rapideditor/country-coder';
-import type { BackendCall } from '../../adapters/types';
+import type { BackendCall, SearchCall, SearchResult } from '../../adapters/types';
 import type { Precision, ReverseRecord } from '../../backend/records';
 import {
   alpha2,
+  bboxOf,
   decimal,
   distanceKm,
   firstText,
   isObject,
   joinParts,
   queryPoint,
+  queryString,
+  relevanceOf,
+  searchLanguage,
+  searchResult,
   statusReading,
   text,
   type Json,
 } from './common';
-import { firstFeature } from './geojson';
+import { allFeatures, firstFeature } from './geojson';
 import type { CallHints, Connector, Reading } from './types';
 
 /** Pelias layers → precision. */
@@ -40,7 +45,33 @@ const PRECISION: Readonly<Record<string, Precision>> = {
   country: 'country',
 };
 
+/** Pelias's most results per search (`size`, at most 40: search.md). */
+const MAX_LIMIT = 40;
+
+/**
+ * `/v1/search?text&size&boundary.country&focus.point.lat/lon&boundary.rect.*&lang` (Pelias search.md). Countries go
+ * as a comma-separated alpha-2 list (Pelias takes alpha-2 or alpha-3).
+ */
+export function peliasSearchPath(call: SearchCall, hints: CallHints): string {
+  const b = call.bounds;
+  const lang = searchLanguage(call, hints);
+  const tag = lang === null ? null : /^[A-Za-z]{2,3}(?:-[A-Za-z]{2})?/.exec(lang.trim());
+  return `/v1/search?${queryString([
+    ['text', call.q],
+    ['size', Math.min(call.limit, MAX_LIMIT)],
+    ['boundary.country', call.countries === null ? null : call.countries.join(',')],
+    ['focus.point.lat', call.focus?.lat],
+    ['focus.point.lon', call.focus?.lon],
+    ['boundary.rect.min_lon', b?.minLon],
+    ['boundary.rect.min_lat', b?.minLat],
+    ['boundary.rect.max_lon', b?.maxLon],
+    ['boundary.rect.max_lat', b?.maxLat],
+    ['lang', tag ? tag[0] : null],
+  ])}`;
+}
+
 function request(call: BackendCall, hints: CallHints): string {
+  if (call.kind === 'search') return peliasSearchPath(call, hints);
   if (call.kind !== 'reverse') return '/v1/reverse';
   let q = `/v1/reverse?point.lat=${decimal(call.lat)}&point.lon=${decimal(call.lon)}&size=1`;
   const lang = hints.language === undefined ? null : /^[A-Za-z]{2,3}(?:-[A-Za-z]{2})?/.exec(hints.language);
@@ -99,15 +130,34 @@ export function peliasRecord(
   };
 }
 
+/** The answer's `geocoding.attribution`, else a generic notice. */
+function attributionOf(collection: Json): string {
+  const g = collection['geocoding'];
+  return (isObject(g) ? text(g, 'attribution') : null) ?? 'Pelias (see its data sources)';
+}
+
+/** A search answer: every feature in Pelias's order, `confidence` as relevance, the feature's `bbox`. */
+function readSearch(call: SearchCall, body: Buffer): Reading {
+  const all = allFeatures(body);
+  if (typeof all === 'string') return { kind: 'unreadable', reason: all };
+  const attribution = attributionOf(all.collection);
+  const results: SearchResult[] = all.features.map((f) => {
+    const b = f.feature['bbox'];
+    const bbox = Array.isArray(b) ? bboxOf(b[0], b[1], b[2], b[3]) : null;
+    const record = peliasRecord(call, f.props, f.lat, f.lon, attribution);
+    return searchResult(record, relevanceOf(f.props['confidence']), bbox);
+  });
+  return { kind: 'results', answer: { results, attribution } };
+}
+
 function read(call: BackendCall, status: number, body: Buffer): Reading {
   if (status !== 200) return statusReading(status);
+  if (call.kind === 'search') return readSearch(call, body);
   const f = firstFeature(body);
   if (f === 'empty') return { kind: 'no_result' };
   if (typeof f === 'string') return { kind: 'unreadable', reason: f };
   if (call.kind !== 'reverse') return { kind: 'unreadable', reason: 'Pelias has no IP lookup' };
-  const g = f.collection['geocoding'];
-  const attribution = (isObject(g) ? text(g, 'attribution') : null) ?? 'Pelias (see its data sources)';
-  return { kind: 'record', record: peliasRecord(call, f.props, f.lat, f.lon, attribution) };
+  return { kind: 'record', record: peliasRecord(call, f.props, f.lat, f.lon, attributionOf(f.collection)) };
 }
 
 /** Pelias. */
@@ -115,6 +165,7 @@ export const peliasConnector: Connector = {
   kind: 'pelias',
   ip: false,
   reverse: true,
+  search: true,
   request,
   read,
   health: '/v1/reverse?point.lat=0&point.lon=0&size=1',

@@ -4,21 +4,26 @@
  * the Photon README ("Results") and its API docs (name, street, housenumber, postcode, district, city, county, state,
  * country, countrycode, type).
  */
-import type { BackendCall } from '../../adapters/types';
+import type { BackendCall, SearchCall, SearchResult } from '../../adapters/types';
 import type { Precision, ReverseRecord } from '../../backend/records';
 import {
   alpha2,
+  bboxOf,
   decimal,
   distanceKm,
   firstText,
   joinParts,
   OSM_NOTICE,
   queryPoint,
+  queryString,
+  searchLanguage,
+  firstLanguage,
+  searchResult,
   statusReading,
   text,
   type Json,
 } from './common';
-import { firstFeature } from './geojson';
+import { allFeatures, firstFeature } from './geojson';
 import type { CallHints, Connector, Reading } from './types';
 
 /** Photon's `type` of a result → precision (its values: house, street, locality, district, city, county, state, country). */
@@ -33,7 +38,27 @@ const PRECISION: Readonly<Record<string, Precision>> = {
   country: 'country',
 };
 
+/** Photon's most results per search (its `limit`; the public instance caps at 50). */
+const MAX_LIMIT = 50;
+
+/**
+ * `/api?q&limit&lang&lat&lon&bbox` (Photon README, "Search"). Photon has no country filter: with one, the gateway
+ * asks for the most results and keeps those of the countries (docs/decisions.md), at most `limit` of them.
+ */
+export function photonSearchPath(call: SearchCall, hints: CallHints): string {
+  const b = call.bounds;
+  return `/api?${queryString([
+    ['q', call.q],
+    ['limit', call.countries === null ? Math.min(call.limit, MAX_LIMIT) : MAX_LIMIT],
+    ['lang', firstLanguage(searchLanguage(call, hints))],
+    ['lat', call.focus?.lat],
+    ['lon', call.focus?.lon],
+    ['bbox', b === null ? null : `${b.minLon},${b.minLat},${b.maxLon},${b.maxLat}`],
+  ])}`;
+}
+
 function request(call: BackendCall, hints: CallHints): string {
+  if (call.kind === 'search') return photonSearchPath(call, hints);
   if (call.kind !== 'reverse') return '/reverse';
   let q = `/reverse?lat=${decimal(call.lat)}&lon=${decimal(call.lon)}&limit=1`;
   // Photon takes one language code (`lang=de`); the first of an accept-language list.
@@ -95,8 +120,25 @@ export function photonRecord(call: BackendCall, p: Json, lat: number, lon: numbe
   };
 }
 
+/** A search answer: every feature (in Photon's order), `extent` [minLon, maxLat, maxLon, minLat] as the bbox. */
+function readSearch(call: SearchCall, body: Buffer): Reading {
+  const all = allFeatures(body);
+  if (typeof all === 'string') return { kind: 'unreadable', reason: all };
+  const results: SearchResult[] = [];
+  for (const f of all.features) {
+    const record = photonRecord(call, f.props, f.lat, f.lon);
+    if (call.countries !== null && !call.countries.includes(record.countryCode ?? '')) continue;
+    const e = f.props['extent'];
+    const bbox = Array.isArray(e) ? bboxOf(e[0], e[3], e[2], e[1]) : null;
+    results.push(searchResult(record, null, bbox));
+    if (results.length === call.limit) break;
+  }
+  return { kind: 'results', answer: { results, attribution: OSM_NOTICE } };
+}
+
 function read(call: BackendCall, status: number, body: Buffer): Reading {
   if (status !== 200) return statusReading(status);
+  if (call.kind === 'search') return readSearch(call, body);
   const f = firstFeature(body);
   if (f === 'empty') return { kind: 'no_result' };
   if (typeof f === 'string') return { kind: 'unreadable', reason: f };
@@ -109,6 +151,7 @@ export const photonConnector: Connector = {
   kind: 'photon',
   ip: false,
   reverse: true,
+  search: true,
   request,
   read,
   health: '/reverse?lat=0&lon=0&limit=1',

@@ -2,7 +2,7 @@
  * Connectors (D25): one file per backend kind, pure functions that turn the gateway's canonical call into the backend's
  * request and the backend's answer into the gateway's record. They never do I/O; the forwarder sends what they build.
  */
-import type { BackendCall } from '../../adapters/types';
+import type { BackendCall, SearchResults } from '../../adapters/types';
 import type { IpRecord, ReverseRecord } from '../../backend/records';
 import type { BackendKind } from '../config/schema';
 
@@ -17,6 +17,8 @@ export interface CallHints {
 /** What a backend answer is, in the gateway's words (the D11 table decides keep or release from it). */
 export type Reading =
   | { kind: 'record'; record: ReverseRecord | IpRecord }
+  /** A forward lookup's answer: a list of results, possibly empty ("nothing matched" is an answer given, charged). */
+  | { kind: 'results'; answer: SearchResults }
   /** An answer that says "nothing here" (Nominatim's `Unable to geocode`, an empty FeatureCollection): charged. */
   | { kind: 'no_result' }
   /** A 2xx the connector cannot read (junk JSON, wrong shape): released, 502. */
@@ -33,6 +35,8 @@ export interface Connector {
   readonly ip: boolean;
   /** Whether the kind answers reverse lookups (every kind but http). */
   readonly reverse: boolean;
+  /** Whether the kind answers forward lookups (issue 11: geogate, nominatim, photon, pelias). */
+  readonly search: boolean;
   /** The request path and query (relative to the backend's URL prefix) of a call; `ip` is filled in by then. */
   request(call: BackendCall, hints: CallHints): string;
   /** Read an answer (any status) of the call. */

@@ -22,6 +22,7 @@ export type GatewayCode =
   | 'invalid_forwarded' // D3a: a trusted proxy's forwarding header names no parseable client (names the header)
   | 'ipv4_required' // D22
   | 'not_found' // unknown path
+  | 'search_unavailable' // 501: a forward lookup on a host whose backend cannot search (issue 11)
   | 'method_not_allowed'
   | 'backend_unavailable' // 502: backend down or 5xx
   | 'backend_timeout' // 504
@@ -43,6 +44,7 @@ export const ALL_GATEWAY_CODES: readonly GatewayCode[] = [
   'invalid_forwarded',
   'ipv4_required',
   'not_found',
+  'search_unavailable',
   'method_not_allowed',
   'backend_unavailable',
   'backend_timeout',
@@ -76,6 +78,8 @@ export function codeToStatus(code: GatewayCode): number {
       return 429;
     case 'internal':
       return 500;
+    case 'search_unavailable':
+      return 501;
     case 'backend_unavailable':
       return 502;
     case 'store_unavailable':
@@ -114,6 +118,7 @@ export const TITLES: Readonly<Record<GatewayCode, string>> = {
   invalid_forwarded: 'Invalid forwarding header',
   ipv4_required: 'IPv4 address required',
   not_found: 'Not found',
+  search_unavailable: 'Search unavailable',
   method_not_allowed: 'Method not allowed',
   backend_unavailable: 'Backend unavailable',
   backend_timeout: 'Backend timeout',
@@ -140,6 +145,7 @@ export const MESSAGES: Readonly<Record<GatewayCode, string>> = {
   invalid_forwarded: 'The forwarding header names no valid client address.',
   ipv4_required: 'The caller is on IPv6: pass an IPv4 address in the "ip" parameter.',
   not_found: 'There is no endpoint at this path.',
+  search_unavailable: "This host's geocoding backend has no forward lookup (search).",
   method_not_allowed: 'The method is not allowed.',
   backend_unavailable: 'The geocoding backend is unavailable.',
   backend_timeout: 'The geocoding backend did not answer in time.',

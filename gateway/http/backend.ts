@@ -11,6 +11,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Url } from 'node:url';
 import { createProxyMiddleware } from 'http-proxy-middleware';
 import type { BackendCall } from '../../adapters/types';
+import { geogatePath } from '../backends/geogate';
 import { backendRequestPath, callHints, usesHints } from '../backends/request';
 import type { CompiledBackend } from '../config/backends';
 
@@ -54,6 +55,7 @@ function decimal(n: number): string {
 /** The backend path of a call. `ip` must be filled in by then (the caller's own address for /v1/ipv4). */
 export function backendPath(call: BackendCall): string {
   if (call.kind === 'reverse') return `/reverse?lat=${decimal(call.lat)}&lon=${decimal(call.lon)}`;
+  if (call.kind === 'search') return geogatePath(call);
   return `/ipv4?ip=${encodeURIComponent(call.ip ?? '')}`;
 }
 

@@ -111,6 +111,7 @@ export class GatewayMetrics {
   readonly billed = this.admissions.cell({ billing: 'billed' });
   private readonly reverse = this.backend('reverse');
   private readonly ipv4 = this.backend('ipv4');
+  private readonly search = this.backend('search');
 
   constructor(hosts: readonly CompiledHost[]) {
     collectDefaultMetrics({ register: this.registry });
@@ -138,7 +139,7 @@ export class GatewayMetrics {
 
   /** Record the time the backend took for a call of this kind (from the pipeline's forward step). */
   backendAnswered(kind: BackendCall['kind'], ms: number): void {
-    (kind === 'reverse' ? this.reverse : this.ipv4).observe(ms / 1000);
+    (kind === 'reverse' ? this.reverse : kind === 'search' ? this.search : this.ipv4).observe(ms / 1000);
   }
 
   /** The backend latency series of a backend call kind. */

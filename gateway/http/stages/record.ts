@@ -3,7 +3,7 @@
  * before settling: an answer the connector cannot read or the adapter cannot render (not JSON, wrong shape, or the
  * adapter throws) is not an answer given, so it is released (D11, issue 13 item 11; issue 10 item 4).
  */
-import type { AdapterResponse } from '../../../adapters/types';
+import type { AdapterResponse, SearchResults } from '../../../adapters/types';
 import type { IpRecord, ReverseRecord } from '../../../backend/records';
 import type { BackendOutcome } from '../backend';
 import type { RequestContext } from '../context';
@@ -25,6 +25,10 @@ export function readAnswer(ctx: RequestContext, outcome: BackendOutcome): ReadAn
   switch (reading.kind) {
     case 'record': {
       const record = renderRecord(ctx, reading.record);
+      return { kind: record === null ? 'unrenderable' : 'record', record };
+    }
+    case 'results': {
+      const record = renderResults(ctx, reading.answer);
       return { kind: record === null ? 'unrenderable' : 'record', record };
     }
     case 'unreadable':
@@ -49,6 +53,24 @@ function renderRecord(ctx: RequestContext, record: ReverseRecord | IpRecord): Ad
     ctx.deps.logger.warn(
       { err, call: ctx.call.kind, requestId: ctx.requestId },
       'backend answer could not be rendered',
+    );
+    return null;
+  }
+}
+
+/**
+ * The adapter's rendering of a forward lookup's results (an empty list included: "nothing matched" is an answer given,
+ * charged like a reverse "no result"), or null when the adapter has none or throws.
+ */
+function renderResults(ctx: RequestContext, answer: SearchResults): AdapterResponse | null {
+  const render = ctx.host.adapter.renderSearch;
+  if (render === undefined || ctx.call.kind !== 'search') return null;
+  try {
+    return render(ctx.state, answer);
+  } catch (err) {
+    ctx.deps.logger.warn(
+      { err, call: 'search', requestId: ctx.requestId },
+      'search answer could not be rendered',
     );
     return null;
   }

@@ -159,9 +159,11 @@ describe('openapi/customer.yaml and the main host', () => {
   };
 
   it('documents exactly the main host paths the native adapter serves', () => {
-    expect(operations(doc)).toEqual(['get /v1/account', 'get /v1/ipv4', 'get /v1/reverse']);
+    expect(operations(doc)).toEqual(['get /v1/account', 'get /v1/ipv4', 'get /v1/reverse', 'get /v1/search']);
     for (const p of Object.keys(doc.paths as object)) expect(parses(p, '')).toBe(true);
-    expect(parses('/v1/search', 'q=x')).toBe(false); // an undocumented path is not served (the check can fail)
+    // /v1/search is served since issue 11; an undocumented path is not served (the check can fail)
+    expect(parses('/v1/search', 'q=x')).toBe(true);
+    expect(parses('/v1/geocode', 'q=x')).toBe(false);
   });
 
   it('every gateway error code is documented with its status (gateway/core/errors.ts)', () => {

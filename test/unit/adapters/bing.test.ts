@@ -22,7 +22,7 @@ describe('bing adapter: request translation', () => {
   });
 
   it('answers null for other paths and reads key as query:key', () => {
-    expect(bing.parse(req('/REST/v1/Locations', 'q=x'))).toBeNull();
+    expect(bing.parse(req('/REST/v1/Routes', 'wp.0=x'))).toBeNull(); // /Locations?q= is served (issue 11)
     expect(bing.providerCredentials(req(`${P}/1,2`, `key=${SECRET}`))).toEqual([
       { position: 'query:key', value: SECRET },
     ]);

@@ -26,7 +26,7 @@ describe('geoapify adapter: request translation', () => {
   });
 
   it('answers null for other paths and reads apiKey', () => {
-    expect(geoapify.parse(req('/v1/geocode/search', 'text=x'))).toBeNull();
+    expect(geoapify.parse(req('/v1/geocode/autocomplete', 'text=x'))).toBeNull(); // /search is served (issue 11)
     expect(geoapify.providerCredentials(req(PATH, `apiKey=${SECRET}`))).toEqual([
       { position: 'query:apiKey', value: SECRET },
     ]);

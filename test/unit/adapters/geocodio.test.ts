@@ -20,7 +20,7 @@ describe('geocodio adapter: request translation', () => {
 
   it('answers null for other paths and versions', () => {
     expect(geocodio.parse(req('/v3/reverse', 'q=1,2'))).toBeNull();
-    expect(geocodio.parse(req('/v1.7/geocode', 'q=x'))).toBeNull();
+    expect(geocodio.parse(req('/v1.7/lists', 'q=x'))).toBeNull(); // /geocode is served (issue 11)
   });
 
   it('reads api_key from the query and Authorization: Bearer', () => {

@@ -34,7 +34,7 @@ describe('locationiq adapter: request translation', () => {
   });
 
   it('answers null for other paths and reads key as query:key', () => {
-    expect(locationiq.parse(req('/v1/search', 'q=x'))).toBeNull();
+    expect(locationiq.parse(req('/v1/autocomplete', 'q=x'))).toBeNull(); // /v1/search is served since issue 11
     expect(locationiq.providerCredentials(req('/v1/reverse', `key=${SECRET}`))).toEqual([
       { position: 'query:key', value: SECRET },
     ]);

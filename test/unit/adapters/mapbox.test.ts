@@ -23,7 +23,7 @@ describe('mapbox adapter: request translation', () => {
   it.each([
     [`${V5}/200,48.8584.json`, '', 'longitude'],
     [`${V5}/2.29,95.json`, '', 'latitude'],
-    [`${V5}/Paris.json`, '', 'query'],
+    [`${V5}/!!.json`, '', 'query'], // a text is a forward lookup since issue 11; one without letters is refused
     [`${V5}/1,2,3.json`, '', 'query'],
     [V6, 'longitude=2.29', 'latitude'],
     [V6, 'longitude=abc&latitude=1', 'longitude'],
@@ -34,7 +34,7 @@ describe('mapbox adapter: request translation', () => {
 
   it('answers null for other paths', () => {
     expect(mapbox.parse(req('/geocoding/v5/mapbox.places/2,48', ''))).toBeNull();
-    expect(mapbox.parse(req('/search/geocode/v6/forward', 'q=x'))).toBeNull();
+    expect(mapbox.parse(req('/search/geocode/v6/batch', 'q=x'))).toBeNull(); // v6 forward is served (issue 11)
     expect(mapbox.parse(req('/styles/v1/x', ''))).toBeNull();
   });
 

@@ -39,7 +39,8 @@ describe('nominatim adapter: request translation', () => {
   });
 
   it('answers null for other paths and method_not_allowed for POST', () => {
-    expect(nominatim.parse(req('/search', 'q=Paris'))).toBeNull();
+    // /search is served since issue 11 (test/unit/adapters/nominatim-search.test.ts); /lookup is not.
+    expect(nominatim.parse(req('/lookup', 'osm_ids=R146656'))).toBeNull();
     expect(refused(nominatim.parse(req('/reverse', 'lat=1&lon=2', {}, 'POST'))).code).toBe(
       'method_not_allowed',
     );

@@ -27,7 +27,7 @@ describe('positionstack adapter: request translation', () => {
   });
 
   it('answers null for other paths and reads access_key', () => {
-    expect(positionstack.parse(req('/v1/forward', 'query=x'))).toBeNull();
+    expect(positionstack.parse(req('/v1/batch', 'query=x'))).toBeNull(); // /v1/forward is served (issue 11)
     expect(positionstack.providerCredentials(req('/v1/reverse', `access_key=${SECRET}`))).toEqual([
       { position: 'query:access_key', value: SECRET },
     ]);

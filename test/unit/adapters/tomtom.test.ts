@@ -23,7 +23,7 @@ describe('tomtom adapter: request translation', () => {
   });
 
   it('answers null for other paths and reads key as query:key', () => {
-    expect(tomtom.parse(req('/search/2/geocode/Paris.json'))).toBeNull();
+    expect(tomtom.parse(req('/search/2/search/Paris.json'))).toBeNull(); // /geocode/ is served (issue 11)
     expect(tomtom.providerCredentials(req(`${P}/1,2.json`, `key=${SECRET}`))).toEqual([
       { position: 'query:key', value: SECRET },
     ]);
