@@ -1,12 +1,13 @@
 #!/usr/bin/env bash
 # Starts the loopback PostgreSQL and Redis the integration tests use, if they are down, and installs the Debian
-# tools the tests and benchmarks need (redis-server for the cluster test, chromium for browser tests, wrk).
+# tools the tests and benchmarks need (redis-server for the cluster test, chromium for browser tests, wrk, openssl).
 set -uo pipefail
 
 need_pkgs=()
 command -v redis-server >/dev/null || need_pkgs+=(redis-server)
 command -v chromium >/dev/null || need_pkgs+=(chromium)
 command -v wrk >/dev/null || need_pkgs+=(wrk)
+command -v openssl >/dev/null || need_pkgs+=(openssl)   # the https-backend e2e test makes its own CA
 if [ ${#need_pkgs[@]} -gt 0 ] && [ "$(id -u)" = 0 ]; then
   echo "ensure-services: installing ${need_pkgs[*]}"
   (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${need_pkgs[@]}") >/tmp/geogate-apt.log 2>&1 \

@@ -26,7 +26,14 @@ export async function answerAccount(ctx: RequestContext): Promise<Refusal | null
   const { config, store, clock } = ctx.deps;
   let view;
   try {
-    view = await accountView(config.rules, store, clock.now(), ctx.identity, ctx.address, request.detail === true);
+    view = await accountView(
+      config.rules,
+      store,
+      clock.now(),
+      ctx.identity,
+      ctx.address,
+      request.detail === true,
+    );
   } catch (err) {
     throw storeFault(err);
   }
