@@ -9,7 +9,9 @@
  * Env: BENCH_SECONDS (default 5) per window, BENCH_WARMUP_SECONDS (default 2) per gateway, BENCH_ROUNDS (default 2),
  * BENCH_CONNECTIONS (default 32), BENCH_ONLY (a regular expression on scenario names), BENCH_NODE_ARGS (extra node
  * options for the gateway, e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof"), BENCH_ELD_DIR (event-loop delay
- * histograms of each gateway process written there, see bench/eld-probe.ts), BENCH_LARGE_KEYS (default 100000).
+ * histograms of each gateway process written there, see bench/eld-probe.ts), BENCH_LARGE_KEYS (default 100000),
+ * BENCH_BASE (the main.js of another build, e.g. of main: each scenario then also runs that build, in the same rounds,
+ * as "… [base]", for before/after comparisons side by side).
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -46,6 +48,7 @@ const ROUNDS = Number(process.env['BENCH_ROUNDS'] ?? 2);
 const ONLY = process.env['BENCH_ONLY'] ? new RegExp(process.env['BENCH_ONLY']) : null;
 const NODE_ARGS = (process.env['BENCH_NODE_ARGS'] ?? '').split(/\s+/).filter((a) => a !== '');
 const ELD_DIR = process.env['BENCH_ELD_DIR'];
+const BASE = process.env['BENCH_BASE'];
 
 interface Proc {
   url: string;
@@ -59,7 +62,7 @@ function start(
   nodeArgs: string[] = [],
   env: NodeJS.ProcessEnv = {},
 ): Promise<Proc> {
-  const child = spawn(process.execPath, [...nodeArgs, path.join(repoRoot(), script), ...args], {
+  const child = spawn(process.execPath, [...nodeArgs, path.resolve(repoRoot(), script), ...args], {
     stdio: ['ignore', 'pipe', 'pipe'],
     env: { ...process.env, ...env },
   });
@@ -97,7 +100,14 @@ function storeYaml(cfg: StoreConfig): string {
 }
 
 /** A gateway process (with its workers) for a scenario. */
-async function gateway(dir: string, s: Scenario, index: number, backendUrl: string, cfg: StoreConfig) {
+async function gateway(
+  dir: string,
+  s: Scenario,
+  index: number,
+  backendUrl: string,
+  cfg: StoreConfig,
+  main = 'dist/gateway/main.js',
+) {
   const file = path.join(dir, `gateway-${index}.yaml`);
   writeFileSync(
     file,
@@ -118,7 +128,7 @@ async function gateway(dir: string, s: Scenario, index: number, backendUrl: stri
   );
   const eld = ELD_DIR !== undefined ? ['--require', path.join(repoRoot(), 'dist/bench/eld-probe.js')] : [];
   const env = ELD_DIR !== undefined ? { GG_ELD_FILE: path.join(ELD_DIR, `eld-${index}`) } : {};
-  return start('dist/gateway/main.js', ['--config', file], [...NODE_ARGS, ...eld], env);
+  return start(main, ['--config', file], [...NODE_ARGS, ...eld], env);
 }
 
 /** The stores of the run, started and seeded when a scenario first needs them. */
@@ -160,44 +170,60 @@ class Stores {
   }
 }
 
-/** Measure one scenario: warm up, then rounds of nginx / geogate at 32 connections and at one. */
+/** Measure one scenario: warm up, then rounds of nginx / geogate at 32 connections and at one (base build too). */
 async function runScenario(
   s: Scenario,
   index: number,
   env: { dir: string; backend: Proc; nginx: Proc; stores: Stores },
-): Promise<Measurement> {
+): Promise<Measurement[]> {
   const seeded = await env.stores.get(s.store, s.size);
-  const gw = await gateway(env.dir, s, index, env.backend.url, seeded.cfg);
+  const variants: { scenario: Scenario; main?: string }[] =
+    BASE !== undefined
+      ? [{ scenario: { ...s, name: `${s.name} [base]` }, main: BASE }, { scenario: s }]
+      : [{ scenario: s }];
   const redis = s.store === 'shared' ? env.stores.redis : null;
-  const m: Measurement = { scenario: s, rounds: [], redis: null };
+  const gws: Proc[] = [];
+  const ms: Measurement[] = variants.map((v) => ({ scenario: v.scenario, rounds: [], redis: null }));
   try {
+    for (const [i, v] of variants.entries())
+      gws.push(await gateway(env.dir, s, index * 2 + i, env.backend.url, seeded.cfg, v.main));
     const headers = s.headers ?? {};
     const gwPath = s.path ?? PATH;
     const ngPath = s.nginxPath ?? gwPath;
     const script = s.billed ? { script: seeded.script } : {};
     const many: Shape = { ...MANY, ...script };
     const one: Shape = { ...ONE, ...script };
-    const gwProcs = [gw.child.pid, env.backend.child.pid, redis?.child.pid];
+    const procs = (gw: Proc) => [gw.child.pid, env.backend.child.pid, redis?.child.pid];
     const ngProcs = [env.nginx.child.pid, env.backend.child.pid];
-    if (WARMUP > 0) await load(gw.url + gwPath, [], headers, WARMUP, many);
+    for (const gw of gws) if (WARMUP > 0) await load(gw.url + gwPath, [], headers, WARMUP, many);
     for (let r = 0; r < ROUNDS; r++) {
       const nginx32 = await load(env.nginx.url + ngPath, ngProcs, headers, SECONDS, many);
-      if (redis && r === 0) await resetStats(redis.port);
-      const gw32 = await load(gw.url + gwPath, gwProcs, headers, SECONDS, many);
-      if (redis && r === 0) m.redis = await readWindow(redis.port, scriptCommandNames(repoRoot()));
+      const gw32: Result[] = [];
+      for (const [i, gw] of gws.entries()) {
+        if (redis && r === 0) await resetStats(redis.port);
+        gw32.push(await load(gw.url + gwPath, procs(gw), headers, SECONDS, many));
+        if (redis && r === 0)
+          (ms[i] as Measurement).redis = await readWindow(redis.port, scriptCommandNames(repoRoot()));
+      }
       const nginx1 = await load(env.nginx.url + ngPath, ngProcs, headers, SECONDS, one);
-      const gw1 = await load(gw.url + gwPath, gwProcs, headers, SECONDS, one);
-      m.rounds.push({ nginx32, gw32, nginx1, gw1, load: loadavg()[0] ?? NaN });
-      console.log(
-        `  ${s.name}, round ${r + 1}: nginx ${nginx32.rps.toFixed(0)}/s, geogate ${gw32.rps.toFixed(0)}/s ` +
-          `(${(gw32.rps / nginx32.rps).toFixed(2)}×); p99 c1 ${nginx1.p99.toFixed(2)} → ${gw1.p99.toFixed(2)} ms; ` +
-          `load ${(loadavg()[0] ?? NaN).toFixed(1)}`,
-      );
+      const gw1: Result[] = [];
+      for (const gw of gws) gw1.push(await load(gw.url + gwPath, procs(gw), headers, SECONDS, one));
+      const avg = loadavg()[0] ?? NaN;
+      for (const [i, m] of ms.entries()) {
+        const g32 = gw32[i] as Result;
+        const g1 = gw1[i] as Result;
+        m.rounds.push({ nginx32, gw32: g32, nginx1, gw1: g1, load: avg });
+        console.log(
+          `  ${m.scenario.name}, round ${r + 1}: nginx ${nginx32.rps.toFixed(0)}/s, geogate ${g32.rps.toFixed(0)}/s ` +
+            `(${(g32.rps / nginx32.rps).toFixed(2)}×), ${((Number(g32.cpuMs[0]) * 1000) / g32.requests).toFixed(0)} µs; ` +
+            `p99 c1 ${nginx1.p99.toFixed(2)} → ${g1.p99.toFixed(2)} ms; load ${avg.toFixed(1)}`,
+        );
+      }
     }
   } finally {
-    await stop(gw);
+    await Promise.all(gws.map(stop));
   }
-  return m;
+  return ms;
 }
 
 /** Redis round trips per admitted request (admitted = 2xx counted by wrk in round 1's 32-connection window). */
@@ -280,7 +306,7 @@ async function run(): Promise<void> {
   let failure: unknown = null;
   for (const [i, s] of chosen.entries()) {
     try {
-      measured.push(await runScenario(s, i, { dir, backend, nginx, stores }));
+      measured.push(...(await runScenario(s, i, { dir, backend, nginx, stores })));
     } catch (err) {
       failure = err; // Why: the figures measured so far are still printed; the run then fails (exit 1).
       console.error(`bench: scenario "${s.name}" failed:`, err);
