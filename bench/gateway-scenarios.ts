@@ -44,9 +44,13 @@ export const SCENARIOS: Scenario[] = [
   main('embedded', false, 1),
   main('embedded', true, 1),
   main('embedded', true, 1, 'large'),
+  main('embedded', false, 2),
+  main('embedded', true, 2),
   main('shared', false, 1),
   main('shared', true, 1),
   main('shared', true, 1, 'large'),
+  main('shared', false, 2),
+  main('shared', true, 2),
 ];
 
 /** Scenarios added by other modules (e.g. connector or passthrough hosts); run after SCENARIOS. */

@@ -138,8 +138,8 @@ class Stores {
 
   constructor(private readonly dir: string) {}
 
-  get(kind: StoreKind, size: StoreSize): Promise<Seeded> {
-    const id = `${kind}-${size}`;
+  get(kind: StoreKind, size: StoreSize, variant = ''): Promise<Seeded> {
+    const id = `${kind}-${size}${variant}`;
     let s = this.seeded.get(id);
     if (!s) {
       s = this.open(kind, size, id);
@@ -156,7 +156,7 @@ class Stores {
     else {
       this.redis ??= await startRedis();
       const postgres = await createDatabase();
-      cfg = { kind: 'shared', postgres, redis: this.redis.url, keyPrefix: `bench-${size}:` };
+      cfg = { kind: 'shared', postgres, redis: this.redis.url, keyPrefix: `bench-${id}:` };
     }
     const seeded = await seedStore(cfg, filler, this.dir, id);
     console.log(
@@ -177,8 +177,12 @@ async function runScenario(
   env: { dir: string; backend: Proc; nginx: Proc; stores: Stores },
 ): Promise<Measurement[]> {
   const seeded = await env.stores.get(s.store, s.size);
+  // The base build gets its own store (the same seed), so the two never share a file or a key prefix.
+  const baseSeeded =
+    BASE !== undefined && s.workers === 1 ? await env.stores.get(s.store, s.size, '-base') : seeded;
+  // The base build runs beside only where it can (a build without `workers:` refuses a multi-worker config).
   const variants: { scenario: Scenario; main?: string }[] =
-    BASE !== undefined
+    BASE !== undefined && s.workers === 1
       ? [{ scenario: { ...s, name: `${s.name} [base]` }, main: BASE }, { scenario: s }]
       : [{ scenario: s }];
   const redis = s.store === 'shared' ? env.stores.redis : null;
@@ -186,28 +190,35 @@ async function runScenario(
   const ms: Measurement[] = variants.map((v) => ({ scenario: v.scenario, rounds: [], redis: null }));
   try {
     for (const [i, v] of variants.entries())
-      gws.push(await gateway(env.dir, s, index * 2 + i, env.backend.url, seeded.cfg, v.main));
+      gws.push(
+        await gateway(env.dir, s, index * 2 + i, env.backend.url, (v.main ? baseSeeded : seeded).cfg, v.main),
+      );
     const headers = s.headers ?? {};
     const gwPath = s.path ?? PATH;
     const ngPath = s.nginxPath ?? gwPath;
-    const script = s.billed ? { script: seeded.script } : {};
-    const many: Shape = { ...MANY, ...script };
-    const one: Shape = { ...ONE, ...script };
+    // Nginx gets the same wrk script as the gateway it is compared with (the key header is ignored there).
+    const shapes = variants.map((v) => {
+      const script = s.billed ? { script: (v.main ? baseSeeded : seeded).script } : {};
+      return { many: { ...MANY, ...script } as Shape, one: { ...ONE, ...script } as Shape };
+    });
+    const { many, one } = shapes[shapes.length - 1] as { many: Shape; one: Shape };
     const procs = (gw: Proc) => [gw.child.pid, env.backend.child.pid, redis?.child.pid];
     const ngProcs = [env.nginx.child.pid, env.backend.child.pid];
-    for (const gw of gws) if (WARMUP > 0) await load(gw.url + gwPath, [], headers, WARMUP, many);
+    for (const [i, gw] of gws.entries())
+      if (WARMUP > 0) await load(gw.url + gwPath, [], headers, WARMUP, shapes[i]?.many ?? many);
     for (let r = 0; r < ROUNDS; r++) {
       const nginx32 = await load(env.nginx.url + ngPath, ngProcs, headers, SECONDS, many);
       const gw32: Result[] = [];
       for (const [i, gw] of gws.entries()) {
         if (redis && r === 0) await resetStats(redis.port);
-        gw32.push(await load(gw.url + gwPath, procs(gw), headers, SECONDS, many));
+        gw32.push(await load(gw.url + gwPath, procs(gw), headers, SECONDS, shapes[i]?.many ?? many));
         if (redis && r === 0)
           (ms[i] as Measurement).redis = await readWindow(redis.port, scriptCommandNames(repoRoot()));
       }
       const nginx1 = await load(env.nginx.url + ngPath, ngProcs, headers, SECONDS, one);
       const gw1: Result[] = [];
-      for (const gw of gws) gw1.push(await load(gw.url + gwPath, procs(gw), headers, SECONDS, one));
+      for (const [i, gw] of gws.entries())
+        gw1.push(await load(gw.url + gwPath, procs(gw), headers, SECONDS, shapes[i]?.one ?? one));
       const avg = loadavg()[0] ?? NaN;
       for (const [i, m] of ms.entries()) {
         const g32 = gw32[i] as Result;
