@@ -14,7 +14,7 @@ const MAX_ENTRIES = 10_000;
 /** The cache; `now` is a monotonic clock (performance.now), independent of the gateway's (possibly fake) clock. */
 export class KeyCache {
   private readonly entries = new Map<string, { key: ApiKey; at: number }>();
-  /** Key lookups answered from memory, and those that read the database (for the metrics). */
+  /** Key lookups answered from memory, and those that read the database. */
   readonly stats = { hits: 0, misses: 0 };
 
   /** The key record of `hash` when fresh. */
