@@ -119,9 +119,11 @@ export function printTargets(ms: Measurement[]): void {
     );
   }
   for (const large of ms.filter((m) => m.scenario.size === 'large' && m.rounds.length > 0)) {
+    const variant = (m: Measurement) => m.scenario.name.endsWith('[base]');
     const small = ms.find(
       (m) =>
         m.scenario.size === 'small' &&
+        variant(m) === variant(large) &&
         m.scenario.store === large.scenario.store &&
         m.scenario.billed === large.scenario.billed &&
         m.scenario.workers === large.scenario.workers &&
@@ -131,7 +133,7 @@ export function printTargets(ms: Measurement[]): void {
     const l = figures(large);
     const sm = figures(small);
     lines.push(
-      `- ${large.scenario.store} large store vs 10 keys: CPU ${f0(l.gwCpu)} vs ${f0(sm.gwCpu)} µs, ratio ${f2(l.ratio)} vs ` +
+      `- ${large.scenario.name}: large store vs 10 keys: CPU ${f0(l.gwCpu)} vs ${f0(sm.gwCpu)} µs, ratio ${f2(l.ratio)} vs ` +
         `${f2(sm.ratio)}×, c1 p99 +${f2(l.c1Diff)} vs +${f2(sm.c1Diff)} ms, p50 ${f2(l.gwP50)} vs ${f2(sm.gwP50)} ms`,
     );
   }

@@ -50,8 +50,10 @@ async function main(): Promise<void> {
   const logger = createLogger({ level: config.logLevel, format: config.logFormat }, 'gateway');
   const token = adminToken(config, process.env);
   if (config.workers > 1 && !isWorker()) return primary(config, token.source, logger);
+  // With workers, the embedded store's file is written by every worker (docs/decisions.md, "Several processes").
+  const shared = config.workers > 1 && config.store.kind === 'embedded' ? { sharedByProcesses: true } : {};
   const store = await createStore(
-    { ...config.store, reservationTimeoutMs: config.reservationTimeoutMs },
+    { ...config.store, reservationTimeoutMs: config.reservationTimeoutMs, ...shared },
     { clock: systemClock, logger },
   );
   const gateway = createGateway({ config, store, clock: systemClock, logger, adminToken: token.token });

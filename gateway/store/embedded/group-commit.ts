@@ -5,10 +5,24 @@
  * Small writes that may wait for the next commit (keeps: deleting release marks) ride in the same transaction
  * (`defer`), so a request costs one commit, not two. A lone request never waits on a timer: the flush runs at the
  * end of the current turn (setImmediate), right after the I/O callbacks that queued it.
+ *
+ * Several processes on one file (`workers`, issue 12): the batch transaction begins without SQLite's busy wait
+ * (`busy_timeout` 0 for that BEGIN only, when the store is told other processes share the file). When another process holds the write lock, the batch is put back at the
+ * head of the queue and tried again (at the end of the turn, then every 1 ms) instead of sleeping in SQLite's busy
+ * handler, which blocks the event loop for 1 ms and more per attempt; meanwhile new admissions join the batch. After `BUSY_BUDGET_MS` of
+ * retrying the batch waits in SQLite like any other statement (busy_timeout), so a stuck lock still ends in an error.
  */
 import type Database from 'better-sqlite3';
 
 type Outcome<O> = { ok: true; value: O } | { ok: false; error: unknown };
+
+/** How long a batch retries without blocking before it waits in SQLite's busy handler. */
+const BUSY_BUDGET_MS = 2_000;
+
+/** SQLITE_BUSY (another connection holds the write lock), as better-sqlite3 reports it. */
+function isBusy(error: unknown): boolean {
+  return typeof error === 'object' && error !== null && (error as { code?: unknown }).code === 'SQLITE_BUSY';
+}
 
 interface Pending<I, O> {
   input: I;
@@ -29,15 +43,21 @@ export class GroupCommit<I, O> {
   private pending: Pending<I, O>[] = [];
   private deferred: Deferred | null = null;
   private scheduled = false;
+  /** When the batch at the head first found the file locked (performance.now), or null. */
+  private busySince: number | null = null;
+  /** Retries of the batch at the head since it last committed. */
+  private retries = 0;
   /** Runs as BEGIN IMMEDIATE … COMMIT alone, and as a savepoint inside the batch transaction. */
   private readonly one: Database.Transaction<(input: I) => O>;
   private readonly many: Database.Transaction<(inputs: I[], tasks: (() => void)[]) => Outcome<O>[]>;
 
   constructor(
-    db: Database.Database,
+    private readonly db: Database.Database,
     one: (input: I) => O,
     private readonly afterCommit: () => void = () => {},
     private readonly onError: (error: unknown) => void = () => {},
+    /** The connection's busy_timeout when other processes write the same file (retry without blocking), else null. */
+    private readonly busyTimeoutMs: number | null = null,
   ) {
     this.one = db.transaction(one);
     this.many = db.transaction((inputs: I[], tasks: (() => void)[]) => {
@@ -93,6 +113,8 @@ export class GroupCommit<I, O> {
     this.deferred = null;
     const tasks = deferred?.tasks ?? [];
     let outcomes: Outcome<O>[];
+    const waitInSqlite = this.busySince !== null && performance.now() - this.busySince > BUSY_BUDGET_MS;
+    const toggled = !waitInSqlite && this.noBusyWait();
     try {
       // A batch of one with nothing deferred needs no savepoint: its own transaction is all-or-nothing.
       const only = batch.length === 1 && tasks.length === 0 ? batch[0] : undefined;
@@ -102,11 +124,20 @@ export class GroupCommit<I, O> {
             batch.map((b) => b.input),
             tasks,
           );
+      if (only && !outcomes[0]?.ok && isBusy((outcomes[0] as { error: unknown }).error))
+        throw (outcomes[0] as { error: unknown }).error;
     } catch (error) {
+      if (toggled) this.restoreBusyWait();
+      if (isBusy(error) && toggled) return this.retryLater(batch, deferred);
+      this.busySince = null;
+      this.retries = 0;
       for (const b of batch) b.reject(error); // the commit itself failed: nothing of the batch is stored
       deferred?.reject(error);
       return;
     }
+    if (toggled) this.restoreBusyWait();
+    this.busySince = null;
+    this.retries = 0;
     deferred?.resolve();
     outcomes.forEach((o, i) => {
       const b = batch[i];
@@ -120,6 +151,38 @@ export class GroupCommit<I, O> {
       // Housekeeping after the commit must never take the process down (this runs from setImmediate).
       this.onError(error);
     }
+  }
+
+  /** Turn SQLite's busy wait off for the batch's BEGIN (only when other processes share the file). */
+  private noBusyWait(): boolean {
+    if (this.busyTimeoutMs === null) return false;
+    this.db.pragma('busy_timeout = 0');
+    return true;
+  }
+
+  private restoreBusyWait(): void {
+    if (this.db.open) this.db.pragma(`busy_timeout = ${this.busyTimeoutMs}`);
+  }
+
+  /** Another process holds the write lock: put the batch back at the head and try again next turn. */
+  private retryLater(batch: Pending<I, O>[], deferred: Deferred | null): void {
+    this.busySince ??= performance.now();
+    this.pending = batch.concat(this.pending);
+    if (deferred !== null) {
+      // Writes deferred since join the retried ones and settle with them.
+      const later = this.deferred;
+      if (later !== null) {
+        deferred.tasks.push(...later.tasks);
+        deferred.done.then(later.resolve, later.reject);
+      }
+      this.deferred = deferred;
+    }
+    // Why: the first retry comes at the end of this turn; after that, 1 ms timers, so a lock held by another
+    // process is not waited for by spinning the event loop (which would burn the CPU that process needs).
+    if (this.retries++ === 0) return this.schedule();
+    if (this.scheduled) return;
+    this.scheduled = true;
+    setTimeout(() => this.flush(), 1);
   }
 
   private attempt(run: () => O): Outcome<O> {

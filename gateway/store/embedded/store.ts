@@ -39,7 +39,7 @@ import { Checkpointer } from './checkpointer';
 import { GroupCommit } from './group-commit';
 import { InflightLog } from './inflight';
 import { KeyCache } from './key-cache';
-import { knexOnDatabase, openDatabase } from './open';
+import { BUSY_TIMEOUT_MS, knexOnDatabase, openDatabase } from './open';
 import { Pruner } from './prune';
 import { EmbeddedMarks } from './single-use';
 import { EmbeddedWindows } from './throttle';
@@ -74,6 +74,8 @@ export class EmbeddedStore implements Store {
       clock?: Clock;
       /** WAL checkpoints from a worker thread instead of inside a commit (default on for a file; checkpointer.ts). */
       backgroundCheckpoints?: boolean;
+      /** Other processes write the same file (`workers`): admissions retry a locked file without blocking. */
+      sharedByProcesses?: boolean;
     } = {},
   ) {
     this.db = openDatabase(path);
@@ -103,7 +105,8 @@ export class EmbeddedStore implements Store {
     };
     const prune = () => this.pruner.maybePrune(this.lastNow);
     const onError = (err: unknown) => this.logger?.error({ err }, 'embedded store: pruning failed');
-    this.batcher = new GroupCommit(this.db, one, prune, onError);
+    const busy = this.opts.sharedByProcesses === true ? BUSY_TIMEOUT_MS : null;
+    this.batcher = new GroupCommit(this.db, one, prune, onError, busy);
     if (log) this.startSweeper();
   }
 
