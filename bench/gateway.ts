@@ -61,6 +61,7 @@ function start(
   args: string[],
   nodeArgs: string[] = [],
   env: NodeJS.ProcessEnv = {},
+  listeners = 1,
 ): Promise<Proc> {
   const child = spawn(process.execPath, [...nodeArgs, path.resolve(repoRoot(), script), ...args], {
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -71,8 +72,9 @@ function start(
     let out = '';
     child.stdout?.on('data', (c: Buffer) => {
       out += c.toString();
-      const m = /listening on (http:\/\/[^\s"]+)/.exec(out);
-      if (m) resolve({ url: m[1] as string, child });
+      // With workers, each prints its own line once it listens: wait for all of them.
+      const lines = [...out.matchAll(/listening on (http:\/\/[^\s"]+)/g)];
+      if (lines.length >= listeners) resolve({ url: (lines[0] as RegExpMatchArray)[1] as string, child });
     });
     child.stderr?.on('data', (c: Buffer) => (out += c.toString()));
     child.once('exit', (code) => reject(new Error(`${script} exited ${code}: ${out}`)));
@@ -128,7 +130,7 @@ async function gateway(
   );
   const eld = ELD_DIR !== undefined ? ['--require', path.join(repoRoot(), 'dist/bench/eld-probe.js')] : [];
   const env = ELD_DIR !== undefined ? { GG_ELD_FILE: path.join(ELD_DIR, `eld-${index}`) } : {};
-  return start(main, ['--config', file], [...NODE_ARGS, ...eld], env);
+  return start(main, ['--config', file], [...NODE_ARGS, ...eld], env, s.workers);
 }
 
 /** The stores of the run, started and seeded when a scenario first needs them. */

@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { systemClock, utcDay } from '../../../gateway/core/clock';
 import { generateKey, hashKey, keyPrefix } from '../../../gateway/core/keys';
 import { createStore } from '../../../gateway/store';
-import { killAll, waitForChildren } from '../../helpers/gateway-processes';
+import { childPids, killAll, waitForChildren } from '../../helpers/gateway-processes';
 import { call, startGatewayProc, useBackendProcess } from '../harness';
 
 const PEPPER = 'workers-pepper-0123456789abcdef';
@@ -48,6 +48,10 @@ async function setUp(policy: 'A' | 'B', balance: number) {
   );
   const gw = await startGatewayProc(file, 3);
   const workers = await waitForChildren(gw.pid, 2);
+  // Each worker prints its three URL lines once it listens; the second starts after the first listens.
+  const deadline = Date.now() + 60_000;
+  while (gw.urls.length < 6 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+  expect(gw.urls).toHaveLength(6);
   const open = () => createStore({ kind: 'embedded', path: dbPath }, { clock: systemClock });
   const cleanup = async () => {
     await killAll(gw);
@@ -130,3 +134,32 @@ test.each(['A', 'B'] as const)(
   },
   120_000,
 );
+
+test('a worker killed with -9 is replaced and the gateway keeps serving; SIGTERM drains every worker and exits 0', async () => {
+  const s = await setUp('A', 1_000);
+  try {
+    const [victim, other] = s.workers as [number, number];
+    process.kill(victim, 'SIGKILL');
+    const deadline = Date.now() + 60_000;
+    let replaced: number[] = [];
+    while (Date.now() < deadline) {
+      replaced = childPids(s.gw.pid);
+      if (replaced.length === 2 && !replaced.includes(victim)) break;
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    expect(replaced).toHaveLength(2);
+    expect(replaced).toContain(other);
+    expect(replaced).not.toContain(victim);
+    const answers = await Promise.all(
+      Array.from({ length: 8 }, () =>
+        call(s.gw.url, '/v1/reverse?lat=51.5&lon=-0.12', { headers: { 'x-api-key': s.key } }),
+      ),
+    );
+    expect(answers.map((a) => a.status)).toEqual(Array(8).fill(200));
+    await s.gw.stop(); // SIGTERM to the primary
+    expect(await s.gw.exited).toEqual({ code: 0, signal: null });
+    for (const p of replaced) expect(childPids(p)).toEqual([]); // gone: /proc has no such process
+  } finally {
+    await s.cleanup();
+  }
+}, 120_000);

@@ -53,6 +53,9 @@ describeShared('a gateway of 2 worker processes on the shared store', () => {
     const gw = await startGatewayProc(file, 3);
     gateways.push(gw);
     expect(await waitForChildren(gw.pid, 2)).toHaveLength(2);
+    const deadline = Date.now() + 60_000; // both workers print their three URL lines once they listen
+    while (gw.urls.length < 6 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+    expect(gw.urls).toHaveLength(6);
     const store = await env.open();
     const acc = await store.createAccount({ email: `w${balance}@example.org`, name: 'W' }, Date.now());
     await store.credit(acc.id, balance, null, Date.now());
