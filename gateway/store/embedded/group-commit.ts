@@ -6,11 +6,12 @@
  * (`defer`), so a request costs one commit, not two. A lone request never waits on a timer: the flush runs at the
  * end of the current turn (setImmediate), right after the I/O callbacks that queued it.
  *
- * Several processes on one file (`workers`, issue 12): the batch transaction begins without SQLite's busy wait
- * (`busy_timeout` 0 for that BEGIN only, when the store is told other processes share the file). When another process holds the write lock, the batch is put back at the
- * head of the queue and tried again (at the end of the turn, then every 1 ms) instead of sleeping in SQLite's busy
- * handler, which blocks the event loop for 1 ms and more per attempt; meanwhile new admissions join the batch. After `BUSY_BUDGET_MS` of
- * retrying the batch waits in SQLite like any other statement (busy_timeout), so a stuck lock still ends in an error.
+ * Several processes on one file (`workers`, issue 12; only when the store is told so): the batch's BEGIN runs with
+ * `busy_timeout` 0. When another process holds the write lock, the batch is put back at the head of the queue and
+ * tried again (at the end of the turn, then every 1 ms) instead of sleeping in SQLite's busy handler, which blocks
+ * the event loop for 1 ms and more per attempt; meanwhile new admissions join the batch. After `BUSY_BUDGET_MS` of
+ * retrying, the batch waits in SQLite like any other statement (busy_timeout), so a stuck lock still ends in an
+ * error.
  */
 import type Database from 'better-sqlite3';
 
