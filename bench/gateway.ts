@@ -1,23 +1,36 @@
 /**
- * `npm run bench:gateway`: requests/s and p50/p99 latency through the gateway (anonymous, and keyed billed) next to
- * the backend alone, measured in one run on loopback, on the embedded store and on the shared store (issue 4,
- * acceptance 7). Backend and gateways run as their own processes (compiled `dist/`). The shared store runs on a
- * private redis-server on a free loopback port and a throw-away PostgreSQL database on 127.0.0.1:5432, both started
- * and removed by the bench; for those runs it also reports Redis commands per admitted request from Redis's own
- * INFO commandstats, reset (CONFIG RESETSTAT) after the warm-up, right before each measured window.
- * Load: /usr/bin/wrk when present, else an in-Node keep-alive generator.
- * Env: BENCH_SECONDS (default 10), BENCH_WARMUP_SECONDS (default 2), BENCH_CONNECTIONS (default 32).
+ * `npm run bench:gateway` (issue 12): geogate beside nginx (Debian's, one worker, keep-alive upstream to the same
+ * backend) in one run, alternating rounds: per scenario and round, nginx then geogate at 32 connections (wrk -t2
+ * -c32) and at one connection (wrk -t1 -c1). Prints requests/s and the ratio to nginx, p50/p99, the one-connection
+ * p99 difference, the 32-connection p99 ratio, CPU µs per request of each process tree from /proc (gateway with its
+ * workers, backend, nginx, Redis on the shared store), and Redis commands per admitted request (INFO commandstats,
+ * reset after the warm-up). Scenarios: bench/gateway-scenarios.ts. wrk and nginx are installed with apt-get when
+ * missing. The earlier table (backend alone, each scenario at 32 connections) is printed first.
+ * Env: BENCH_SECONDS (default 5) per window, BENCH_WARMUP_SECONDS (default 2) per gateway, BENCH_ROUNDS (default 2),
+ * BENCH_CONNECTIONS (default 32), BENCH_ONLY (a regular expression on scenario names), BENCH_NODE_ARGS (extra node
+ * options for the gateway, e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof"), BENCH_ELD_DIR (event-loop delay
+ * histograms of each gateway process written there, see bench/eld-probe.ts), BENCH_LARGE_KEYS (default 100000),
+ * BENCH_BASE (the main.js of another build, e.g. of main: each scenario then also runs that build, in the same rounds,
+ * as "… [base]", for before/after comparisons side by side).
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import path from 'node:path';
-import { systemClock } from '../gateway/core/clock';
-import { generateKey, hashKey, keyPrefix } from '../gateway/core/keys';
-import { createStore, type StoreConfig } from '../gateway/store';
-import { backendRuns, connectorCostLines } from './backends';
+import type { StoreConfig } from '../gateway/store';
+import { repoRoot } from '../gateway/core/paths';
 import { cleanupAll, createDatabase, onCleanup, startRedis, track, type BenchRedis } from './bench-services';
-import { CONNECTIONS, HAVE_WRK, load, type Result } from './load';
+import {
+  extraScenarios,
+  PATH,
+  SCENARIOS,
+  type Scenario,
+  type StoreKind,
+  type StoreSize,
+} from './gateway-scenarios';
+import { haveWrk, load, MANY, ONE, type Result, type Shape } from './load';
+import { startNginx } from './nginx';
+import { printSummary, printTargets, type Measurement } from './report';
 import {
   insideScripts,
   perAdmitted,
@@ -26,12 +39,17 @@ import {
   scriptCommandNames,
   type RedisWindow,
 } from './redis-stats';
-import { repoRoot } from '../gateway/core/paths';
+import { BENCH_PEPPER, LARGE, ledgerRows, seedStore, type Seeded } from './seed';
+import { ensureDebian, WRK } from './tools';
+import { backendRuns, connectorCostLines } from './backends';
 
-const SECONDS = Number(process.env['BENCH_SECONDS'] ?? 10);
+const SECONDS = Number(process.env['BENCH_SECONDS'] ?? 5);
 const WARMUP = Number(process.env['BENCH_WARMUP_SECONDS'] ?? 2);
-const PEPPER = 'bench-pepper-0123456789abcdef';
-const PATH = '/v1/reverse?lat=48.8584&lon=2.2945';
+const ROUNDS = Number(process.env['BENCH_ROUNDS'] ?? 2);
+const ONLY = process.env['BENCH_ONLY'] ? new RegExp(process.env['BENCH_ONLY']) : null;
+const NODE_ARGS = (process.env['BENCH_NODE_ARGS'] ?? '').split(/\s+/).filter((a) => a !== '');
+const ELD_DIR = process.env['BENCH_ELD_DIR'];
+const BASE = process.env['BENCH_BASE'];
 
 interface Proc {
   url: string;
@@ -39,17 +57,25 @@ interface Proc {
 }
 
 /** Spawn a compiled entry point and wait for its first "listening on URL". */
-function start(script: string, args: string[]): Promise<Proc> {
-  const child = spawn(process.execPath, [path.join(repoRoot(), script), ...args], {
+function start(
+  script: string,
+  args: string[],
+  nodeArgs: string[] = [],
+  env: NodeJS.ProcessEnv = {},
+  listeners = 1,
+): Promise<Proc> {
+  const child = spawn(process.execPath, [...nodeArgs, path.resolve(repoRoot(), script), ...args], {
     stdio: ['ignore', 'pipe', 'pipe'],
+    env: { ...process.env, ...env },
   });
   track(child);
   return new Promise((resolve, reject) => {
     let out = '';
     child.stdout?.on('data', (c: Buffer) => {
       out += c.toString();
-      const m = /listening on (http:\/\/\S+)/.exec(out);
-      if (m) resolve({ url: m[1] as string, child });
+      // With workers, each prints its own line once it listens: wait for all of them.
+      const lines = [...out.matchAll(/listening on (http:\/\/[^\s"]+)/g)];
+      if (lines.length >= listeners) resolve({ url: (lines[0] as RegExpMatchArray)[1] as string, child });
     });
     child.stderr?.on('data', (c: Buffer) => (out += c.toString()));
     child.once('exit', (code) => reject(new Error(`${script} exited ${code}: ${out}`)));
@@ -69,31 +95,6 @@ function stop(p: Proc): Promise<void> {
   });
 }
 
-/** One line of the report. */
-interface Row {
-  name: string;
-  result: Result;
-  names: string[];
-  redis?: RedisWindow;
-}
-
-/** Warm up, then measure one URL; with `redisPort`, Redis's command statistics of exactly the measured window. */
-async function measure(
-  name: string,
-  url: string,
-  procs: { name: string; pid: number | undefined }[],
-  headers: Record<string, string> = {},
-  redisPort?: number,
-): Promise<Row> {
-  const pids = procs.map((p) => p.pid);
-  if (WARMUP > 0) await load(url, [], headers, WARMUP);
-  if (redisPort !== undefined) await resetStats(redisPort);
-  const result = await load(url, pids, headers, SECONDS);
-  const row: Row = { name, result, names: procs.map((p) => p.name) };
-  if (redisPort !== undefined) row.redis = await readWindow(redisPort, scriptCommandNames(repoRoot()));
-  return row;
-}
-
 /** The store section of a gateway config file. */
 function storeYaml(cfg: StoreConfig): string {
   if (cfg.kind === 'embedded') return `store: { kind: embedded, path: "${cfg.path}" }`;
@@ -101,9 +102,16 @@ function storeYaml(cfg: StoreConfig): string {
   return `store: { kind: shared, postgres: "${cfg.postgres}", redis: "${cfg.redis}"${prefix} }`;
 }
 
-/** A gateway process with its own config on the given store. */
-async function gateway(dir: string, name: string, backendUrl: string, freePerDay: number, cfg: StoreConfig) {
-  const file = path.join(dir, `${name}.yaml`);
+/** A gateway process (with its workers) for a scenario. */
+async function gateway(
+  dir: string,
+  s: Scenario,
+  index: number,
+  backendUrl: string,
+  cfg: StoreConfig,
+  main = 'dist/gateway/main.js',
+) {
+  const file = path.join(dir, `gateway-${index}.yaml`);
   writeFileSync(
     file,
     [
@@ -112,110 +120,133 @@ async function gateway(dir: string, name: string, backendUrl: string, freePerDay
       'admin: { listen: { host: 127.0.0.1, port: 0 }, token: bench-admin-token-0123456 }',
       `backend: { url: "${backendUrl}" }`,
       storeYaml(cfg),
-      `keyPepper: "${PEPPER}"`,
+      `keyPepper: "${BENCH_PEPPER}"`,
       'hosts: [{ name: localhost, adapter: native }]',
-      `limits: { freePerDay: ${freePerDay} }`,
+      `limits: { freePerDay: ${s.billed ? 0 : 1_000_000_000} }`,
       'log: { level: warn }',
+      'drain: { delayMs: 0 }',
+      ...(s.workers > 1 ? [`workers: ${s.workers}`] : []),
+      ...(s.yaml ?? []),
     ].join('\n'),
   );
-  return start('dist/gateway/main.js', ['--config', file]);
+  const eld = ELD_DIR !== undefined ? ['--require', path.join(repoRoot(), 'dist/bench/eld-probe.js')] : [];
+  const env = ELD_DIR !== undefined ? { GG_ELD_FILE: path.join(ELD_DIR, `eld-${index}`) } : {};
+  return start(main, ['--config', file], [...NODE_ARGS, ...eld], env, s.workers);
 }
 
-/** A gateway process on config lines of its own (backends, hosts), anonymous with an unbounded allowance. */
-async function configured(dir: string, name: string, lines: string[], store: string) {
-  const file = path.join(dir, `${name}.yaml`);
-  const common = [
-    'policy: A',
-    'listen: { host: 127.0.0.1, port: 0 }',
-    'admin: { listen: { host: 127.0.0.1, port: 0 }, token: bench-admin-token-0123456 }',
-    store,
-    `keyPepper: "${PEPPER}"`,
-    'limits: { freePerDay: 1000000000 }',
-    'log: { level: warn }',
-  ];
-  writeFileSync(file, [...common, ...lines].join('\n'));
-  return start('dist/gateway/main.js', ['--config', file]);
-}
+/** The stores of the run, started and seeded when a scenario first needs them. */
+class Stores {
+  private seeded = new Map<string, Promise<Seeded>>();
+  redis: BenchRedis | null = null;
 
-/** An account with plenty of credit and a pay-as-you-go key in the store; its id and the key. */
-async function seed(cfg: StoreConfig): Promise<{ accountId: string; key: string }> {
-  const store = await createStore(cfg, { clock: systemClock });
-  try {
-    const acc = await store.createAccount({ email: 'bench@example.com', name: 'Bench' }, Date.now());
-    await store.credit(acc.id, 1_000_000_000, 'bench', Date.now());
-    const key = generateKey();
-    await store.createKey(
-      { accountId: acc.id, hash: hashKey(key, PEPPER), prefix: keyPrefix(key), kind: 'payg' },
-      Date.now(),
-    );
-    return { accountId: acc.id, key };
-  } finally {
-    await store.close();
-  }
-}
+  constructor(private readonly dir: string) {}
 
-/** Ledger rows of the account (the billed run must have charged). */
-async function ledgerRows(cfg: StoreConfig, accountId: string): Promise<number> {
-  const store = await createStore(cfg, { clock: systemClock });
-  try {
-    return (await store.ledger(accountId, 1)).length;
-  } finally {
-    await store.close();
-  }
-}
-
-/** Anonymous and keyed-billed runs through gateways on one store. */
-async function storeRuns(label: string, cfg: StoreConfig, backend: Proc, dir: string, redis?: BenchRedis) {
-  const { accountId, key } = await seed(cfg);
-  const rows: Row[] = [];
-  const extra = redis ? [{ name: 'redis', pid: redis.child.pid }] : [];
-  const runs = [
-    { name: `gateway ${label}, anonymous`, free: 1_000_000_000, headers: {} },
-    { name: `gateway ${label}, key, billed`, free: 0, headers: { 'X-API-Key': key } },
-  ];
-  for (const run of runs) {
-    const gw = await gateway(dir, `${label}-${run.free}`, backend.url, run.free, cfg);
-    try {
-      const procs = [
-        { name: 'gateway', pid: gw.child.pid },
-        { name: 'backend', pid: backend.child.pid },
-        ...extra,
-      ];
-      rows.push(await measure(run.name, gw.url + PATH, procs, run.headers, redis?.port));
-    } finally {
-      await stop(gw);
+  get(kind: StoreKind, size: StoreSize, variant = ''): Promise<Seeded> {
+    const id = `${kind}-${size}${variant}`;
+    let s = this.seeded.get(id);
+    if (!s) {
+      s = this.open(kind, size, id);
+      this.seeded.set(id, s);
     }
+    return s;
   }
-  if ((await ledgerRows(cfg, accountId)) === 0)
-    console.log(`warning: the billed run on ${label} charged nothing`);
-  return rows;
-}
 
-/** CPU µs per request of each process, e.g. "gateway 310 + backend 80". */
-function cpuPerRequest(r: Result, names: string[]): string {
-  return r.cpuMs.map((ms, i) => `${names[i]} ${((ms * 1000) / r.requests).toFixed(0)}`).join(' + ');
-}
+  private async open(kind: StoreKind, size: StoreSize, id: string): Promise<Seeded> {
+    const filler = size === 'large' ? LARGE : 0;
+    const t0 = Date.now();
+    let cfg: StoreConfig;
+    if (kind === 'embedded') cfg = { kind: 'embedded', path: path.join(this.dir, `${id}.db`) };
+    else {
+      this.redis ??= await startRedis();
+      const postgres = await createDatabase();
+      cfg = { kind: 'shared', postgres, redis: this.redis.url, keyPrefix: `bench-${id}:` };
+    }
+    const seeded = await seedStore(cfg, filler, this.dir, id);
+    console.log(
+      `bench: ${id} store seeded (10 bench keys + ${filler} accounts with a key) in ${Date.now() - t0} ms`,
+    );
+    return seeded;
+  }
 
-function printRows(rows: Row[]): void {
-  console.log('| scenario | requests/s | p50 ms | p99 ms | non-2xx | CPU µs per request |');
-  console.log('|---|---:|---:|---:|---:|---|');
-  for (const { name, result: r, names } of rows) {
-    const cells = [
-      r.rps.toFixed(0),
-      r.p50.toFixed(2),
-      r.p99.toFixed(2),
-      String(r.non2xx),
-      cpuPerRequest(r, names),
-    ];
-    console.log(`| ${name} | ${cells.join(' | ')} |`);
+  all(): Promise<Seeded>[] {
+    return [...this.seeded.values()];
   }
 }
 
-/** Redis round trips per admitted request (admitted = 2xx counted by the load generator in the window). */
-function printRedis(rows: Row[]): void {
-  const shared = rows.filter((r) => r.redis);
+/** Measure one scenario: warm up, then rounds of nginx / geogate at 32 connections and at one (base build too). */
+async function runScenario(
+  s: Scenario,
+  index: number,
+  env: { dir: string; backend: Proc; nginx: Proc; stores: Stores },
+): Promise<Measurement[]> {
+  const seeded = await env.stores.get(s.store, s.size);
+  // The base build gets its own store (the same seed), so the two never share a file or a key prefix.
+  const baseSeeded =
+    BASE !== undefined && s.workers === 1 ? await env.stores.get(s.store, s.size, '-base') : seeded;
+  // The base build runs beside only where it can (a build without `workers:` refuses a multi-worker config).
+  const variants: { scenario: Scenario; main?: string }[] =
+    BASE !== undefined && s.workers === 1
+      ? [{ scenario: { ...s, name: `${s.name} [base]` }, main: BASE }, { scenario: s }]
+      : [{ scenario: s }];
+  const redis = s.store === 'shared' ? env.stores.redis : null;
+  const gws: Proc[] = [];
+  const ms: Measurement[] = variants.map((v) => ({ scenario: v.scenario, rounds: [], redis: null }));
+  try {
+    for (const [i, v] of variants.entries())
+      gws.push(
+        await gateway(env.dir, s, index * 2 + i, env.backend.url, (v.main ? baseSeeded : seeded).cfg, v.main),
+      );
+    const headers = s.headers ?? {};
+    const gwPath = s.path ?? PATH;
+    const ngPath = s.nginxPath ?? gwPath;
+    // Nginx gets the same wrk script as the gateway it is compared with (the key header is ignored there).
+    const shapes = variants.map((v) => {
+      const script = s.billed ? { script: (v.main ? baseSeeded : seeded).script } : {};
+      return { many: { ...MANY, ...script } as Shape, one: { ...ONE, ...script } as Shape };
+    });
+    const { many, one } = shapes[shapes.length - 1] as { many: Shape; one: Shape };
+    const procs = (gw: Proc) => [gw.child.pid, env.backend.child.pid, redis?.child.pid];
+    const ngProcs = [env.nginx.child.pid, env.backend.child.pid];
+    for (const [i, gw] of gws.entries())
+      if (WARMUP > 0) await load(gw.url + gwPath, [], headers, WARMUP, shapes[i]?.many ?? many);
+    for (let r = 0; r < ROUNDS; r++) {
+      const nginx32 = await load(env.nginx.url + ngPath, ngProcs, headers, SECONDS, many);
+      const gw32: Result[] = [];
+      for (const [i, gw] of gws.entries()) {
+        if (redis && r === 0) await resetStats(redis.port);
+        gw32.push(await load(gw.url + gwPath, procs(gw), headers, SECONDS, shapes[i]?.many ?? many));
+        if (redis && r === 0)
+          (ms[i] as Measurement).redis = await readWindow(redis.port, scriptCommandNames(repoRoot()));
+      }
+      const nginx1 = await load(env.nginx.url + ngPath, ngProcs, headers, SECONDS, one);
+      const gw1: Result[] = [];
+      for (const [i, gw] of gws.entries())
+        gw1.push(await load(gw.url + gwPath, procs(gw), headers, SECONDS, shapes[i]?.one ?? one));
+      const avg = loadavg()[0] ?? NaN;
+      for (const [i, m] of ms.entries()) {
+        const g32 = gw32[i] as Result;
+        const g1 = gw1[i] as Result;
+        m.rounds.push({ nginx32, gw32: g32, nginx1, gw1: g1, load: avg });
+        console.log(
+          `  ${m.scenario.name}, round ${r + 1}: nginx ${nginx32.rps.toFixed(0)}/s, geogate ${g32.rps.toFixed(0)}/s ` +
+            `(${(g32.rps / nginx32.rps).toFixed(2)}×), ${((Number(g32.cpuMs[0]) * 1000) / g32.requests).toFixed(0)} µs; ` +
+            `p99 c1 ${nginx1.p99.toFixed(2)} → ${g1.p99.toFixed(2)} ms; load ${avg.toFixed(1)}`,
+        );
+      }
+    }
+  } finally {
+    await Promise.all(gws.map(stop));
+  }
+  return ms;
+}
+
+/** Redis round trips per admitted request (admitted = 2xx counted by wrk in round 1's 32-connection window). */
+function printRedis(ms: Measurement[]): void {
+  const shared = ms.filter((m) => m.redis !== null && m.rounds[0]);
   if (shared.length === 0) return;
-  console.log('\nRedis INFO commandstats over each measured window (CONFIG RESETSTAT after the warm-up):\n');
+  console.log(
+    "\nRedis INFO commandstats over round 1's 32-connection window (CONFIG RESETSTAT before it):\n",
+  );
   const head = [
     'scenario',
     'admitted (2xx, wrk)',
@@ -230,68 +261,156 @@ function printRedis(rows: Row[]): void {
   ];
   console.log(`| ${head.join(' | ')} |`);
   console.log(`|---${'|---:'.repeat(head.length - 1)}|`);
-  for (const { name, result, redis } of shared) {
-    const w = redis as RedisWindow;
-    const admitted = result.requests - result.non2xx;
+  for (const m of shared) {
+    const w = m.redis as RedisWindow;
+    const r = (m.rounds[0] as Measurement['rounds'][number]).gw32;
+    const admitted = r.requests - r.non2xx;
     const per = (n: number) => (n / admitted).toFixed(3);
     const inside = insideScripts(w);
     const other = w.total - w.evalsha - w.eval - inside;
     const calls = w.evalsha + w.eval;
     const cells = [admitted, w.evalsha, w.eval, calls - admitted, `**${per(calls)}**`, w.total, per(w.total)];
-    console.log(`| ${name} | ${[...cells, per(inside), per(other)].join(' | ')} |`);
+    console.log(`| ${m.scenario.name} | ${[...cells, per(inside), per(other)].join(' | ')} |`);
   }
   console.log("\nper command, calls per admitted request (* = a command the store's Lua scripts call):");
-  for (const { name, result, redis } of shared) {
-    console.log(`- ${name}: ${perAdmitted(redis as RedisWindow, result.requests - result.non2xx)}`);
+  for (const m of shared) {
+    const r = (m.rounds[0] as Measurement['rounds'][number]).gw32;
+    console.log(`- ${m.scenario.name}: ${perAdmitted(m.redis as RedisWindow, r.requests - r.non2xx)}`);
+  }
+}
+
+/** The earlier table: backend alone and each scenario's first 32-connection window. */
+function printEarlier(alone: Result, ms: Measurement[]): void {
+  const us = (cpu: number | undefined, n: number) => ((Number(cpu) * 1000) / n).toFixed(0);
+  console.log('| scenario | requests/s | p50 ms | p99 ms | non-2xx | CPU µs per request |');
+  console.log('|---|---:|---:|---:|---:|---|');
+  const row = (name: string, r: Result, cpu: string) =>
+    console.log(
+      `| ${name} | ${r.rps.toFixed(0)} | ${r.p50.toFixed(2)} | ${r.p99.toFixed(2)} | ${r.non2xx} | ${cpu} |`,
+    );
+  row('backend alone', alone, `backend ${us(alone.cpuMs[0], alone.requests)}`);
+  for (const m of ms) {
+    const r = m.rounds[0]?.gw32;
+    if (!r) continue;
+    const redis = m.scenario.store === 'shared' ? ` + redis ${us(r.cpuMs[2], r.requests)}` : '';
+    row(
+      `gateway ${m.scenario.name}`,
+      r,
+      `gateway ${us(r.cpuMs[0], r.requests)} + backend ${us(r.cpuMs[1], r.requests)}${redis}`,
+    );
   }
 }
 
 async function run(): Promise<void> {
+  ensureDebian(WRK, 'wrk');
   const dir = mkdtempSync(path.join(tmpdir(), 'geogate-bench-'));
   onCleanup(() => rmSync(dir, { recursive: true, force: true }));
-  const loadStart = loadavg()[0]?.toFixed(1) ?? '?';
+  const loadStart = loadavg()
+    .map((l) => l.toFixed(2))
+    .join(' ');
   const startedAt = new Date().toISOString().slice(0, 16).replace('T', ' ');
   const backend = await start('dist/backend/main.js', ['--port', '0']);
   onCleanup(() => stop(backend));
-  const rows: Row[] = [];
-  const alone = await measure('backend alone', backend.url + PATH.replace('/v1', ''), [
-    { name: 'backend', pid: backend.child.pid },
-  ]);
-  rows.push(alone);
-  rows.push(
-    ...(await storeRuns('embedded', { kind: 'embedded', path: path.join(dir, 'geogate.db') }, backend, dir)),
-  );
-  // Issue 10: the nominatim connector and a passthrough route beside the geogate kind (bench/backends.ts).
-  const backendStore = storeYaml({ kind: 'embedded', path: path.join(dir, 'backends.db') });
-  rows.push(
-    ...(await backendRuns({ start, stop, measure, gateway: (n, l) => configured(dir, n, l, backendStore) })),
-  );
-  let sharedError: unknown = null;
-  try {
-    const redis = await startRedis();
-    const postgres = await createDatabase();
-    const shared: StoreConfig = { kind: 'shared', postgres, redis: redis.url, keyPrefix: 'bench:' };
-    rows.push(...(await storeRuns('shared', shared, backend, dir, redis)));
-  } catch (err) {
-    sharedError = err; // Why: the figures measured so far are still printed; the run then fails (exit 1).
+  const nginxProc = await startNginx(backend.url);
+  const nginx: Proc = { url: nginxProc.url, child: nginxProc.child };
+  const alone = await load(backend.url + PATH.replace('/v1', ''), [backend.child.pid], {}, SECONDS, MANY);
+  const stores = new Stores(dir);
+  const chosen = [...SCENARIOS, ...extraScenarios].filter((s) => ONLY === null || ONLY.test(s.name));
+  const measured: Measurement[] = [];
+  let failure: unknown = null;
+  for (const [i, s] of chosen.entries()) {
+    try {
+      measured.push(...(await runScenario(s, i, { dir, backend, nginx, stores })));
+    } catch (err) {
+      failure = err; // Why: the figures measured so far are still printed; the run then fails (exit 1).
+      console.error(`bench: scenario "${s.name}" failed:`, err);
+    }
+  }
+  // Issue 10: the nominatim connector and a passthrough route beside the geogate kind, against one replay backend
+  // (bench/backends.ts), anonymous on an embedded store of their own; BENCH_ONLY=backends runs only these.
+  const backendRows: { name: string; r: Result }[] = [];
+  if (ONLY === null || ONLY.test('backends')) {
+    try {
+      const store = storeYaml({ kind: 'embedded', path: path.join(dir, 'backends.db') });
+      backendRows.push(
+        ...(await backendRuns({
+          start: (script, args) => start(script, args),
+          stop,
+          measure: async (name, url, procs) => {
+            if (WARMUP > 0) await load(url, [], {}, WARMUP, MANY);
+            return {
+              name,
+              r: await load(
+                url,
+                procs.map((p) => p.pid),
+                {},
+                SECONDS,
+                MANY,
+              ),
+            };
+          },
+          gateway: (name, lines) => {
+            const file = path.join(dir, `${name}.yaml`);
+            writeFileSync(
+              file,
+              [
+                'policy: A',
+                'listen: { host: 127.0.0.1, port: 0 }',
+                'admin: { listen: { host: 127.0.0.1, port: 0 }, token: bench-admin-token-0123456 }',
+                store,
+                `keyPepper: "${BENCH_PEPPER}"`,
+                'limits: { freePerDay: 1000000000 }',
+                'log: { level: warn }',
+                'drain: { delayMs: 0 }',
+                ...lines,
+              ].join('\n'),
+            );
+            return start('dist/gateway/main.js', ['--config', file]);
+          },
+        })),
+      );
+    } catch (err) {
+      failure = err;
+      console.error('bench: the backends scenarios failed:', err);
+    }
+  }
+  for (const seeded of stores.all()) {
+    const s = await seeded;
+    if (chosen.some((c) => c.billed && c.store === s.cfg.kind) && (await ledgerRows(s)) === 0)
+      console.log(`warning: no billed run on the ${s.cfg.kind} store charged anything`);
   }
 
-  const tool = HAVE_WRK ? `wrk -t2 -c${CONNECTIONS}` : `in-Node generator, ${CONNECTIONS} connections`;
+  const tool = haveWrk() ? `wrk -t2 -c${MANY.connections} and wrk -t1 -c1` : 'in-Node generator';
   console.log(
-    `\ngeogate gateway benchmark (${startedAt} UTC): GET ${PATH}, ${WARMUP} s warm-up + ${SECONDS} s measured each, ${tool}, loopback`,
+    `\ngeogate gateway benchmark (${startedAt} UTC): GET ${PATH}, ${WARMUP} s warm-up per gateway, ${ROUNDS} rounds of ${SECONDS} s windows, ${tool}, loopback`,
   );
-  const load = loadavg()[0]?.toFixed(1) ?? '?';
   const model = cpus()[0]?.model.trim() ?? '?';
+  const loadEnd = loadavg()
+    .map((l) => l.toFixed(2))
+    .join(' ');
   console.log(
-    `machine: ${cpus().length} CPUs (${model}), load average ${loadStart} at start, ${load} at end`,
+    `machine: ${cpus().length} CPUs (${model}), load average ${loadStart} at start, ${loadEnd} at end`,
   );
+  console.log('nginx: Debian nginx, 1 worker, keep-alive upstream (64) to the same backend, no access log');
   console.log(
     'shared store: private redis-server (no persistence) + throw-away PostgreSQL database, loopback\n',
   );
-  printRows(rows);
-  console.log(`\nconnector cost in process (issue 10):\n${connectorCostLines().join('\n')}`);
-  printRedis(rows);
-  if (sharedError !== null) throw sharedError;
+  printEarlier(alone, measured);
+  console.log('');
+  printSummary(measured);
+  printRedis(measured);
+  printTargets(measured);
+  if (backendRows.length > 0) {
+    console.log('\nbackends (issue 10), anonymous, embedded store, against one replay backend:\n');
+    console.log('| scenario | requests/s | p50 ms | p99 ms | gateway CPU µs per request |');
+    console.log('|---|---:|---:|---:|---:|');
+    for (const { name, r } of backendRows)
+      console.log(
+        `| ${name} | ${r.rps.toFixed(0)} | ${r.p50.toFixed(2)} | ${r.p99.toFixed(2)} | ${((Number(r.cpuMs[0]) * 1000) / r.requests).toFixed(0)} |`,
+      );
+    console.log(`\nconnector cost in process (issue 10):\n${connectorCostLines().join('\n')}`);
+  }
+  if (failure !== null) throw failure;
 }
 
 run()

@@ -1,13 +1,30 @@
 /**
- * Load generation for the gateway benchmark: /usr/bin/wrk when present, else an in-Node keep-alive generator;
- * plus the CPU time of measured processes from /proc.
+ * Load generation for the gateway benchmark: Debian's wrk (installed by the bench when missing, bench/tools.ts),
+ * else an in-Node keep-alive generator; plus the CPU time of the measured process trees from /proc.
  */
 import { spawnSync } from 'node:child_process';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import http from 'node:http';
+import { cpuBetween, treeCpu } from './procs';
+import { WRK } from './tools';
 
 export const CONNECTIONS = Number(process.env['BENCH_CONNECTIONS'] ?? 32);
-export const HAVE_WRK = existsSync('/usr/bin/wrk');
+
+/** Whether wrk is there (checked per run: the bench may have just installed it). */
+export function haveWrk(): boolean {
+  return existsSync(WRK);
+}
+
+/** How to load: connections and wrk threads, and an optional wrk Lua script (e.g. rotating keys). */
+export interface Shape {
+  connections: number;
+  threads: number;
+  script?: string;
+}
+
+/** The 32-connection shape (wrk -t2 -c32) and the one-connection shape (wrk -t1 -c1). */
+export const MANY: Shape = { connections: CONNECTIONS, threads: 2 };
+export const ONE: Shape = { connections: 1, threads: 1 };
 
 /** One load run's figures. */
 export interface Result {
@@ -17,18 +34,8 @@ export interface Result {
   non2xx: number;
   /** Requests answered during the run (wrk's count). */
   requests: number;
-  /** CPU ms used by each measured process during the run (Linux /proc; NaN elsewhere). */
+  /** CPU ms used by each measured process tree during the run (Linux /proc; NaN elsewhere). */
   cpuMs: number[];
-}
-
-/** CPU time (user + system) of a process in ms from /proc/<pid>/stat; NaN when unavailable. */
-export function cpuMs(pid: number | undefined): number {
-  try {
-    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]?.split(' ') ?? [];
-    return ((Number(fields[11]) + Number(fields[12])) * 1000) / 100;
-  } catch {
-    return NaN;
-  }
 }
 
 /** wrk's latency figure ("1.23ms", "850.00us", "1.02s") in ms. */
@@ -40,10 +47,19 @@ function ms(text: string): number {
 }
 
 /** Load with wrk for `seconds`. */
-function wrk(url: string, headers: Record<string, string>, seconds: number): Result {
+function wrk(url: string, headers: Record<string, string>, seconds: number, shape: Shape): Result {
   const hs = Object.entries(headers).flatMap(([k, v]) => ['-H', `${k}: ${v}`]);
-  const args = ['-t2', `-c${CONNECTIONS}`, `-d${seconds}s`, '--latency', ...hs, url];
-  const r = spawnSync('/usr/bin/wrk', args, { encoding: 'utf8', timeout: (seconds + 30) * 1000 });
+  const script = shape.script !== undefined ? ['-s', shape.script] : [];
+  const args = [
+    `-t${shape.threads}`,
+    `-c${shape.connections}`,
+    `-d${seconds}s`,
+    '--latency',
+    ...script,
+    ...hs,
+    url,
+  ];
+  const r = spawnSync(WRK, args, { encoding: 'utf8', timeout: (seconds + 30) * 1000 });
   const out = r.stdout ?? '';
   if (!/requests in/.test(out)) throw new Error(`wrk failed: ${r.stderr ?? ''}${out}`);
   return {
@@ -57,8 +73,13 @@ function wrk(url: string, headers: Record<string, string>, seconds: number): Res
 }
 
 /** Load with an in-Node keep-alive generator (when wrk is absent). */
-async function nodeLoad(url: string, headers: Record<string, string>, seconds: number): Promise<Result> {
-  const agent = new http.Agent({ keepAlive: true, maxSockets: CONNECTIONS });
+async function nodeLoad(
+  url: string,
+  headers: Record<string, string>,
+  seconds: number,
+  shape: Shape,
+): Promise<Result> {
+  const agent = new http.Agent({ keepAlive: true, maxSockets: shape.connections });
   const lat: number[] = [];
   let non2xx = 0;
   const end = Date.now() + seconds * 1000;
@@ -78,7 +99,7 @@ async function nodeLoad(url: string, headers: Record<string, string>, seconds: n
     });
   const started = Date.now();
   await Promise.all(
-    Array.from({ length: CONNECTIONS }, async () => {
+    Array.from({ length: shape.connections }, async () => {
       while (Date.now() < end) await one();
     }),
   );
@@ -89,15 +110,16 @@ async function nodeLoad(url: string, headers: Record<string, string>, seconds: n
   return { rps, p50: q(0.5), p99: q(0.99), non2xx, requests: lat.length, cpuMs: [] };
 }
 
-/** Load `url` for `seconds`, recording the CPU the given processes spend meanwhile. */
+/** Load `url` for `seconds`, recording the CPU the given process trees spend meanwhile. */
 export async function load(
   url: string,
   pids: (number | undefined)[],
   headers: Record<string, string>,
   seconds: number,
+  shape: Shape = MANY,
 ): Promise<Result> {
-  const before = pids.map(cpuMs);
-  const r = HAVE_WRK ? wrk(url, headers, seconds) : await nodeLoad(url, headers, seconds);
-  r.cpuMs = pids.map((pid, i) => cpuMs(pid) - (before[i] ?? NaN));
+  const before = pids.map(treeCpu);
+  const r = haveWrk() ? wrk(url, headers, seconds, shape) : await nodeLoad(url, headers, seconds, shape);
+  r.cpuMs = pids.map((pid, i) => cpuBetween(before[i] ?? new Map(), treeCpu(pid)));
   return r;
 }

@@ -8,7 +8,9 @@ import { systemClock } from '../gateway/core/clock';
 import { ConfigError } from '../gateway/config/load';
 import { createLogger, logStartFailure, startupLogger } from '../gateway/core/logger';
 import { createStore } from '../gateway/store';
+import type { Logger } from 'pino';
 import { compileConfig, loadConfigFile, type AppConfig } from './config';
+import { isWorker, runPrimary, workerSignals } from './cluster';
 import { drainOnSignals } from './drain';
 import { adminTokenFile, keptSecret } from './secret-file';
 import { createGateway } from './server';
@@ -47,8 +49,11 @@ async function main(): Promise<void> {
   const config = compileConfig(loadConfigFile(file), file);
   const logger = createLogger({ level: config.logLevel, format: config.logFormat }, 'gateway');
   const token = adminToken(config, process.env);
+  if (config.workers > 1 && !isWorker()) return primary(config, token.source, logger);
+  // With workers, the embedded store's file is written by every worker (docs/decisions.md, "Several processes").
+  const shared = config.workers > 1 && config.store.kind === 'embedded' ? { sharedByProcesses: true } : {};
   const store = await createStore(
-    { ...config.store, reservationTimeoutMs: config.reservationTimeoutMs },
+    { ...config.store, reservationTimeoutMs: config.reservationTimeoutMs, ...shared },
     { clock: systemClock, logger },
   );
   const gateway = createGateway({ config, store, clock: systemClock, logger, adminToken: token.token });
@@ -72,7 +77,25 @@ async function main(): Promise<void> {
     delayMs: config.drain.delayMs,
     timeoutMs: config.drain.timeoutMs,
     logger,
+    ...(isWorker() ? { signals: workerSignals() } : {}),
   });
+}
+
+/**
+ * `workers: N` (runtime/cluster.ts): bring the store's schema up to date once (and create the admin token file once,
+ * done by the caller), then fork the workers; each runs main() and prints its own start-up lines.
+ */
+async function primary(config: AppConfig, tokenSource: string, logger: Logger): Promise<void> {
+  const store = await createStore(config.store, { clock: systemClock, logger });
+  await store.close();
+  const start = startupLogger(logger);
+  start.info(`gateway: admin token in ${tokenSource}`);
+  await runPrimary({
+    workers: config.workers,
+    logger,
+    drainBoundMs: config.drain.delayMs + config.drain.timeoutMs,
+  });
+  start.info({ workers: config.workers }, `gateway: ${config.workers} worker processes on the same ports`);
 }
 
 /** Run the process: exit 2 on a config error, 1 on any other start failure. */

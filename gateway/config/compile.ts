@@ -1,4 +1,5 @@
 /** Compiling a validated config once at start: rule set chosen, CIDRs parsed, hosts mapped, adapters looked up. */
+import { availableParallelism } from 'node:os';
 import { ADAPTERS } from '../../adapters';
 import type { Adapter } from '../../adapters/types';
 import { parseCidr, type Cidr } from '../net/address';
@@ -74,6 +75,8 @@ export interface CompiledConfig {
   serverLimits: ListenerLimits;
   /** Issue 14: graceful drain on SIGTERM/SIGINT (runtime/drain.ts). */
   drain: { delayMs: number; timeoutMs: number };
+  /** Issue 12: gateway processes on the same ports (runtime/cluster.ts); `auto` is resolved to the CPU count. */
+  workers: number;
   keyPepper: string;
   hosts: CompiledHost[];
   /** Served on the main listener when the Host header matches no entry: the first entry without a port. */
@@ -140,6 +143,7 @@ export function compileConfig(raw: RawConfig, file: string): CompiledConfig {
     trustProxyHeader: raw.trustProxyHeader,
     serverLimits: compileServerLimits(raw.serverLimits),
     drain: raw.drain,
+    workers: raw.workers === 'auto' ? availableParallelism() : raw.workers,
     keyPepper: raw.keyPepper,
     hosts,
     defaultHost: hosts.find((h) => h.port === null) ?? null,

@@ -197,6 +197,11 @@ export const configSchema = z.strictObject({
       timeoutMs: z.int().min(1).max(600_000).default(30_000),
     })
     .default({ delayMs: 5_000, timeoutMs: 30_000 }),
+  /**
+   * Issue 12: gateway processes serving the same ports (node:cluster): a number, or `auto` (one per CPU). 1 runs
+   * no cluster at all.
+   */
+  workers: z.union([z.int().min(1).max(64), z.literal('auto')]).default(1),
   keyPepper: z.string().min(16, 'the key pepper needs at least 16 characters'),
   credentials: z.strictObject({ accept: z.array(position).min(1) }).optional(),
   hosts: z.array(host).min(1),

@@ -1,15 +1,16 @@
 /**
- * Forwarding to the backend with http-proxy-middleware over a keep-alive agent. The gateway builds the backend path
- * itself from the adapter's BackendCall and replaces every incoming header, so no credential can reach the backend.
- * The proxy is used as transport only (selfHandleResponse): the answer comes back as a value for the pipeline.
- * Hot path: the target is parsed once, the backend path is set on the request (no pathRewrite hook, no url.parse
- * per request), and the gateway's own timer is the only timeout (docs/benchmarks.md, hot path).
+ * Forwarding a translated call to the backend. The gateway builds the backend path itself from the adapter's
+ * BackendCall (through the backend's connector for a named backend, D25) and sends none of the incoming headers, so
+ * no credential can reach the backend. The answer comes back as a value for the pipeline (collected whole, bounded).
+ * Transport: an undici Pool (issue 12: Node's http client plus http-proxy-middleware cost about 80 µs per request);
+ * http-proxy-middleware stays for streaming passthrough routes, over the backend's own keep-alive agent (`agent`).
+ * The gateway's own timer is the only timeout (docs/benchmarks.md, hot path).
  */
 import http from 'node:http';
 import https from 'node:https';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Url } from 'node:url';
-import { createProxyMiddleware } from 'http-proxy-middleware';
+import { Pool, type Dispatcher } from 'undici';
 import type { BackendCall } from '../../adapters/types';
 import { geogatePath } from '../backends/geogate';
 import { backendRequestPath, callHints, usesHints } from '../backends/request';
@@ -34,15 +35,9 @@ export type Forwarder = ((
   backend?: CompiledBackend,
 ) => Promise<BackendOutcome>) & {
   close(): void;
-  /** The keep-alive pool of a single-backend forwarder (passthrough routes share it: one pool per backend). */
+  /** The keep-alive agent of a single-backend forwarder, for its passthrough routes (streamed by http-proxy). */
   readonly agent?: http.Agent;
 };
-
-interface Pending {
-  done: (o: BackendOutcome) => void;
-  /** The outgoing request, aborted when the gateway's own timer fires first. */
-  outgoing?: http.ClientRequest;
-}
 
 const MAX_BACKEND_BODY = 1 << 20;
 
@@ -66,9 +61,17 @@ export function proxyTarget(base: URL): Partial<Url> {
   return { protocol: base.protocol, hostname, port, host: base.host, path: '' };
 }
 
+/** The backend request's headers: nothing of the incoming request (D14), only these. */
+const ACCEPT_JSON: string[] = ['accept', 'application/json'];
+
+/** Why an outgoing request is aborted when the gateway's timer fires or the client leaves first. */
+const ABANDONED = new Error('abandoned by the gateway');
+
 /**
  * Build the forwarder for a backend base URL; `passRequestId` adds X-Request-Id to the backend request. With `named`
  * (D25), the request is its connector's, under its URL prefix, with its operator headers and query parameters.
+ * Transport: an undici Pool of keep-alive connections driven by a bare dispatch handler (no stream, no promise per
+ * chunk): the whole answer is collected as a value (bounded), which is all the pipeline needs (issue 12).
  */
 export function createForwarder(
   base: URL,
@@ -76,52 +79,21 @@ export function createForwarder(
   passRequestId = false,
   named?: CompiledBackend,
 ): Forwarder {
-  // The plain path keeps its literal headers (no spread per request); a named backend adds its operator headers.
-  const extra = named?.headers;
-  const headersOf =
-    extra === undefined
-      ? (id: string | undefined) =>
-          passRequestId && id !== undefined
-            ? { accept: 'application/json', 'x-request-id': id }
-            : { accept: 'application/json' }
-      : (id: string | undefined) =>
-          passRequestId && id !== undefined
-            ? { accept: 'application/json', ...extra, 'x-request-id': id }
-            : { accept: 'application/json', ...extra };
+  const origin = base.origin;
+  const pool = new Pool(origin, { connections: 256, pipelining: 1, keepAliveTimeout: 4_000 });
+  // Why: a backend that is down must surface as an outcome of the requests, never as an unhandled 'error'.
+  pool.on('connectionError', () => undefined);
+  // The passthrough routes' agent (http-proxy streams over Node's client); idle until a route uses it.
+  const agent = poolFor(base);
+  // The plain path keeps its literal header list (no copy per request); a named backend adds its operator headers.
+  const fixed: string[] = [...ACCEPT_JSON, ...Object.entries(named?.headers ?? {}).flat()];
+  const headersOf = (id: string | undefined): string[] =>
+    passRequestId && id !== undefined ? [...fixed, 'x-request-id', id] : fixed;
   const pathOf =
     named === undefined
       ? (call: BackendCall) => backendPath(call)
       : (call: BackendCall, req: IncomingMessage) =>
           backendRequestPath(named, call, usesHints(named) ? callHints(req.url ?? '', req.headers) : {});
-  // LIFO (Node's default, stated for the reader) reuses the most recently used connection: warm, and the ones left
-  // idle are the ones the backend's keep-alive timeout may close.
-  const agent = poolFor(base);
-  const pending = new WeakMap<IncomingMessage, Pending>();
-  const finish = (req: IncomingMessage, o: BackendOutcome): void => pending.get(req)?.done(o);
-
-  const proxy = createProxyMiddleware<IncomingMessage, ServerResponse>({
-    target: proxyTarget(base),
-    changeOrigin: true,
-    selfHandleResponse: true,
-    agent,
-    // http-proxy's toProxy sends req.url as the path without re-parsing it; req.url is the backend path we built.
-    toProxy: true,
-    prependPath: false,
-    ejectPlugins: true,
-    plugins: [
-      (server) => {
-        server.on('proxyReq', (proxyReq, req) => {
-          const p = pending.get(req);
-          if (p) p.outgoing = proxyReq;
-        });
-        server.on('proxyRes', (proxyRes, req) => collect(proxyRes, (o) => finish(req, o)));
-        server.on('error', (err, req) =>
-          finish(req as IncomingMessage, { kind: 'unavailable', reason: err.message }),
-        );
-        server.on('econnreset', (err, req) => finish(req, { kind: 'unavailable', reason: err.message }));
-      },
-    ],
-  });
 
   const forward = (
     req: IncomingMessage,
@@ -131,6 +103,10 @@ export function createForwarder(
   ): Promise<BackendOutcome> =>
     new Promise<BackendOutcome>((resolve) => {
       let settled = false;
+      let controller: Dispatcher.DispatchController | null = null;
+      let status = 0;
+      let size = 0;
+      const chunks: Buffer[] = [];
       const timer = setTimeout(() => done({ kind: 'timeout' }), timeoutMs);
       const clientGone = (): void => done({ kind: 'client_gone' });
       res.once('close', clientGone);
@@ -139,42 +115,49 @@ export function createForwarder(
         settled = true;
         clearTimeout(timer);
         res.off('close', clientGone);
-        if (o.kind === 'timeout' || o.kind === 'client_gone') pending.get(req)?.outgoing?.destroy();
-        pending.delete(req);
+        if (o.kind !== 'answer' && controller !== null && !controller.aborted) controller.abort(ABANDONED);
         resolve(o);
       }
-      pending.set(req, { done });
       // Every incoming header is dropped (credentials, cookies, forwarding headers): the backend sees only these,
       // and the path is the one the gateway built (never the client's query string).
-      const url = pathOf(call, req);
-      req.headers = headersOf(requestId);
-      req.method = 'GET';
-      req.url = url;
-      void proxy(req, res, (err?: unknown) => done({ kind: 'unavailable', reason: String(err) }));
+      pool.dispatch(
+        { origin, path: pathOf(call, req), method: 'GET', headers: headersOf(requestId) },
+        {
+          onRequestStart(c) {
+            controller = c;
+            if (settled) c.abort(ABANDONED);
+          },
+          onResponseStart(_c, statusCode) {
+            status = statusCode;
+          },
+          onResponseData(c, chunk) {
+            size += chunk.length;
+            if (size > MAX_BACKEND_BODY) {
+              done({ kind: 'unavailable', reason: 'backend answer too large' });
+              if (!c.aborted) c.abort(ABANDONED);
+            } else chunks.push(chunk);
+          },
+          onResponseEnd() {
+            const body = chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks, size);
+            done({ kind: 'answer', status, body });
+          },
+          onResponseError(_c, err) {
+            done({ kind: 'unavailable', reason: err.message });
+          },
+        },
+      );
     });
-  return Object.assign(forward, { close: () => agent.destroy(), agent });
+  return Object.assign(forward, {
+    close: () => {
+      agent.destroy();
+      void pool.destroy().catch(() => undefined);
+    },
+    agent,
+  });
 }
 
-/** A keep-alive pool for a backend: https for an https URL (an upstream API), http otherwise. */
+/** A keep-alive agent for a backend's passthrough routes: https for an https URL (an upstream API), http otherwise. */
 export function poolFor(base: URL): http.Agent {
   const options = { keepAlive: true, keepAliveMsecs: 1000, maxSockets: 256, scheduling: 'lifo' as const };
   return base.protocol === 'https:' ? new https.Agent(options) : new http.Agent(options);
-}
-
-/** Read a backend answer fully (bounded). */
-function collect(proxyRes: IncomingMessage, done: (o: BackendOutcome) => void): void {
-  const chunks: Buffer[] = [];
-  let size = 0;
-  proxyRes.on('data', (c: Buffer) => {
-    size += c.length;
-    if (size > MAX_BACKEND_BODY) {
-      proxyRes.destroy();
-      done({ kind: 'unavailable', reason: 'backend answer too large' });
-    } else chunks.push(c);
-  });
-  proxyRes.on('end', () =>
-    done({ kind: 'answer', status: proxyRes.statusCode ?? 502, body: Buffer.concat(chunks) }),
-  );
-  proxyRes.on('error', (err) => done({ kind: 'unavailable', reason: err.message }));
-  proxyRes.on('aborted', () => done({ kind: 'unavailable', reason: 'backend answer aborted' }));
 }

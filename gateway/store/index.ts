@@ -9,6 +9,8 @@ export type StoreConfig =
       path: string;
       /** Crash recovery (EmbeddedStore opts); only when answered admissions are kept. */
       reservationTimeoutMs?: number;
+      /** Other processes (gateway workers) write the same file (EmbeddedStore opts). */
+      sharedByProcesses?: boolean;
     }
   | {
       kind: 'shared';
@@ -48,6 +50,7 @@ export async function createStore(cfg: StoreConfig, deps: StoreDeps): Promise<St
   }
   const store = new EmbeddedStore(cfg.path, deps.logger, {
     clock: deps.clock,
+    ...(cfg.sharedByProcesses === true ? { sharedByProcesses: true } : {}),
     ...(cfg.reservationTimeoutMs !== undefined ? { reservationTimeoutMs: cfg.reservationTimeoutMs } : {}),
   });
   try {

@@ -1,6 +1,6 @@
 /** Real processes for gateway tests: the compiled backend and the compiled gateway (`npm run build:ts` first). */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { startBackendProcess } from './backend-process';
 import { useFixture } from './fixture';
@@ -100,4 +100,53 @@ export function startGatewayProc(
 /** The real backend process for the enclosing describe block (or file): started in beforeAll, stopped in afterAll. */
 export function useBackendProcess(): RunningProcess {
   return useFixture('backend process', startBackendProc, (b) => b.stop());
+}
+
+/** The pids of a process's children (Linux /proc), e.g. the workers of a gateway started with `workers: N`. */
+export function childPids(pid: number): number[] {
+  const out: number[] = [];
+  try {
+    for (const task of readdirSync(`/proc/${pid}/task`)) {
+      const text = readFileSync(`/proc/${pid}/task/${task}/children`, 'utf8').trim();
+      if (text !== '') out.push(...text.split(/\s+/).map(Number));
+    }
+  } catch {
+    // the process has ended
+  }
+  return out;
+}
+
+/** Wait until `count` children of `pid` run (the workers listen one after the other). */
+export async function waitForChildren(pid: number, count: number, timeoutMs = 60_000): Promise<number[]> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const kids = childPids(pid);
+    if (kids.length >= count) return kids;
+    if (Date.now() > deadline) throw new Error(`process ${pid} has ${kids.length} children, not ${count}`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
+/** SIGKILL a gateway and all its workers at once (a crash of the whole gateway), and wait until none is left. */
+export async function killAll(gateway: RunningProcess): Promise<void> {
+  const pids = [gateway.pid, ...childPids(gateway.pid)];
+  for (const p of pids) {
+    try {
+      process.kill(p, 'SIGKILL');
+    } catch {
+      // already gone
+    }
+  }
+  await gateway.exited;
+  while (pids.some((p) => existsSync(`/proc/${p}/stat`) && !zombie(p)))
+    await new Promise((r) => setTimeout(r, 20));
+}
+
+/** Whether a process has ended and waits to be reaped. */
+function zombie(pid: number): boolean {
+  try {
+    return readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]?.startsWith('Z') ?? true;
+  } catch {
+    return true;
+  }
 }

@@ -2,10 +2,28 @@
  * Group commit: admissions submitted in the same turn of the event loop run in one IMMEDIATE transaction, each in
  * its own savepoint (all-or-nothing per admission, D10), and their promises resolve only after that transaction
  * committed. Under load this shares one commit among many requests; an answered admission is still durable.
+ * Small writes that may wait for the next commit (keeps: deleting release marks) ride in the same transaction
+ * (`defer`), so a request costs one commit, not two. A lone request never waits on a timer: the flush runs at the
+ * end of the current turn (setImmediate), right after the I/O callbacks that queued it.
+ *
+ * Several processes on one file (`workers`, issue 12; only when the store is told so): the batch's BEGIN runs with
+ * `busy_timeout` 0. When another process holds the write lock, the batch is put back at the head of the queue and
+ * tried again (at the end of the turn, then every 1 ms) instead of sleeping in SQLite's busy handler, which blocks
+ * the event loop for 1 ms and more per attempt; meanwhile new admissions join the batch. After `BUSY_BUDGET_MS` of
+ * retrying, the batch waits in SQLite like any other statement (busy_timeout), so a stuck lock still ends in an
+ * error.
  */
 import type Database from 'better-sqlite3';
 
 type Outcome<O> = { ok: true; value: O } | { ok: false; error: unknown };
+
+/** How long a batch retries without blocking before it waits in SQLite's busy handler. */
+const BUSY_BUDGET_MS = 2_000;
+
+/** SQLITE_BUSY (another connection holds the write lock), as better-sqlite3 reports it. */
+function isBusy(error: unknown): boolean {
+  return typeof error === 'object' && error !== null && (error as { code?: unknown }).code === 'SQLITE_BUSY';
+}
 
 interface Pending<I, O> {
   input: I;
@@ -13,51 +31,115 @@ interface Pending<I, O> {
   reject(error: unknown): void;
 }
 
+/** Writes deferred to the next commit, and the promise they share. */
+interface Deferred {
+  tasks: (() => void)[];
+  resolve(): void;
+  reject(error: unknown): void;
+  done: Promise<void>;
+}
+
 /** Runs `one` for every submitted input, batched per event-loop turn. */
 export class GroupCommit<I, O> {
   private pending: Pending<I, O>[] = [];
+  private deferred: Deferred | null = null;
+  private scheduled = false;
+  /** When the batch at the head first found the file locked (performance.now), or null. */
+  private busySince: number | null = null;
+  /** Retries of the batch at the head since it last committed. */
+  private retries = 0;
   /** Runs as BEGIN IMMEDIATE … COMMIT alone, and as a savepoint inside the batch transaction. */
   private readonly one: Database.Transaction<(input: I) => O>;
-  private readonly many: Database.Transaction<(inputs: I[]) => Outcome<O>[]>;
+  private readonly many: Database.Transaction<(inputs: I[], tasks: (() => void)[]) => Outcome<O>[]>;
 
   constructor(
-    db: Database.Database,
+    private readonly db: Database.Database,
     one: (input: I) => O,
     private readonly afterCommit: () => void = () => {},
     private readonly onError: (error: unknown) => void = () => {},
+    /** The connection's busy_timeout when other processes write the same file (retry without blocking), else null. */
+    private readonly busyTimeoutMs: number | null = null,
   ) {
     this.one = db.transaction(one);
-    this.many = db.transaction((inputs: I[]) => inputs.map((input) => this.attempt(() => this.one(input))));
+    this.many = db.transaction((inputs: I[], tasks: (() => void)[]) => {
+      for (const t of tasks) t();
+      return inputs.map((input) => this.attempt(() => this.one(input)));
+    });
   }
 
   /** Queue `input`; resolves with its result once the batch holding it is committed. */
   submit(input: I): Promise<O> {
     return new Promise<O>((resolve, reject) => {
       this.pending.push({ input, resolve, reject });
-      if (this.pending.length === 1) setImmediate(() => this.flush());
+      this.schedule();
     });
+  }
+
+  /** Run `task` (a write) in the next batch's transaction; resolves once that transaction committed. */
+  defer(task: () => void): Promise<void> {
+    let d = this.deferred;
+    if (d === null) {
+      let resolve!: () => void;
+      let reject!: (error: unknown) => void;
+      const done = new Promise<void>((res, rej) => {
+        resolve = res;
+        reject = rej;
+      });
+      done.catch(() => undefined); // a caller that does not wait must not see an unhandled rejection
+      d = { tasks: [], resolve, reject, done };
+      this.deferred = d;
+    }
+    d.tasks.push(task);
+    this.schedule();
+    return d.done;
   }
 
   /** Run what is queued now (before closing the database). */
   drain(): void {
-    if (this.pending.length > 0) this.flush();
+    if (this.pending.length > 0 || this.deferred !== null) this.flush();
+  }
+
+  private schedule(): void {
+    if (this.scheduled) return;
+    this.scheduled = true;
+    setImmediate(() => this.flush());
   }
 
   private flush(): void {
-    if (this.pending.length === 0) return; // drained early
+    this.scheduled = false;
     const batch = this.pending;
+    const deferred = this.deferred;
+    if (batch.length === 0 && deferred === null) return; // drained early
     this.pending = [];
+    this.deferred = null;
+    const tasks = deferred?.tasks ?? [];
     let outcomes: Outcome<O>[];
+    const waitInSqlite = this.busySince !== null && performance.now() - this.busySince > BUSY_BUDGET_MS;
+    const toggled = !waitInSqlite && this.noBusyWait();
     try {
-      // A batch of one needs no savepoint: its own transaction is all-or-nothing.
-      const only = batch.length === 1 ? batch[0] : undefined;
+      // A batch of one with nothing deferred needs no savepoint: its own transaction is all-or-nothing.
+      const only = batch.length === 1 && tasks.length === 0 ? batch[0] : undefined;
       outcomes = only
         ? [this.attempt(() => this.one.immediate(only.input))]
-        : this.many.immediate(batch.map((b) => b.input));
+        : this.many.immediate(
+            batch.map((b) => b.input),
+            tasks,
+          );
+      if (only && !outcomes[0]?.ok && isBusy((outcomes[0] as { error: unknown }).error))
+        throw (outcomes[0] as { error: unknown }).error;
     } catch (error) {
+      if (toggled) this.restoreBusyWait();
+      if (isBusy(error) && toggled) return this.retryLater(batch, deferred);
+      this.busySince = null;
+      this.retries = 0;
       for (const b of batch) b.reject(error); // the commit itself failed: nothing of the batch is stored
+      deferred?.reject(error);
       return;
     }
+    if (toggled) this.restoreBusyWait();
+    this.busySince = null;
+    this.retries = 0;
+    deferred?.resolve();
     outcomes.forEach((o, i) => {
       const b = batch[i];
       if (!b) return;
@@ -70,6 +152,38 @@ export class GroupCommit<I, O> {
       // Housekeeping after the commit must never take the process down (this runs from setImmediate).
       this.onError(error);
     }
+  }
+
+  /** Turn SQLite's busy wait off for the batch's BEGIN (only when other processes share the file). */
+  private noBusyWait(): boolean {
+    if (this.busyTimeoutMs === null) return false;
+    this.db.pragma('busy_timeout = 0');
+    return true;
+  }
+
+  private restoreBusyWait(): void {
+    if (this.db.open) this.db.pragma(`busy_timeout = ${this.busyTimeoutMs}`);
+  }
+
+  /** Another process holds the write lock: put the batch back at the head and try again next turn. */
+  private retryLater(batch: Pending<I, O>[], deferred: Deferred | null): void {
+    this.busySince ??= performance.now();
+    this.pending = batch.concat(this.pending);
+    if (deferred !== null) {
+      // Writes deferred since join the retried ones and settle with them.
+      const later = this.deferred;
+      if (later !== null) {
+        deferred.tasks.push(...later.tasks);
+        deferred.done.then(later.resolve, later.reject);
+      }
+      this.deferred = deferred;
+    }
+    // Why: the first retry comes at the end of this turn; after that, 1 ms timers, so a lock held by another
+    // process is not waited for by spinning the event loop (which would burn the CPU that process needs).
+    if (this.retries++ === 0) return this.schedule();
+    if (this.scheduled) return;
+    this.scheduled = true;
+    setTimeout(() => this.flush(), 1);
   }
 
   private attempt(run: () => O): Outcome<O> {

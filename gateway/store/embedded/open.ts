@@ -8,6 +8,9 @@ import Database from 'better-sqlite3';
 import knexFactory, { type Knex } from 'knex';
 import ClientBetterSqlite3 from 'knex/lib/dialects/better-sqlite3';
 
+/** How long a statement waits for another connection's write lock (SQLite's busy handler). */
+export const BUSY_TIMEOUT_MS = 5000;
+
 /**
  * Open the database with the pragmas the store relies on. WAL + synchronous=NORMAL: a committed transaction
  * survives a process crash (kill -9); a power loss may lose the last transactions (fsync only at checkpoints).
@@ -17,7 +20,7 @@ export function openDatabase(path: string): Database.Database {
   const db = new Database(path);
   db.pragma('journal_mode = WAL');
   db.pragma('synchronous = NORMAL');
-  db.pragma('busy_timeout = 5000');
+  db.pragma(`busy_timeout = ${BUSY_TIMEOUT_MS}`);
   db.pragma('foreign_keys = ON');
   return db;
 }

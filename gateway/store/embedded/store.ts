@@ -12,7 +12,7 @@ import { normaliseEmail } from '../checks';
 import { isStoreUnavailable } from '../faults';
 import { runMigrations } from '../migrations';
 import { addressKey } from '../ranges';
-import { toAccount, toKeyIdentity } from '../rows';
+import { toAccount, toKey } from '../rows';
 import type {
   Account,
   AccountStatus,
@@ -35,9 +35,11 @@ import { prepareHot, type HotStatements } from './hot-statements';
 import * as keys from './keys';
 import * as listing from './listing';
 import type { AccountQuery, KeyQuery } from '../listing';
+import { Checkpointer } from './checkpointer';
 import { GroupCommit } from './group-commit';
 import { InflightLog } from './inflight';
-import { knexOnDatabase, openDatabase } from './open';
+import { KeyCache } from './key-cache';
+import { BUSY_TIMEOUT_MS, knexOnDatabase, openDatabase } from './open';
 import { Pruner } from './prune';
 import { EmbeddedMarks } from './single-use';
 import { EmbeddedWindows } from './throttle';
@@ -54,10 +56,11 @@ export class EmbeddedStore implements Store {
   private batcher: GroupCommit<AdmissionPlan, AdmissionResult> | null = null;
   private readonly pruner: Pruner;
   private lastNow = 0;
-  private keeping: { ids: string[]; done: Promise<void> } | null = null;
 
   private inflight: InflightLog | null = null;
   private sweepTimer: NodeJS.Timeout | null = null;
+  private checkpointer: Checkpointer | null = null;
+  private readonly keyCache = new KeyCache();
 
   /**
    * `opts.reservationTimeoutMs` turns on crash recovery (inflight.ts): admissions neither kept nor released within
@@ -66,11 +69,24 @@ export class EmbeddedStore implements Store {
   constructor(
     path: string,
     private readonly logger?: StoreDeps['logger'],
-    private readonly opts: { reservationTimeoutMs?: number; clock?: Clock } = {},
+    private readonly opts: {
+      reservationTimeoutMs?: number;
+      clock?: Clock;
+      /** WAL checkpoints from a worker thread instead of inside a commit (default on for a file; checkpointer.ts). */
+      backgroundCheckpoints?: boolean;
+      /** Other processes write the same file (`workers`): admissions retry a locked file without blocking. */
+      sharedByProcesses?: boolean;
+    } = {},
   ) {
     this.db = openDatabase(path);
     this.knex = knexOnDatabase(this.db);
     this.pruner = new Pruner(this.db);
+    if (path !== ':memory:' && opts.backgroundCheckpoints !== false) {
+      this.db.pragma('wal_autocheckpoint = 0');
+      this.checkpointer = new Checkpointer(path, (message) =>
+        this.logger?.warn({ message }, 'embedded store: background checkpoint failed'),
+      );
+    }
   }
 
   async migrate(): Promise<void> {
@@ -89,7 +105,8 @@ export class EmbeddedStore implements Store {
     };
     const prune = () => this.pruner.maybePrune(this.lastNow);
     const onError = (err: unknown) => this.logger?.error({ err }, 'embedded store: pruning failed');
-    this.batcher = new GroupCommit(this.db, one, prune, onError);
+    const busy = this.opts.sharedByProcesses === true ? BUSY_TIMEOUT_MS : null;
+    this.batcher = new GroupCommit(this.db, one, prune, onError, busy);
     if (log) this.startSweeper();
   }
 
@@ -116,7 +133,9 @@ export class EmbeddedStore implements Store {
 
   async close(): Promise<void> {
     if (this.sweepTimer) clearInterval(this.sweepTimer);
-    this.batcher?.drain();
+    this.batcher?.drain(); // admissions and keeps still queued
+    await this.checkpointer?.stop();
+    this.checkpointer = null;
     await this.knex.destroy();
     if (this.db.open) this.db.close();
   }
@@ -146,8 +165,26 @@ export class EmbeddedStore implements Store {
   }
 
   async findKeyByHash(hash: string): Promise<KeyIdentity | null> {
-    const row = this.st().keyByHash.get(hash) as object | undefined;
-    return row ? toKeyIdentity(row) : null;
+    const st = this.st();
+    const now = performance.now();
+    const cached = this.keyCache.get(hash, now);
+    if (cached !== undefined) {
+      const account = st.accountById.get(cached.accountId) as object | undefined;
+      return account ? { key: cached, account: toAccount(account) } : null;
+    }
+    const row = st.keyByHash.get(hash) as object | undefined;
+    if (!row) return null;
+    const key = toKey(row, 'k_');
+    this.keyCache.set(hash, key, now);
+    return { key, account: toAccount(row) };
+  }
+
+  /**
+   * Key cache lookups so far. Not `identityCacheStats`: the metrics' label set of an embedded gateway stays as it
+   * was (the integration metrics test pins it); this is for benchmarks and tests.
+   */
+  keyCacheStats(): { hits: number; misses: number } {
+    return this.keyCache.stats;
   }
 
   async findWhitelistedAccount(address: string): Promise<Account | null> {
@@ -181,37 +218,18 @@ export class EmbeddedStore implements Store {
   }
 
   /**
-   * Drop the admission's release mark (its admissions row) so a later release is a no-op; keeps of one event-loop
-   * turn share one transaction. Rows of admissions never kept are pruned after two days (prune.ts).
+   * Drop the admission's release mark (its admissions row) so a later release is a no-op. Keeps ride in the next
+   * group commit's transaction (with the admissions of that turn, or alone when none are pending). Rows of
+   * admissions never kept are pruned after two days (prune.ts).
    */
   keep(ticket: Ticket): Promise<void> {
     const st = this.st();
-    if (!this.keeping) {
-      const ids: string[] = [];
-      const done = new Promise<void>((resolve, reject) =>
-        setImmediate(() => {
-          this.keeping = null;
-          try {
-            const log = this.inflight;
-            this.db
-              .transaction(() =>
-                ids.forEach((id) => {
-                  st.admissionDelete.run(id);
-                  log?.remove(id);
-                }),
-              )
-              .immediate();
-            resolve();
-          } catch (err) {
-            reject(err instanceof Error ? err : new Error(String(err)));
-          }
-        }),
-      );
-      done.catch(() => undefined);
-      this.keeping = { ids, done };
-    }
-    this.keeping.ids.push(ticket.planId);
-    return this.keeping.done;
+    const log = this.inflight;
+    const id = ticket.planId;
+    return this.admissions().defer(() => {
+      st.admissionDelete.run(id);
+      log?.remove(id);
+    });
   }
 
   async recordRefusal(subjects: string[], day: string): Promise<void> {
@@ -270,7 +288,9 @@ export class EmbeddedStore implements Store {
     return listing.listKeyPage(this.knex, query);
   }
   async revokeKey(id: string, now: number): Promise<ApiKey> {
-    return keys.revokeKey(this.db, id, now);
+    const key = keys.revokeKey(this.db, id, now);
+    this.keyCache.clear();
+    return key;
   }
   async setKeyLabel(id: string, label: string | null): Promise<ApiKey> {
     return keys.setKeyLabel(this.db, id, label);

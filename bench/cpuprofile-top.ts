@@ -1,0 +1,61 @@
+/**
+ * `node dist/bench/cpuprofile-top.js FILE.cpuprofile [N]`: the top N functions by self time of a V8 CPU profile
+ * (node --cpu-prof, e.g. written by `BENCH_NODE_ARGS="--cpu-prof --cpu-prof-dir=DIR" npm run bench:gateway`), and
+ * self time summed per source file (node_modules package or project file), idle and GC shown apart.
+ */
+import { readFileSync } from 'node:fs';
+
+interface Node {
+  id: number;
+  callFrame: { functionName: string; url: string; lineNumber: number };
+  children?: number[];
+}
+interface Profile {
+  nodes: Node[];
+  samples: number[];
+  timeDeltas: number[];
+}
+
+/** The file a frame belongs to: "pkg" for node_modules, the project path, or node's internal module. */
+function where(url: string): string {
+  if (url === '') return '(native)';
+  const nm = url.lastIndexOf('node_modules/');
+  if (nm >= 0) {
+    const rest = url.slice(nm + 'node_modules/'.length).split('/');
+    return rest[0]?.startsWith('@') ? `${rest[0]}/${rest[1]}` : (rest[0] ?? url);
+  }
+  const dist = url.indexOf('/dist/');
+  return dist >= 0 ? url.slice(dist + 6) : url.replace(/^node:/, 'node:');
+}
+
+function main(): void {
+  const [file, n = '25'] = process.argv.slice(2);
+  if (!file) throw new Error('usage: cpuprofile-top FILE.cpuprofile [N]');
+  const p = JSON.parse(readFileSync(file, 'utf8')) as Profile;
+  const byId = new Map(p.nodes.map((x) => [x.id, x]));
+  const self = new Map<number, number>();
+  p.samples.forEach((id, i) => self.set(id, (self.get(id) ?? 0) + (p.timeDeltas[i] ?? 0)));
+  const total = [...self.values()].reduce((a, b) => a + b, 0);
+  const idle = [...self].filter(([id]) => byId.get(id)?.callFrame.functionName === '(idle)');
+  const idleUs = idle.reduce((a, [, t]) => a + t, 0);
+  const busy = total - idleUs;
+  const fns = new Map<string, number>();
+  const files = new Map<string, number>();
+  for (const [id, t] of self) {
+    const f = byId.get(id)?.callFrame;
+    if (!f || f.functionName === '(idle)') continue;
+    const key = `${f.functionName || '(anonymous)'} ${where(f.url)}:${f.lineNumber + 1}`;
+    fns.set(key, (fns.get(key) ?? 0) + t);
+    files.set(where(f.url), (files.get(where(f.url)) ?? 0) + t);
+  }
+  const pct = (t: number) => `${((100 * t) / busy).toFixed(1)} %`;
+  console.log(`${file}: ${(total / 1e6).toFixed(2)} s sampled, ${(busy / 1e6).toFixed(2)} s busy (not idle)`);
+  console.log('\nself time by function (share of busy time):');
+  for (const [k, t] of [...fns].sort((a, b) => b[1] - a[1]).slice(0, Number(n)))
+    console.log(`  ${pct(t)}  ${k}`);
+  console.log('\nself time by file or package:');
+  for (const [k, t] of [...files].sort((a, b) => b[1] - a[1]).slice(0, Number(n)))
+    console.log(`  ${pct(t)}  ${k}`);
+}
+
+main();

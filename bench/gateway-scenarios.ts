@@ -1,0 +1,57 @@
+/**
+ * The scenarios of `npm run bench:gateway` (issue 12): each runs one gateway process (or N workers) beside nginx,
+ * alternating rounds. Add a scenario by appending to SCENARIOS (or pushing from another module into
+ * `extraScenarios`): the runner starts the gateway with the scenario's config lines and loads `path` through both.
+ */
+
+/** What the gateway runs on: which store, and the small (10 keys) or the large (100,000 more) seeded one. */
+export type StoreKind = 'embedded' | 'shared';
+export type StoreSize = 'small' | 'large';
+
+/** One measured scenario. */
+export interface Scenario {
+  name: string;
+  store: StoreKind;
+  size: StoreSize;
+  /** Keyed and billed (rotating over the 10 bench keys, freePerDay 0), or anonymous (all free). */
+  billed: boolean;
+  workers: number;
+  /** Path loaded through the gateway (default: the main host's reverse call). */
+  path?: string;
+  /** Path loaded through nginx for the same backend call (default: `path`; nginx maps /v1/x to the backend's /x). */
+  nginxPath?: string;
+  /** Extra lines of the gateway's YAML config (hosts, backends…). */
+  yaml?: string[];
+  /** Extra request headers. */
+  headers?: Record<string, string>;
+  /** Compared against the issue 12 targets (single-worker scenarios of the main path). */
+  targets?: boolean;
+}
+
+export const PATH = '/v1/reverse?lat=48.8584&lon=2.2945';
+
+const main = (store: StoreKind, billed: boolean, workers: number, size: StoreSize = 'small'): Scenario => ({
+  name: `${store}, ${billed ? 'key, billed' : 'anonymous'}${size === 'large' ? ', large store' : ''}, ${workers} worker${workers > 1 ? 's' : ''}`,
+  store,
+  size,
+  billed,
+  workers,
+  targets: workers === 1 && size === 'small',
+});
+
+/** The scenarios, in run order (store by store, so each store's services start once). */
+export const SCENARIOS: Scenario[] = [
+  main('embedded', false, 1),
+  main('embedded', true, 1),
+  main('embedded', true, 1, 'large'),
+  main('embedded', false, 2),
+  main('embedded', true, 2),
+  main('shared', false, 1),
+  main('shared', true, 1),
+  main('shared', true, 1, 'large'),
+  main('shared', false, 2),
+  main('shared', true, 2),
+];
+
+/** Scenarios added by other modules (e.g. connector or passthrough hosts); run after SCENARIOS. */
+export const extraScenarios: Scenario[] = [];

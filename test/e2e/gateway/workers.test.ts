@@ -1,0 +1,165 @@
+/**
+ * `workers: 2` on the embedded store (issue 12): two gateway processes on one port and one SQLite file. The
+ * 20×-oversubscription (a balance worth N, 20×N concurrent billed requests over both workers: exactly N served and
+ * charged) and kill -9 (the whole gateway, primary and workers, killed during billed requests: no answered request
+ * lost, balance = start − charges) hold as with one process.
+ */
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { systemClock, utcDay } from '../../../gateway/core/clock';
+import { generateKey, hashKey, keyPrefix } from '../../../gateway/core/keys';
+import { createStore } from '../../../gateway/store';
+import { childPids, killAll, waitForChildren } from '../../helpers/gateway-processes';
+import { call, startGatewayProc, useBackendProcess } from '../harness';
+
+const PEPPER = 'workers-pepper-0123456789abcdef';
+const backend = useBackendProcess();
+
+/** A store file with one pay-as-you-go key whose account holds `balance`; the gateway config beside it. */
+async function setUp(policy: 'A' | 'B', balance: number) {
+  const dir = mkdtempSync(join(tmpdir(), 'geogate-workers-'));
+  const dbPath = join(dir, 'geogate.db');
+  const seed = await createStore({ kind: 'embedded', path: dbPath }, { clock: systemClock });
+  const acc = await seed.createAccount({ email: 'workers@example.com', name: 'W' }, Date.now());
+  await seed.credit(acc.id, balance, 'start', Date.now());
+  const key = generateKey();
+  const k = await seed.createKey(
+    { accountId: acc.id, hash: hashKey(key, PEPPER), prefix: keyPrefix(key), kind: 'payg' },
+    Date.now(),
+  );
+  await seed.close();
+  const file = join(dir, 'gateway.yaml');
+  writeFileSync(
+    file,
+    [
+      `policy: ${policy}`,
+      'listen: { host: 127.0.0.1, port: 0 }',
+      'admin: { listen: { host: 127.0.0.1, port: 0 }, token: workers-admin-token-0123 }',
+      `backend: { url: "${backend.url}" }`,
+      `store: { kind: embedded, path: "${dbPath}" }`,
+      `keyPepper: "${PEPPER}"`,
+      'hosts: [{ name: localhost, adapter: native }]',
+      'limits: { freePerDay: 0 }',
+      'log: { level: silent }',
+      'drain: { delayMs: 0 }',
+      'workers: 2',
+    ].join('\n'),
+  );
+  const gw = await startGatewayProc(file, 3);
+  const workers = await waitForChildren(gw.pid, 2);
+  // Each worker prints its three URL lines once it listens; the second starts after the first listens.
+  const deadline = Date.now() + 60_000;
+  while (gw.urls.length < 6 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+  expect(gw.urls).toHaveLength(6);
+  const open = () => createStore({ kind: 'embedded', path: dbPath }, { clock: systemClock });
+  const cleanup = async () => {
+    await killAll(gw);
+    rmSync(dir, { recursive: true, force: true });
+  };
+  return { gw, workers, key, accountId: acc.id, keyId: k.id, open, cleanup };
+}
+
+test('20×N concurrent billed requests over 2 workers with a balance worth N=10: exactly N served and charged', async () => {
+  const N = 10;
+  const s = await setUp('A', N);
+  try {
+    expect(s.workers).toHaveLength(2);
+    const answers = await Promise.all(
+      Array.from({ length: 20 * N }, () =>
+        call(s.gw.url, '/v1/reverse?lat=51.5&lon=-0.12', { headers: { 'x-api-key': s.key } }),
+      ),
+    );
+    const statuses = answers.map((a) => a.status);
+    expect(statuses.filter((st) => st === 200)).toHaveLength(N);
+    expect(statuses.filter((st) => st === 402)).toHaveLength(19 * N);
+    const store = await s.open();
+    try {
+      const charges = (await store.ledger(s.accountId, 1000)).filter((e) => e.kind === 'charge');
+      expect(charges).toHaveLength(N);
+      expect((await store.getAccount(s.accountId))?.balance).toBe(0);
+    } finally {
+      await store.close();
+    }
+  } finally {
+    await s.cleanup();
+  }
+}, 120_000);
+
+test.each(['A', 'B'] as const)(
+  'rule set %s, 2 workers: kill -9 of the whole gateway during billed requests loses no answered request',
+  async (policy) => {
+    const START = 100_000;
+    const CONCURRENCY = 8;
+    const s = await setUp(policy, START);
+    let answered = 0;
+    let stop = false;
+    const client = async (): Promise<void> => {
+      while (!stop) {
+        try {
+          const r = await call(s.gw.url, '/v1/reverse?lat=51.5&lon=-0.12', {
+            headers: { 'x-api-key': s.key, connection: 'close' },
+          });
+          if (r.status === 200) answered++;
+          else if (!stop) throw new Error(`unexpected ${r.status}: ${r.text}`);
+        } catch (e) {
+          if (!stop) throw e;
+        }
+      }
+    };
+    const clients = Array.from({ length: CONCURRENCY }, client);
+    try {
+      while (answered < 300) await new Promise((r) => setImmediate(r));
+      stop = true;
+      await killAll(s.gw);
+      await Promise.allSettled(clients);
+      const store = await s.open();
+      try {
+        const charges = (await store.ledger(s.accountId, 100_000)).filter((e) => e.kind === 'charge');
+        const balance = (await store.getAccount(s.accountId))?.balance;
+        const today = utcDay(Date.now());
+        const usage = await store.usage([`key:${s.keyId}`], today, today);
+        expect(charges.length).toBeGreaterThanOrEqual(answered);
+        expect(charges.length).toBeLessThanOrEqual(answered + CONCURRENCY);
+        expect(charges.every((c) => c.amount === -1)).toBe(true);
+        expect(balance).toBe(START - charges.length);
+        expect(usage[0]?.billed).toBe(charges.length);
+      } finally {
+        await store.close();
+      }
+    } finally {
+      stop = true;
+      await s.cleanup();
+    }
+  },
+  120_000,
+);
+
+test('a worker killed with -9 is replaced and the gateway keeps serving; SIGTERM drains every worker and exits 0', async () => {
+  const s = await setUp('A', 1_000);
+  try {
+    const [victim, other] = s.workers as [number, number];
+    process.kill(victim, 'SIGKILL');
+    const deadline = Date.now() + 60_000;
+    let replaced: number[] = [];
+    while (Date.now() < deadline) {
+      replaced = childPids(s.gw.pid);
+      if (replaced.length === 2 && !replaced.includes(victim)) break;
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    expect(replaced).toHaveLength(2);
+    expect(replaced).toContain(other);
+    expect(replaced).not.toContain(victim);
+    const answers = await Promise.all(
+      Array.from({ length: 8 }, () =>
+        call(s.gw.url, '/v1/reverse?lat=51.5&lon=-0.12', { headers: { 'x-api-key': s.key } }),
+      ),
+    );
+    expect(answers.map((a) => a.status)).toEqual(Array(8).fill(200));
+    await s.gw.stop(); // SIGTERM to the primary
+    expect(await s.gw.exited).toEqual({ code: 0, signal: null });
+    for (const p of replaced) expect(childPids(p)).toEqual([]); // gone: /proc has no such process
+  } finally {
+    await s.cleanup();
+  }
+}, 120_000);

@@ -1,0 +1,119 @@
+/**
+ * Issue 12, embedded store: the key cache (500 ms, account always read fresh, revocation clears it), keeps riding
+ * in the admissions' group commit, and WAL checkpoints off the event loop (a file store writes no WAL checkpoint in
+ * its commits, yet its WAL is emptied into the database file by the background thread).
+ */
+import { mkdtempSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { ManualClock, utcDay } from '../../../gateway/core/clock';
+import { EmbeddedStore } from '../../../gateway/store';
+import { KeyCache, TTL_MS } from '../../../gateway/store/embedded/key-cache';
+import type { AdmissionPlan, ApiKey } from '../../../gateway/store/types';
+
+const T0 = Date.UTC(2026, 10, 25, 12, 0, 0);
+const KEY = { id: 'key_1', accountId: 'acc_1' } as ApiKey;
+
+describe('KeyCache', () => {
+  test('serves a key for TTL_MS, then misses', () => {
+    const c = new KeyCache();
+    c.set('h', KEY, 1000);
+    expect(c.get('h', 1000 + TTL_MS - 1)).toBe(KEY);
+    expect(c.get('h', 1000 + TTL_MS)).toBeUndefined();
+    expect(c.stats).toEqual({ hits: 1, misses: 1 });
+  });
+
+  test('clear forgets every key', () => {
+    const c = new KeyCache();
+    c.set('h', KEY, 0);
+    c.clear();
+    expect(c.get('h', 1)).toBeUndefined();
+  });
+
+  test('stays bounded: past 10,000 keys the oldest half goes, the newest stays', () => {
+    const c = new KeyCache();
+    for (let i = 0; i <= 10_000; i++) c.set(`h${i}`, KEY, 0);
+    expect(c.get('h0', 1)).toBeUndefined();
+    expect(c.get('h10000', 1)).toBe(KEY);
+  });
+});
+
+describe('embedded store on a file', () => {
+  let dir: string;
+  let store: EmbeddedStore;
+  const clock = new ManualClock(T0);
+  beforeEach(async () => {
+    dir = mkdtempSync(join(tmpdir(), 'gg-hot-'));
+    store = new EmbeddedStore(join(dir, 'g.db'), undefined, { clock, reservationTimeoutMs: 60_000 });
+    await store.migrate();
+  });
+  afterEach(async () => {
+    await store.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  const billed = (id: string, accountId: string, keyId: string): AdmissionPlan => ({
+    id,
+    now: T0,
+    day: utcDay(T0),
+    slots: [],
+    free: [{ id: `key:${keyId}`, limit: 0 }],
+    overflow: { kind: 'bill', accountId, price: 1, refuse: 'no_credits' },
+    usage: [`key:${keyId}`],
+    keyId,
+  });
+
+  test('a cached key still shows its account as it is now (suspension, balance), and a revocation at once', async () => {
+    const acc = await store.createAccount({ email: 'hot@example.org' }, T0);
+    await store.credit(acc.id, 5, null, T0);
+    const key = await store.createKey(
+      { accountId: acc.id, hash: 'h-hot', prefix: 'gk_hot01', kind: 'payg' },
+      T0,
+    );
+    expect((await store.findKeyByHash('h-hot'))?.account.balance).toBe(5);
+    const r = await store.admit(billed('p1', acc.id, key.id));
+    expect(r.admitted).toBe(true);
+    expect((await store.findKeyByHash('h-hot'))?.account.balance).toBe(4);
+    await store.setAccountStatus(acc.id, 'suspended');
+    expect((await store.findKeyByHash('h-hot'))?.account.status).toBe('suspended');
+    await store.revokeKey(key.id, T0);
+    expect((await store.findKeyByHash('h-hot'))?.key.status).toBe('revoked');
+    expect(store.keyCacheStats().hits).toBeGreaterThan(0);
+  });
+
+  test("keeps of one turn commit with that turn's admissions; a kept admission can no longer be released", async () => {
+    const acc = await store.createAccount({ email: 'keep@example.org' }, T0);
+    await store.credit(acc.id, 10, null, T0);
+    const key = await store.createKey(
+      { accountId: acc.id, hash: 'h-keep', prefix: 'gk_keep1', kind: 'payg' },
+      T0,
+    );
+    const first = await store.admit(billed('k1', acc.id, key.id));
+    if (!first.admitted) throw new Error('refused');
+    const [kept, second] = await Promise.all([
+      store.keep(first.ticket),
+      store.admit(billed('k2', acc.id, key.id)),
+    ]);
+    expect(kept).toBeUndefined();
+    expect(second.admitted).toBe(true);
+    await store.release(first.ticket); // a no-op: the mark is gone
+    expect((await store.getAccount(acc.id))?.balance).toBe(8);
+    expect(store.db.prepare('SELECT count(*) FROM admissions').pluck().get()).toBe(1);
+  });
+
+  test('commits leave checkpoints to the background thread, which empties the WAL into the database file', async () => {
+    expect(store.db.pragma('wal_autocheckpoint', { simple: true })).toBe(0);
+    const acc = await store.createAccount({ email: 'wal@example.org' }, T0);
+    await store.credit(acc.id, 1000, null, T0);
+    const key = await store.createKey(
+      { accountId: acc.id, hash: 'h-wal', prefix: 'gk_wal01', kind: 'payg' },
+      T0,
+    );
+    for (let i = 0; i < 300; i++) await store.admit(billed(`w${i}`, acc.id, key.id));
+    const before = statSync(join(dir, 'g.db')).size;
+    const deadline = Date.now() + 5_000;
+    while (statSync(join(dir, 'g.db')).size === before && Date.now() < deadline)
+      await new Promise((r) => setTimeout(r, 50));
+    expect(statSync(join(dir, 'g.db')).size).toBeGreaterThan(before);
+  });
+});
