@@ -1,9 +1,9 @@
 /**
  * WAL checkpoints off the event loop (issue 12). SQLite's automatic checkpoint runs inside the COMMIT of whichever
  * transaction pushes the WAL past 1,000 pages: that request then copies ~4 MB and fsyncs the database file on the
- * event loop, which every request in flight waits for (the single-connection p99 tail). The store's own connection
- * turns the automatic checkpoint off; a worker thread with its own connection runs PASSIVE checkpoints instead
- * (they never block the writer: SQLite lets one writer and one checkpointer work at once in WAL mode).
+ * event loop, which every request in flight waits for. The store's own connection turns the automatic checkpoint
+ * off; a worker thread with its own connection runs PASSIVE checkpoints instead (they never block the writer: SQLite
+ * lets one writer and one checkpointer work at once in WAL mode).
  */
 import { Worker } from 'node:worker_threads';
 
