@@ -5,8 +5,8 @@
  *
  * Street-level reverse answers come through the main host (/v1/reverse) and two drop-in hosts (Nominatim and
  * Google); Nominatim's own /search is a metered passthrough route (cost 1): counted, billed, the client's key
- * stripped before Nominatim. Issue 11's forward lookups through drop-in hosts are not asserted here: no adapter
- * serves them yet (docs/backends.md says so).
+ * stripped before Nominatim. Issue 11: forward lookups (an address to coordinates) through two drop-in hosts
+ * (Google and LocationIQ) are answered by the real Nominatim's /search, translated by the nominatim connector.
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -36,7 +36,7 @@ let gateway: RunningProcess;
 let key: string;
 let accountId: string;
 /** Base URL of each listener: main, nominatim drop-in, google drop-in, admin. */
-const urls = { main: '', nominatim: '', google: '', admin: '' };
+const urls = { main: '', nominatim: '', google: '', locationiq: '', admin: '' };
 
 const admin = async (
   path: string,
@@ -114,12 +114,13 @@ describe('behind a real gateway process (rule set B, every request billed)', () 
         '    passthrough:',
         '      - { path: /search, methods: [GET], cost: 1 }',
         '  - { name: google.localhost, port: 0, adapter: google, backend: osm }',
+        '  - { name: locationiq.localhost, port: 0, adapter: locationiq, backend: osm }',
         'log: { level: silent }',
         'drain: { delayMs: 0 }',
       ].join('\n'),
     );
-    // main listener, the two drop-in listeners, admin
-    gateway = await startGatewayProc(config, 4, { GEOGATE_ADMIN_TOKEN: ADMIN_TOKEN });
+    // main listener, the three drop-in listeners, admin
+    gateway = await startGatewayProc(config, 5, { GEOGATE_ADMIN_TOKEN: ADMIN_TOKEN });
     const hostUrl = (name: string): string => {
       const m = new RegExp(`host ${name.replace('.', '\\.')} on (http://\\S+)`).exec(gateway.output());
       if (!m?.[1]) throw new Error(`no listener line for ${name}:\n${gateway.output()}`);
@@ -128,6 +129,7 @@ describe('behind a real gateway process (rule set B, every request billed)', () 
     urls.main = gateway.url;
     urls.nominatim = hostUrl('nominatim.localhost');
     urls.google = hostUrl('google.localhost');
+    urls.locationiq = hostUrl('locationiq.localhost');
     urls.admin = gateway.urls[gateway.urls.length - 1] as string;
 
     const account = await admin('/admin/accounts', { email: 'nominatim-optin@example.com' });
@@ -210,6 +212,42 @@ describe('behind a real gateway process (rule set B, every request billed)', () 
     expect(byType('street_number')).toBe('9');
     expect(byType('postal_code')).toBe('75007');
     expect(byType('locality')).toBe('Paris');
+  });
+
+  test('forward lookups through two drop-in hosts (Google, LocationIQ) find the address in the real Nominatim, billed one credit each (issue 11)', async () => {
+    const searches = nominatim.output().split('/search?').length;
+    const before = await balance();
+    const gPath = `/maps/api/geocode/json?address=${encodeURIComponent('9 Avenue Anatole France')}&key=${key}`;
+    const g = await call(urls.google, gPath);
+    keep('google-host-forward', gPath, g);
+    expect(g.status).toBe(200);
+    const gBody = g.json as {
+      status: string;
+      results: {
+        address_components: { long_name: string; types: string[] }[];
+        geometry: { location: { lat: number; lng: number } };
+      }[];
+    };
+    expect(gBody.status).toBe('OK');
+    const components = gBody.results[0]?.address_components ?? [];
+    const byType = (t: string): string | undefined => components.find((c) => c.types.includes(t))?.long_name;
+    expect(byType('route')).toBe('Avenue Anatole France');
+    expect(byType('street_number')).toBe('9');
+    expect(gBody.results[0]?.geometry.location.lat).toBeCloseTo(HOUSE_9.lat, 3);
+    expect(gBody.results[0]?.geometry.location.lng).toBeCloseTo(HOUSE_9.lon, 3);
+    expect(await balance()).toBe(before - 1);
+
+    const lPath = `/v1/search?q=${encodeURIComponent('9 Avenue Anatole France')}&format=json&key=${key}`;
+    const l = await call(urls.locationiq, lPath);
+    keep('locationiq-host-forward', lPath, l);
+    expect(l.status).toBe(200);
+    const lBody = l.json as { lat: string; lon: string; display_name: string }[];
+    expect(lBody[0]?.display_name).toContain('Avenue Anatole France');
+    expect(Number(lBody[0]?.lat)).toBeCloseTo(HOUSE_9.lat, 3);
+    expect(await balance()).toBe(before - 2);
+    // Both reached Nominatim's own /search, and the client's key did not.
+    expect(nominatim.output().split('/search?').length).toBeGreaterThanOrEqual(searches + 2);
+    expect(nominatim.output()).not.toContain(key);
   });
 
   test('passthrough /search on the Nominatim host: Nominatim answer as it is, billed, key never forwarded', async () => {
