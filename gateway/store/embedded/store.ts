@@ -293,7 +293,10 @@ export class EmbeddedStore implements Store {
     return key;
   }
   async setKeyLabel(id: string, label: string | null): Promise<ApiKey> {
-    return keys.setKeyLabel(this.db, id, label);
+    const key = keys.setKeyLabel(this.db, id, label);
+    // A cached key record carries the old label: a rename through this store is seen at once, like a revocation.
+    this.keyCache.clear();
+    return key;
   }
   async listSlots(
     scope: string,
