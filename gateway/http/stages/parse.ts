@@ -2,6 +2,7 @@
 import type { BulkItem, BulkParse } from '../../../adapters/types';
 import { MESSAGES } from '../../core/errors';
 import type { RequestContext, Refusal } from '../context';
+import type { IncomingMessage } from 'node:http';
 import { adapterRequest, flatHeaders, isFormBody, parseForm, readBody } from '../request';
 
 const TOO_LARGE: Refusal = Object.freeze({
@@ -24,14 +25,31 @@ const NO_ENDPOINT: Refusal = Object.freeze({
   detail: MESSAGES.not_found,
 });
 
-/** Read and parse the request through the host's adapter; sets areq, form, call (or account) and the adapter's state. */
-export async function parseRequest(ctx: RequestContext): Promise<Refusal | null> {
-  const { req, host } = ctx;
-  const body = await readBody(req);
+/** A request's body (bounded) and, for a D2a form, its text and fields. */
+export interface RequestBody {
+  body: Buffer;
+  formText: string | null;
+  form: ReturnType<typeof parseForm>;
+}
+
+/**
+ * The body `readBody` read, parsed when it is a form; the parse and passthrough stages share it (synchronous: no
+ * extra promise on the request path).
+ */
+export function requestBody(req: IncomingMessage, body: Buffer | 'too_large'): RequestBody | Refusal {
   if (body === 'too_large') return TOO_LARGE;
   const formText = isFormBody(req) ? body.toString('utf8') : null;
   const form = formText === null ? null : parseForm(formText);
   if (formText !== null && form === null) return BAD_FORM;
+  return { body, formText, form };
+}
+
+/** Read and parse the request through the host's adapter; sets areq, form, call (or account) and the adapter's state. */
+export async function parseRequest(ctx: RequestContext): Promise<Refusal | null> {
+  const { req, host } = ctx;
+  const read = requestBody(req, await readBody(req));
+  if ('code' in read) return read;
+  const { body, formText, form } = read;
   let path: string;
   try {
     path = decodeURIComponent(ctx.rawPath);

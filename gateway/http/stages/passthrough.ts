@@ -19,27 +19,18 @@ import {
   withoutCredentials,
 } from '../passthrough-path';
 import type { PassOutcome } from '../passthrough-proxy';
-import { adapterRequest, flatHeaders, isFormBody, parseForm, readBody } from '../request';
+import { adapterRequest, flatHeaders, readBody } from '../request';
 import { countAll, releaseAll } from './bulk';
 import { locateClient } from './client-address';
 import { findRequestCredential } from './credential';
 import { identifyCaller } from './identify';
+import { requestBody } from './parse';
 import { fail } from './render';
 
 const BAD_PATH: Refusal = Object.freeze({
   code: 'invalid_parameter',
   detail: UNSAFE_PATH,
   facts: Object.freeze({ parameter: 'path' }),
-});
-const TOO_LARGE: Refusal = Object.freeze({
-  code: 'invalid_parameter',
-  detail: 'The request body is too large.',
-  facts: Object.freeze({ parameter: 'body' }),
-});
-const BAD_FORM: Refusal = Object.freeze({
-  code: 'invalid_parameter',
-  detail: 'The form body is not valid percent-encoding.',
-  facts: Object.freeze({ parameter: 'body' }),
 });
 
 /** What the walk does with a request on a host with passthrough routes: a route, a refusal, or the adapter (null). */
@@ -72,11 +63,9 @@ export async function servePassthrough(
     };
   }
   ctx.passthrough = route;
-  const body = await readBody(req);
-  if (body === 'too_large') return TOO_LARGE;
-  const formText = isFormBody(req) ? body.toString('utf8') : null;
-  const form = formText === null ? null : parseForm(formText);
-  if (formText !== null && form === null) return BAD_FORM;
+  const read = requestBody(req, await readBody(req));
+  if ('code' in read) return read;
+  const { body, formText, form } = read;
   const headers = flatHeaders(req);
   ctx.areq = adapterRequest(
     method,
