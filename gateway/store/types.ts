@@ -11,6 +11,7 @@
  */
 import type { RefusalCode } from '../core/errors';
 import type { AccountQuery, KeyQuery } from './listing';
+import type { BillingDetails, Receipt, ReceiptInput } from './receipts';
 
 export type AccountStatus = 'active' | 'suspended';
 export type KeyStatus = 'active' | 'revoked';
@@ -361,4 +362,36 @@ export interface Store {
    * Atomic: N concurrent hits of a fresh name return counts 1..N. `name` ≤ 200 characters ('invalid_input').
    */
   hitWindow(name: string, windowMs: number, now: number): Promise<{ count: number; resetAt: number }>;
+  /*
+   * --- receipts (issue 15 item 3, D31; gateway/store/receipts.ts) ---
+   * A receipt is issued in the transaction that records its top-up or purchase, numbered from a gapless series per
+   * UTC year (no number is burnt by a failed or replayed operation) with the account's billing details as they are.
+   */
+  /** The account's billing details (all null when never given); unknown account → not_found. */
+  getBilling(accountId: string): Promise<BillingDetails>;
+  /** Replace the billing details (trimmed, empty → null, bounded: invalid_input); unknown account → not_found. */
+  setBilling(accountId: string, billing: BillingDetails, now: number): Promise<BillingDetails>;
+  /**
+   * `credit` and its receipt. A replay (same idempotency key and amount) returns the first credit's receipt and
+   * allocates no number; a credit made earlier without a receipt gets one on its first replay here.
+   */
+  creditWithReceipt(
+    accountId: string,
+    amount: number,
+    idempotencyKey: string | null,
+    now: number,
+    receipt: ReceiptInput,
+  ): Promise<{ entry: LedgerEntry; balance: number; replayed: boolean; receipt: Receipt }>;
+  /** `buyPackage` and its receipt (method 'balance' as a rule), issued together. */
+  buyPackageWithReceipt(
+    accountId: string,
+    price: number,
+    key: NewKey,
+    now: number,
+    receipt: ReceiptInput,
+  ): Promise<{ key: ApiKey; balance: number; receipt: Receipt }>;
+  /** The account's newest `limit` receipts (1..1000), newest first; unknown account → not_found. */
+  listReceipts(accountId: string, limit: number): Promise<Receipt[]>;
+  /** The account's receipt with this number, or null (none, or another account's). */
+  getReceipt(accountId: string, number: string): Promise<Receipt | null>;
 }

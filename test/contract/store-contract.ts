@@ -12,6 +12,7 @@ import { listingRules } from './listing.contract';
 import { modelRules } from './model.contract';
 import { propertyRules } from './properties.contract';
 import { quotaRules } from './quota.contract';
+import { receiptRules } from './receipts.contract';
 import { refusalRules } from './refusal.contract';
 import { singleUseRules } from './single-use.contract';
 import { throttleRules } from './throttle.contract';
@@ -51,5 +52,6 @@ export function describeStoreContract(name: string, factory: StoreFactory): void
     singleUseRules(holder);
     throttleRules(holder);
     listingRules(holder);
+    receiptRules(holder);
   });
 }

@@ -44,6 +44,8 @@ import { Pruner } from './prune';
 import { EmbeddedMarks } from './single-use';
 import { EmbeddedWindows } from './throttle';
 import * as reports from './reports';
+import * as receipts from './receipts';
+import type { BillingDetails, Receipt, ReceiptInput } from '../receipts';
 import * as whitelist from './whitelist';
 
 /** The Store on a SQLite file (or ":memory:"). Call migrate() before use (createStore does). */
@@ -331,6 +333,38 @@ export class EmbeddedStore implements Store {
   async hitWindow(name: string, windowMs: number, now: number): Promise<{ count: number; resetAt: number }> {
     if (!this.windows) throw new Error('embedded store: migrate() was not called');
     return this.windows.hitWindow(name, windowMs, now);
+  }
+
+  /* --- receipts (issue 15 item 3; receipts.ts) --- */
+  async getBilling(accountId: string): Promise<BillingDetails> {
+    return receipts.getBilling(this.db, accountId);
+  }
+  async setBilling(accountId: string, billing: BillingDetails, now: number): Promise<BillingDetails> {
+    return receipts.setBilling(this.db, accountId, billing, now);
+  }
+  async creditWithReceipt(
+    accountId: string,
+    amount: number,
+    idempotencyKey: string | null,
+    now: number,
+    receipt: ReceiptInput,
+  ) {
+    return receipts.creditWithReceipt(this.db, accountId, amount, idempotencyKey, now, receipt);
+  }
+  async buyPackageWithReceipt(
+    accountId: string,
+    price: number,
+    key: NewKey,
+    now: number,
+    receipt: ReceiptInput,
+  ) {
+    return receipts.buyPackageWithReceipt(this.db, accountId, price, key, now, receipt);
+  }
+  async listReceipts(accountId: string, limit: number): Promise<Receipt[]> {
+    return receipts.listReceipts(this.db, accountId, limit);
+  }
+  async getReceipt(accountId: string, number: string): Promise<Receipt | null> {
+    return receipts.getReceipt(this.db, accountId, number);
   }
 
   private singleUse(): EmbeddedMarks {

@@ -46,6 +46,8 @@ import { connectRedis, type RedisClient } from './redis-client';
 import { MARK_TTL_S, type MarkRef } from './step';
 import { Wallets } from './wallet';
 import * as listing from './listing';
+import * as receipts from './receipts';
+import { requireReceiptInput, type BillingDetails, type Receipt, type ReceiptInput } from '../receipts';
 import type { AccountQuery, KeyQuery } from '../listing';
 
 /** After a PostgreSQL connection failure, identification reads fail fast (serving the cache) for this long. */
@@ -615,6 +617,51 @@ export class SharedStore implements Store {
 
   hitWindow(name: string, windowMs: number, now: number): Promise<{ count: number; resetAt: number }> {
     return this.windows.hitWindow(name, windowMs, now);
+  }
+
+  /* --- receipts (issue 15 item 3; receipts.ts) --- */
+  getBilling(accountId: string): Promise<BillingDetails> {
+    return this.pg(() => receipts.getBilling(this.knex, accountId));
+  }
+
+  setBilling(accountId: string, billing: BillingDetails, now: number): Promise<BillingDetails> {
+    return this.pg(() => receipts.setBilling(this.knex, accountId, billing, now));
+  }
+
+  async creditWithReceipt(
+    accountId: string,
+    amount: number,
+    idempotencyKey: string | null,
+    now: number,
+    input: ReceiptInput,
+  ): Promise<{ entry: LedgerEntry; balance: number; replayed: boolean; receipt: Receipt }> {
+    requireReceiptInput(input);
+    const r = await this.credit(accountId, amount, idempotencyKey, now);
+    const src = { accountId, sourceId: r.entry.id, kind: 'topup' as const, amount, now: r.entry.createdAt };
+    const receipt = await this.pg(() => receipts.issue(this.knex, src, input));
+    return { ...r, receipt };
+  }
+
+  async buyPackageWithReceipt(
+    accountId: string,
+    price: number,
+    key: NewKey,
+    now: number,
+    input: ReceiptInput,
+  ): Promise<{ key: ApiKey; balance: number; receipt: Receipt }> {
+    requireReceiptInput(input);
+    const r = await this.buyPackage(accountId, price, key, now);
+    const src = { accountId, sourceId: r.key.id, kind: 'package' as const, amount: price, now };
+    const receipt = await this.pg(() => receipts.issue(this.knex, src, input));
+    return { ...r, receipt };
+  }
+
+  listReceipts(accountId: string, limit: number): Promise<Receipt[]> {
+    return this.pg(() => receipts.listReceipts(this.knex, accountId, limit));
+  }
+
+  getReceipt(accountId: string, number: string): Promise<Receipt | null> {
+    return this.pg(() => receipts.getReceipt(this.knex, accountId, number));
   }
 
   /** Before a history read: drain pending events (Redis down: read what PostgreSQL has). */
