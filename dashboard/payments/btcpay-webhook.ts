@@ -85,7 +85,15 @@ export function btcpayWebhook(
     await creditOnce(
       res,
       deps,
-      { accountId: topUp.accountId, units: topUp.units, ref: `btcpay:${invoice.id}` },
+      {
+        accountId: topUp.accountId,
+        units: topUp.units,
+        ref: `btcpay:${invoice.id}`,
+        payment: {
+          method: 'crypto',
+          paid: { minor: topUp.units / cfg.unitsPerMinorUnit, currency: cfg.priceCurrency.toUpperCase() },
+        },
+      },
       { fields: { invoiceId: invoice.id }, message: 'dashboard: crypto top-up' },
     );
   });

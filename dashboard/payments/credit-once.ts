@@ -2,6 +2,7 @@
 import type { Response } from 'express';
 import type pino from 'pino';
 import type { AccountsService } from '../../gateway/accounts/service';
+import type { ReceiptInput } from '../../gateway/store/receipts';
 import { StoreConflict } from '../../gateway/store/types';
 
 /**
@@ -11,12 +12,15 @@ import { StoreConflict } from '../../gateway/store/types';
 export async function creditOnce(
   res: Response,
   deps: { accounts: Pick<AccountsService, 'topUp'>; logger: pino.Logger },
-  topUp: { accountId: string; units: number; ref: string },
+  topUp: { accountId: string; units: number; ref: string; payment: Omit<ReceiptInput, 'currency'> },
   log: { fields: Record<string, unknown>; message: string },
 ): Promise<void> {
   try {
-    const r = await deps.accounts.topUp(topUp.accountId, topUp.units, topUp.ref);
-    deps.logger.info({ ...log.fields, accountId: topUp.accountId, replayed: r.replayed }, log.message);
+    const r = await deps.accounts.topUp(topUp.accountId, topUp.units, topUp.ref, undefined, topUp.payment);
+    deps.logger.info(
+      { ...log.fields, accountId: topUp.accountId, replayed: r.replayed, receipt: r.receipt?.number },
+      log.message,
+    );
     res.json({ received: true, credited: !r.replayed });
   } catch (err) {
     if (err instanceof StoreConflict && err.reason === 'not_found') {

@@ -12,7 +12,9 @@ export function testProvider(accounts: Pick<AccountsService, 'topUp'>): PaymentP
     async startTopUp(req) {
       try {
         const key = `test:${req.idempotencyKey}`;
-        const { balance } = await accounts.topUp(req.accountId, req.units, key, req.actor);
+        const { balance } = await accounts.topUp(req.accountId, req.units, key, req.actor, {
+          method: 'test',
+        });
         return { kind: 'credited', balance };
       } catch (err) {
         if (err instanceof StoreConflict && err.reason === 'idempotency_mismatch') {

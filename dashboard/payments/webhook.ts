@@ -55,7 +55,14 @@ export function stripeWebhook(
     await creditOnce(
       res,
       deps,
-      { ...topUp, ref: `stripe:${session.id}` },
+      {
+        ...topUp,
+        ref: `stripe:${session.id}`,
+        payment: {
+          method: 'card',
+          paid: { minor: session.amount_total ?? 0, currency: cfg.priceCurrency.toUpperCase() },
+        },
+      },
       { fields: { session: session.id }, message: 'dashboard: top-up' },
     );
   });

@@ -17,6 +17,7 @@ const NAV: { path: string; label: string; whitelist?: true }[] = [
   { path: '/keys', label: 'Keys' },
   { path: '/whitelist', label: 'Whitelist', whitelist: true },
   { path: '/credit', label: 'Credit' },
+  { path: '/billing', label: 'Billing' },
   { path: '/usage', label: 'Usage' },
   { path: '/api-reference', label: 'API reference' },
   { path: '/settings', label: 'Settings' },

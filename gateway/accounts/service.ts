@@ -18,6 +18,7 @@ import {
   type Store,
   type WhitelistEntry,
 } from '../store/types';
+import type { Receipt, ReceiptInput } from '../store/receipts';
 import { normaliseWhitelistAddress } from './address';
 import { audit, type Actor, type AuditAction, type AuditObject } from './audit';
 import { AccountError, InputError, type Feature } from './errors';
@@ -165,8 +166,10 @@ export class AccountsService {
     });
     const price = this.d.rules.limits.packagePrice;
     try {
-      const bought = await this.d.store.buyPackage(account.id, price, input, now);
-      const detail = { price, until: iso(until) ?? null };
+      // Every package bought has its receipt (D31), paid from the balance.
+      const receipt: ReceiptInput = { method: 'balance', currency: receiptCurrency(this.d.rules) };
+      const bought = await this.d.store.buyPackageWithReceipt(account.id, price, input, now, receipt);
+      const detail = { price, until: iso(until) ?? null, receipt: bought.receipt.number };
       this.audit(actor, 'package.bought', { account: account.id, object: bought.key.id, detail });
       return { key: bought.key, secret, googleKey: googleKey(secret), price, balance: bought.balance };
     } catch (err) {
@@ -175,14 +178,24 @@ export class AccountsService {
     }
   }
 
-  /** Add `units` to the balance, exactly once per idempotency key (D16). */
+  /**
+   * Add `units` to the balance, exactly once per idempotency key (D16). A paid top-up names how it was paid and gets
+   * its receipt (D31) with the credit; an operator's credit (no `payment`) is an adjustment without one.
+   */
   async topUp(
     accountId: string,
     units: number,
     idempotencyKey: string | null,
     actor?: Actor,
-  ): Promise<{ entry: LedgerEntry; balance: number; replayed: boolean }> {
-    const result = await this.d.store.credit(accountId, units, idempotencyKey, this.d.clock.now());
+    payment?: Omit<ReceiptInput, 'currency'>,
+  ): Promise<{ entry: LedgerEntry; balance: number; replayed: boolean; receipt?: Receipt }> {
+    const now = this.d.clock.now();
+    const result = payment
+      ? await this.d.store.creditWithReceipt(accountId, units, idempotencyKey, now, {
+          ...payment,
+          currency: receiptCurrency(this.d.rules),
+        })
+      : await this.d.store.credit(accountId, units, idempotencyKey, now);
     // A replay changed nothing: it is not a second action.
     if (!result.replayed) {
       const detail = { units, balance: result.balance };
@@ -229,4 +242,9 @@ export class AccountsService {
     await this.d.store.removeWhitelist(accountId, entryId);
     this.audit(actor, 'whitelist.removed', { account: accountId, object: entryId });
   }
+}
+
+/** The currency of the rule set's money on a receipt: "EUR" (A, units of 0.0001 EUR) or "credits" (B). */
+export function receiptCurrency(rules: RuleSet): string {
+  return rules.moneyDecimals === 0 ? 'credits' : 'EUR';
 }

@@ -1,0 +1,83 @@
+/**
+ * A receipt as people read it (D31): the same lines for the HTML page and the PDF, money formatted per currency
+ * (money.ts): "€12.00", "€0.0001", "1,000 credits".
+ */
+import type { RuleSet } from '../gateway/policy/ruleset';
+import type { Receipt, ReceiptMethod } from '../gateway/store/receipts';
+import { formatExact, type MoneyUnit } from './money';
+
+/** The receipt's printable content. */
+export interface ReceiptDoc {
+  title: string;
+  number: string;
+  /** YYYY-MM-DD (UTC). */
+  date: string;
+  /** ISO time of issue. */
+  issuedAt: string;
+  seller: string;
+  /** Billing name, address lines, VAT id; the account's e-mail when no name was given. */
+  billedTo: string[];
+  /** Label / value rows: what, method, amount, paid. */
+  rows: { label: string; value: string }[];
+  total: { label: string; value: string };
+  note: string;
+}
+
+const METHODS: Record<ReceiptMethod, string> = {
+  card: 'Card (Stripe)',
+  crypto: 'Crypto (BTCPay Server)',
+  test: 'Test payment (demo, nothing charged)',
+  balance: 'Paid from the account balance',
+};
+
+/** A money amount of a receipt in its own currency. */
+function amountText(r: Receipt, rules: RuleSet): string {
+  const unit: MoneyUnit =
+    r.currency === 'credits'
+      ? { kind: 'credits' }
+      : { kind: 'currency', code: r.currency, unitsPerMajor: 10 ** rules.moneyDecimals };
+  return formatExact(r.amount, unit);
+}
+
+/** Minor units of an ISO currency: 1250 EUR → "€12.50". */
+function minorText(minor: number, currency: string): string {
+  const digits = new Intl.NumberFormat('en', { style: 'currency', currency }).resolvedOptions()
+    .maximumFractionDigits as number;
+  return formatExact(minor, { kind: 'currency', code: currency, unitsPerMajor: 10 ** digits });
+}
+
+/** The printable receipt. */
+export function receiptDoc(r: Receipt, rules: RuleSet, seller: string, email: string): ReceiptDoc {
+  const amount = amountText(r, rules);
+  const what =
+    r.kind === 'package' ? 'Unlimited package (one calendar month)' : `Top-up: ${amount} of credit`;
+  const billedTo = [
+    r.billing.name ?? email,
+    ...(r.billing.address ? r.billing.address.split('\n') : []),
+    ...(r.billing.vatId ? [`VAT id: ${r.billing.vatId}`] : []),
+  ];
+  const rows = [
+    { label: 'Item', value: what },
+    { label: 'Payment method', value: METHODS[r.method] },
+    { label: r.kind === 'package' ? 'Price' : 'Credited', value: amount },
+  ];
+  const paid = r.paid ? minorText(r.paid.minor, r.paid.currency) : r.currency === 'credits' ? null : amount;
+  const issuedAt = new Date(r.issuedAt).toISOString();
+  return {
+    title: `Receipt ${r.number}`,
+    number: r.number,
+    date: issuedAt.slice(0, 10),
+    issuedAt,
+    seller,
+    billedTo,
+    rows,
+    total: {
+      label: r.method === 'balance' ? 'Total (from balance)' : 'Total paid',
+      value: r.method === 'test' ? `${paid ?? amount} (test, not charged)` : (paid ?? amount),
+    },
+    note:
+      r.method === 'balance'
+        ? 'Paid from the prepaid balance; the balance was bought with receipts of its own.'
+        : 'Thank you. Keep this receipt for your records.',
+  };
+}

@@ -1,0 +1,89 @@
+/**
+ * Billing pages (issue 15 item 3, D31): GET/POST /billing (billing details, receipts list), GET /receipts/:number
+ * (print-friendly page) and /receipts/:number.pdf (download). Every receipt is the signed-in account's: another
+ * account's number answers 404 like an unknown one.
+ */
+import type { Request, Response, Router } from 'express';
+import type { AppContext } from '../context';
+import { DashboardError } from '../errors';
+import { handle, requirePageSession, signed } from '../middleware';
+import { receiptDoc } from '../receipt-doc';
+import { receiptPdf } from '../receipt-pdf';
+import { parseBilling, RECEIPT_ROWS, receiptOf } from '../services/billing';
+import { billingPage, receiptPage, type BillingView } from '../views/billing';
+import { pageContext } from './pages';
+
+/** Register the billing pages. */
+export function billingRoutes(router: Router, ctx: AppContext): void {
+  const get = (path: string, fn: (req: Request, res: Response) => Promise<void>) =>
+    router.get(path, requirePageSession, handle(fn));
+  const post = (path: string, fn: (req: Request, res: Response) => Promise<void>) =>
+    router.post(path, requirePageSession, handle(fn));
+
+  const view = async (res: Response, status: number, form: BillingView['form'] = {}) => {
+    const { account } = signed(res);
+    const [billing, receipts] = await Promise.all([
+      ctx.store.getBilling(account.id),
+      ctx.store.listReceipts(account.id, RECEIPT_ROWS),
+    ]);
+    const docs = receipts.map((r) => ({
+      receipt: r,
+      doc: receiptDoc(r, ctx.rules, ctx.brand.productName, account.email),
+    }));
+    res
+      .status(status)
+      .type('html')
+      .send(billingPage(pageContext(ctx, res), { billing, receipts: docs, form }));
+  };
+
+  get('/billing', async (_req, res) => view(res, 200));
+
+  post('/billing', async (req, res) => {
+    const body = req.body as Record<string, unknown> | undefined;
+    try {
+      const details = parseBilling(body);
+      await ctx.store.setBilling(signed(res).account.id, details, ctx.clock.now());
+      await view(res, 200, { message: 'Billing details saved. New receipts will show them.' });
+    } catch (err) {
+      if (!(err instanceof DashboardError) || err.field === undefined) throw err;
+      const str = (k: string): string => (typeof body?.[k] === 'string' ? (body[k] as string) : '');
+      await view(res, err.status, {
+        values: {
+          billingName: str('billingName'),
+          billingAddress: str('billingAddress'),
+          vatId: str('vatId'),
+        },
+        error: { field: err.field, message: err.message },
+      });
+    }
+  });
+
+  const docOf = async (req: Request, res: Response, number: unknown) => {
+    const { account } = signed(res);
+    const receipt = await receiptOf(ctx, account.id, number);
+    return receiptDoc(receipt, ctx.rules, ctx.brand.productName, account.email);
+  };
+
+  // The PDF route first: "/receipts/2026-000001.pdf" must not be read as a receipt number.
+  router.get(
+    /^\/receipts\/(\d{4}-\d{6,12})\.pdf$/,
+    requirePageSession,
+    handle(async (req, res) => {
+      const doc = await docOf(req, res, (req.params as Record<string, string>)['0']);
+      const pdf = await receiptPdf(doc);
+      res
+        .status(200)
+        .type('application/pdf')
+        .setHeader('Content-Disposition', `attachment; filename="receipt-${doc.number}.pdf"`);
+      res.send(pdf);
+    }),
+  );
+
+  get('/receipts/:number', async (req, res) => {
+    const doc = await docOf(req, res, req.params['number']);
+    res
+      .status(200)
+      .type('html')
+      .send(receiptPage(pageContext(ctx, res), doc));
+  });
+}

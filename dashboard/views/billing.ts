@@ -1,0 +1,139 @@
+/** Billing page (issue 15 item 3, D31): the billing details printed on receipts, and the list of receipts. */
+import type { BillingDetails, Receipt } from '../../gateway/store/receipts';
+import type { ReceiptDoc } from '../receipt-doc';
+import { html, time, type Html } from './html';
+import { field, page, type PageContext } from './layout';
+
+/** What the billing page shows. */
+export interface BillingView {
+  billing: BillingDetails;
+  receipts: { receipt: Receipt; doc: ReceiptDoc }[];
+  form?: {
+    values?: { billingName?: string; billingAddress?: string; vatId?: string };
+    error?: { field: string; message: string };
+    message?: string;
+  };
+}
+
+function addressField(value: string, error: string | undefined): Html {
+  const id = 'f-billingAddress';
+  return html`<div class="field${error ? ' invalid' : ''}">
+    <label for="${id}">Address</label>
+    <textarea
+      id="${id}"
+      name="billingAddress"
+      rows="4"
+      autocomplete="street-address"
+      ${error ? html` aria-invalid="true" aria-describedby="${id}-error"` : ''}
+    >
+${value}</textarea>
+    <p class="hint">Up to 6 lines: street, postcode and town, country.</p>
+    ${error ? html`<p class="error" id="${id}-error" role="alert">${error}</p>` : ''}
+  </div>`;
+}
+
+function detailsForm(ctx: PageContext, v: BillingView): Html {
+  const err = (name: string): string | undefined =>
+    v.form?.error?.field === name ? v.form.error.message : undefined;
+  const val = v.form?.values ?? {
+    billingName: v.billing.name ?? '',
+    billingAddress: v.billing.address ?? '',
+    vatId: v.billing.vatId ?? '',
+  };
+  return html`<section class="card" aria-labelledby="details-title">
+    <h2 id="details-title">Billing details</h2>
+    <p class="hint">
+      Printed on every new receipt. Receipts already issued keep the details they were issued with.
+    </p>
+    <form method="post" action="/billing" novalidate>
+      <input type="hidden" name="_csrf" value="${ctx.csrf}" />
+      ${field({ name: 'billingName', label: 'Billing name (person or company)', value: val.billingName ?? '', error: err('billingName'), autocomplete: 'organization' })}
+      ${addressField(val.billingAddress ?? '', err('billingAddress'))}
+      ${field({ name: 'vatId', label: 'VAT id (optional)', value: val.vatId ?? '', error: err('vatId'), hint: 'With its country code, e.g. DE123456789.' })}
+      <button type="submit">Save billing details</button>
+    </form>
+  </section>`;
+}
+
+function receiptsTable(v: BillingView): Html {
+  if (v.receipts.length === 0) {
+    return html`<p class="empty">No receipts yet: every top-up and package purchase gets one.</p>`;
+  }
+  const rows = v.receipts.map(
+    ({ receipt: r, doc }) =>
+      html`<tr data-receipt="${r.number}">
+        <td data-label="Number"><a href="/receipts/${r.number}">${r.number}</a></td>
+        <td data-label="Date">${time(doc.issuedAt)}</td>
+        <td data-label="Item">${doc.rows[0]?.value ?? ''}</td>
+        <td data-label="Method" data-method="${r.method}">${doc.rows[1]?.value ?? ''}</td>
+        <td data-label="Total" class="num">${doc.total.value}</td>
+        <td data-label="PDF">
+          <a href="/receipts/${r.number}.pdf" download aria-label="PDF of receipt ${r.number}">PDF</a>
+        </td>
+      </tr>`,
+  );
+  return html`<div class="table-wrap">
+    <table class="receipts">
+      <thead>
+        <tr>
+          <th>Number</th>
+          <th>Date</th>
+          <th>Item</th>
+          <th>Method</th>
+          <th class="num">Total</th>
+          <th>PDF</th>
+        </tr>
+      </thead>
+      <tbody>
+        ${rows}
+      </tbody>
+    </table>
+  </div>`;
+}
+
+/** The billing page. */
+export function billingPage(ctx: PageContext, v: BillingView): string {
+  return page(
+    ctx,
+    '/billing',
+    'Billing',
+    html`<link rel="stylesheet" href="/static/billing.css" />
+      ${v.form?.message ? html`<p class="alert ok" role="status">${v.form.message}</p>` : ''}
+      ${detailsForm(ctx, v)}
+      <h2>Receipts</h2>
+      ${receiptsTable(v)}`,
+  );
+}
+
+/** One receipt, print-friendly (billing.css hides the page frame when printed). */
+export function receiptPage(ctx: PageContext, doc: ReceiptDoc): string {
+  return page(
+    ctx,
+    '/billing',
+    doc.title,
+    html`<link rel="stylesheet" href="/static/billing.css" />
+      <p class="receipt-actions">
+        <a href="/billing">All receipts</a> ·
+        <a href="/receipts/${doc.number}.pdf" download>Download PDF</a> · Print with your browser for paper.
+      </p>
+      <article class="receipt card" aria-labelledby="receipt-seller">
+        <p class="receipt-seller" id="receipt-seller">${doc.seller}</p>
+        <dl class="facts">
+          <dt>Receipt number</dt>
+          <dd data-receipt-number>${doc.number}</dd>
+          <dt>Date</dt>
+          <dd>${doc.date}</dd>
+          <dt>Billed to</dt>
+          <dd data-billed-to>${doc.billedTo.map((l, i) => html`${i > 0 ? html`<br />` : ''}${l}`)}</dd>
+          ${doc.rows.map(
+            (r) =>
+              html`<dt>${r.label}</dt>
+                <dd>${r.value}</dd>`,
+          )}
+          <dt>${doc.total.label}</dt>
+          <dd data-receipt-total><strong>${doc.total.value}</strong></dd>
+        </dl>
+        <p class="hint">${doc.note}</p>
+      </article>`,
+  );
+}
