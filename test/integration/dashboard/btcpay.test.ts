@@ -208,6 +208,17 @@ describe('crypto top-up, rule set B (credits)', () => {
     const ledger = await h.store.ledger(account?.id ?? '', 10);
     expect(ledger).toHaveLength(1);
     expect(ledger[0]).toMatchObject({ kind: 'topup', amount: 300, ref: `btcpay:${id}` });
+    // One receipt (D31), crypto, of the credits and the money paid for them: the deliveries took no other number.
+    const receipts = await h.store.listReceipts(account?.id ?? '', 10);
+    expect(receipts).toHaveLength(1);
+    expect(receipts[0]).toMatchObject({
+      kind: 'topup',
+      method: 'crypto',
+      amount: 300,
+      currency: 'credits',
+      paid: { minor: 300, currency: 'EUR' },
+      sourceId: ledger[0]?.id,
+    });
   });
 
   test('expired, invalid, tampered or unknown invoices credit nothing; Greenfield down answers 503', async () => {

@@ -130,6 +130,15 @@ describe('Stripe Checkout top-ups (rule set A)', () => {
     const ledger = await h.store.ledger(account?.id ?? '', 10);
     expect(ledger).toHaveLength(1);
     expect(ledger[0]?.ref).toBe('stripe:cs_test_A');
+    // One receipt (D31), by card, of what was paid: the second delivery took no number.
+    const receipts = await h.store.listReceipts(account?.id ?? '', 10);
+    expect(receipts).toHaveLength(1);
+    expect(receipts[0]).toMatchObject({
+      method: 'card',
+      amount: 255_000,
+      currency: 'EUR',
+      paid: { minor: 2550, currency: 'EUR' },
+    });
   });
 
   test('a bad or missing signature is refused with 400 and credits nothing', async () => {
