@@ -174,12 +174,18 @@ export function pageRoutes(router: Router, ctx: AppContext): void {
       card && ctx.rules.moneyDecimals === 0
         ? creditPrice(card.priceCurrency, card.unitsPerMinorUnit)
         : undefined;
+    const crypto = ctx.config.payments?.crypto?.btcpay;
+    const cryptoCreditPrice =
+      crypto && ctx.rules.moneyDecimals === 0
+        ? creditPrice(crypto.priceCurrency, crypto.unitsPerMinorUnit)
+        : undefined;
     send(
       res,
       status,
       creditPage(pageContext(ctx, res), {
         ...view,
         ...(cardCreditPrice ? { cardCreditPrice } : {}),
+        ...(cryptoCreditPrice ? { cryptoCreditPrice } : {}),
         topUpId: randomBytes(12).toString('base64url'),
         form,
       }),

@@ -17,6 +17,8 @@ export interface CreditView {
   crypto: boolean;
   /** The price of one credit when credits are bought by card (rule set B with Stripe), e.g. "€0.01". */
   cardCreditPrice?: string;
+  /** The price of one credit when credits are bought in crypto (rule set B with BTCPay Server), e.g. "€0.01". */
+  cryptoCreditPrice?: string;
   /** Idempotency key of this rendering of the top-up form (a double submit credits once). */
   topUpId: string;
   form?: { amount?: string; error?: string; message?: string; packageError?: string };
@@ -73,6 +75,12 @@ function pricesSection(ctx: PageContext, v: CreditView): Html {
         v.cardCreditPrice
           ? html`<dt>Credits by card</dt>
               <dd data-price="credit"><strong>${v.cardCreditPrice}</strong> per credit</dd>`
+          : ''
+      }
+      ${
+        v.cryptoCreditPrice
+          ? html`<dt>Credits in crypto</dt>
+              <dd data-price="crypto-credit"><strong>${v.cryptoCreditPrice}</strong> per credit, paid in crypto</dd>`
           : ''
       }
     </dl>
@@ -164,6 +172,7 @@ export function creditPage(ctx: PageContext, v: CreditView): string {
       <p class="balance">Balance: <strong data-balance>${balanceText(ctx, v.balance)}</strong>${exact}</p>
       ${topUpForm(ctx, v, unit)} ${pricesSection(ctx, v)} ${unlimitedSection(ctx, v)}
       <h2>Ledger</h2>
+      <p class="hint">Receipts of top-ups and packages are on the <a href="/billing">Billing</a> page.</p>
       ${
         ledger.length
           ? html`<div class="table-wrap">

@@ -150,6 +150,8 @@ describe('crypto top-up, rule set B (credits)', () => {
     const c = await signedUp(h, 'sats@example.com');
     const page = await c.get('/credit');
     expect(page.text).toContain('Pay in crypto');
+    // The price of a credit in crypto is shown (issue 15 item 3: prices everywhere).
+    expect(page.text).toMatch(/data-price="crypto-credit"><strong>€0\.01<\/strong> per credit/);
     const topUpId = /name="topUpId" value="([^"]+)"/.exec(page.text)?.[1] ?? '';
     const r = await c.form('/credit/top-up', { amount: '500', topUpId, method: 'crypto' });
     expect(r.status).toBe(303);
