@@ -11,6 +11,7 @@ import { DashboardError } from './errors';
 import { dashboardIds } from './ids';
 import { csrf, loadSession, securityHeaders, wantsJson } from './middleware';
 import { btcpayWebhook } from './payments/btcpay-webhook';
+import { paymentFormAction } from './payments/csp';
 import { stripeWebhook } from './payments/webhook';
 import { accountRoutes } from './routes/account';
 import { apiRoutes } from './routes/api';
@@ -73,6 +74,7 @@ export function createDashboardApp(deps: DashboardDeps): express.Express {
   app.set('etag', false);
   app.use(requestIdMiddleware(deps.trustProxy));
   app.use(securityHeaders);
+  app.use(paymentFormAction(deps.config));
   app.get('/healthz', (_req, res) => void res.json({ status: 'ok' }));
   const root = repoRoot();
   app.use('/static', express.static(path.join(root, 'dashboard', 'static'), { index: false, maxAge: 0 }));

@@ -204,7 +204,7 @@ export interface Stack {
 }
 
 /** Start everything for rule set A or B. */
-export async function startStack(policy: 'A' | 'B'): Promise<Stack> {
+export async function startStack(policy: 'A' | 'B', extra: Partial<DashboardConfig> = {}): Promise<Stack> {
   const backend = await startBackendProcess();
   const gateway = await startGatewayHarness({ policy, backendUrl: backend.url });
   const smtp = await startSmtpCapture();
@@ -221,6 +221,7 @@ export async function startStack(policy: 'A' | 'B'): Promise<Stack> {
     ...(policy === 'B'
       ? { productName: 'Atlas Geocoding', footer: 'Atlas Geocoding Ltd · 1 Example Street, Dublin' }
       : {}),
+    ...extra,
   };
   const app = createDashboardApp({
     store: gateway.store,
@@ -249,10 +250,10 @@ export async function startStack(policy: 'A' | 'B'): Promise<Stack> {
 }
 
 /** The whole stack for the enclosing describe block: started in beforeAll, closed in afterAll. */
-export function useStack(policy: 'A' | 'B'): Stack {
+export function useStack(policy: 'A' | 'B', extra?: () => Partial<DashboardConfig>): Stack {
   return useFixture(
     `stack ${policy}`,
-    () => startStack(policy),
+    () => startStack(policy, extra?.()),
     (s) => s.close(),
   );
 }

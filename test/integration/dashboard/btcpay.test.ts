@@ -150,6 +150,9 @@ describe('crypto top-up, rule set B (credits)', () => {
     const c = await signedUp(h, 'sats@example.com');
     const page = await c.get('/credit');
     expect(page.text).toContain('Pay in crypto');
+    // The browser may follow the form's redirect to the checkout: form-action names BTCPay Server's origin (and
+    // still 'self'); without it Chromium refused the redirect (found by test/e2e/dashboard/receipts.test.ts).
+    expect(page.headers['content-security-policy']).toContain(`form-action 'self' ${gf.url};`);
     // The price of a credit in crypto is shown (issue 15 item 3: prices everywhere).
     expect(page.text).toMatch(/data-price="crypto-credit"><strong>€0\.01<\/strong> per credit/);
     const topUpId = /name="topUpId" value="([^"]+)"/.exec(page.text)?.[1] ?? '';
