@@ -49,8 +49,7 @@ function minorText(minor: number, currency: string): string {
 /** The printable receipt. */
 export function receiptDoc(r: Receipt, rules: RuleSet, seller: string, email: string): ReceiptDoc {
   const amount = amountText(r, rules);
-  const what =
-    r.kind === 'package' ? 'Unlimited package (one calendar month)' : `Top-up: ${amount} of credit`;
+  const what = r.kind === 'package' ? 'Unlimited package (one calendar month)' : `Credit top-up (${amount})`;
   const billedTo = [
     r.billing.name ?? email,
     ...(r.billing.address ? r.billing.address.split('\n') : []),
