@@ -80,7 +80,9 @@ function pricesSection(ctx: PageContext, v: CreditView): Html {
       ${
         v.cryptoCreditPrice
           ? html`<dt>Credits in crypto</dt>
-              <dd data-price="crypto-credit"><strong>${v.cryptoCreditPrice}</strong> per credit, paid in crypto</dd>`
+              <dd data-price="crypto-credit">
+                <strong>${v.cryptoCreditPrice}</strong> per credit, paid in crypto
+              </dd>`
           : ''
       }
     </dl>

@@ -64,7 +64,7 @@ export class GreenfieldStandIn {
     const url = req.url ?? '';
     if (url === '/favicon.ico') return void res.writeHead(204).end();
     const checkout = /^\/i\/([A-Za-z0-9]+)(\/pay)?$/.exec(url);
-    if (checkout) return this.checkout(req, checkout[1] ?? '', Boolean(checkout[2]), page, res);
+    if (checkout) return this.checkout(req, checkout[1] ?? '', Boolean(checkout[2]), page);
     if (req.headers.authorization !== `token ${API_KEY}`) {
       return send(401, {
         code: 'unauthenticated',
@@ -110,7 +110,6 @@ export class GreenfieldStandIn {
     id: string,
     pay: boolean,
     page: (status: number, html: string) => void,
-    res: http.ServerResponse,
   ): void {
     const invoice = this.invoices.get(id);
     if (!invoice) return page(404, '<!doctype html><title>Not found</title><p>No such invoice</p>');
