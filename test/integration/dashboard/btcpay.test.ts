@@ -154,7 +154,7 @@ describe('crypto top-up, rule set B (credits)', () => {
     // still 'self'); without it Chromium refused the redirect (found by test/e2e/dashboard/receipts.test.ts).
     expect(page.headers['content-security-policy']).toContain(`form-action 'self' ${gf.url};`);
     // The price of a credit in crypto is shown (issue 15 item 3: prices everywhere).
-    expect(page.text).toMatch(/data-price="crypto-credit"><strong>€0\.01<\/strong> per credit/);
+    expect(page.text).toMatch(/data-price="crypto-credit">\s*<strong>€0\.01<\/strong>\s*per credit/);
     const topUpId = /name="topUpId" value="([^"]+)"/.exec(page.text)?.[1] ?? '';
     const r = await c.form('/credit/top-up', { amount: '500', topUpId, method: 'crypto' });
     expect(r.status).toBe(303);
