@@ -5,8 +5,47 @@
 import PDFDocument from 'pdfkit';
 import type { ReceiptDoc } from './receipt-doc';
 
+/** The characters of WinAnsiEncoding beyond ASCII and Latin-1: what the standard fonts can draw. */
+const WIN_ANSI_EXTRA = new Set('€‚ƒ„…†‡ˆ‰Š‹ŒŽ‘’“”•–—˜™š›œžŸ');
+/** Latin letters NFKD does not take apart. */
+const LATIN: Record<string, string> = {
+  Ł: 'L',
+  ł: 'l',
+  Đ: 'D',
+  đ: 'd',
+  Ħ: 'H',
+  ħ: 'h',
+  ı: 'i',
+  Œ: 'OE',
+  œ: 'oe',
+};
+
+function drawable(c: string): boolean {
+  const code = c.codePointAt(0) ?? 0;
+  return (code >= 0x20 && code <= 0x7e) || (code >= 0xa0 && code <= 0xff) || WIN_ANSI_EXTRA.has(c);
+}
+
+/**
+ * Text the standard fonts can draw: they know WinAnsiEncoding only, and pdfkit garbles a whole line with one
+ * character outside it. Accented letters lose what the fonts lack (NFKD, marks dropped: "Ł" → "L", "ő" → "o"); any
+ * other character (CJK, Cyrillic, emoji) becomes "?". The HTML receipt keeps the exact text (docs/decisions.md).
+ */
+export function pdfSafe(text: string): string {
+  let out = '';
+  for (const c of text) {
+    if (drawable(c)) out += c;
+    else if (LATIN[c] !== undefined) out += LATIN[c];
+    else {
+      const base = c.normalize('NFKD').replace(/[\u0300-\u036f]/g, '');
+      out += base !== '' && [...base].every(drawable) ? base : '?';
+    }
+  }
+  return out;
+}
+
 /** Render the receipt; resolves with the PDF bytes. */
-export function receiptPdf(doc: ReceiptDoc): Promise<Buffer> {
+export function receiptPdf(input: ReceiptDoc): Promise<Buffer> {
+  const doc = safeDoc(input);
   return new Promise((resolve, reject) => {
     const pdf = new PDFDocument({
       size: 'A4',
@@ -41,4 +80,18 @@ export function receiptPdf(doc: ReceiptDoc): Promise<Buffer> {
     pdf.font('Helvetica').fontSize(9).fillColor('#444444').text(doc.note, left);
     pdf.end();
   });
+}
+
+/** Every text of the receipt made drawable. */
+function safeDoc(d: ReceiptDoc): ReceiptDoc {
+  const row = (r: { label: string; value: string }) => ({ label: pdfSafe(r.label), value: pdfSafe(r.value) });
+  return {
+    ...d,
+    title: pdfSafe(d.title),
+    seller: pdfSafe(d.seller),
+    billedTo: d.billedTo.map(pdfSafe),
+    rows: d.rows.map(row),
+    total: row(d.total),
+    note: pdfSafe(d.note),
+  };
 }
