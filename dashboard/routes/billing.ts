@@ -4,6 +4,8 @@
  * account's number answers 404 like an unknown one.
  */
 import type { Request, Response, Router } from 'express';
+import { audit } from '../../gateway/accounts/audit';
+import { customer } from '../actor';
 import type { AppContext } from '../context';
 import { DashboardError } from '../errors';
 import { handle, requirePageSession, signed } from '../middleware';
@@ -42,7 +44,14 @@ export function billingRoutes(router: Router, ctx: AppContext): void {
     const body = req.body as Record<string, unknown> | undefined;
     try {
       const details = parseBilling(body);
-      await ctx.store.setBilling(signed(res).account.id, details, ctx.clock.now());
+      const accountId = signed(res).account.id;
+      await ctx.store.setBilling(accountId, details, ctx.clock.now());
+      // Which fields are set, never their values (personal data stays out of the logs).
+      const given = (Object.keys(details) as (keyof typeof details)[]).filter((k) => details[k] !== null);
+      audit(ctx.logger, customer(ctx, req, res, accountId), 'billing.updated', {
+        account: accountId,
+        detail: { fields: given.join(',') },
+      });
       await view(res, 200, { message: 'Billing details saved. New receipts will show them.' });
     } catch (err) {
       if (!(err instanceof DashboardError) || err.field === undefined) throw err;

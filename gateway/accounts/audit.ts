@@ -34,7 +34,8 @@ export type AuditAction =
   | 'password.changed'
   | 'email.change_requested'
   | 'email.changed'
-  | 'account.exported';
+  | 'account.exported'
+  | 'billing.updated';
 
 /** The object acted on: the account and, where there is one, the object's id; plus non-secret facts. */
 export interface AuditObject {

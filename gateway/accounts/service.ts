@@ -190,7 +190,7 @@ export class AccountsService {
     payment?: Omit<ReceiptInput, 'currency'>,
   ): Promise<{ entry: LedgerEntry; balance: number; replayed: boolean; receipt?: Receipt }> {
     const now = this.d.clock.now();
-    const result = payment
+    const result: { entry: LedgerEntry; balance: number; replayed: boolean; receipt?: Receipt } = payment
       ? await this.d.store.creditWithReceipt(accountId, units, idempotencyKey, now, {
           ...payment,
           currency: receiptCurrency(this.d.rules),
@@ -198,7 +198,7 @@ export class AccountsService {
       : await this.d.store.credit(accountId, units, idempotencyKey, now);
     // A replay changed nothing: it is not a second action.
     if (!result.replayed) {
-      const detail = { units, balance: result.balance };
+      const detail = { units, balance: result.balance, receipt: result.receipt?.number ?? null };
       this.audit(actor, 'account.topped_up', { account: accountId, object: result.entry.id, detail });
     }
     return result;

@@ -75,6 +75,14 @@ describe.each(BOTH)('receipts, rule set %s', (rules) => {
       address: '12 Analytical Row\nLondon NW1\nUnited Kingdom',
       vatId: 'GB123456789',
     });
+    // One audit line per saved change, naming the fields set but never their values; none for the refusals.
+    const audits = h.logs.text
+      .split('\n')
+      .filter((l) => l.includes('"billing.updated"'))
+      .map((l) => JSON.parse(l) as Record<string, unknown>);
+    expect(audits).toHaveLength(1);
+    expect(audits[0]).toMatchObject({ actor: 'customer', account: id, fields: 'name,address,vatId' });
+    expect(h.logs.text).not.toContain('Analytical Row');
     // The JSON-less form of an outsider: no session, no change.
     const anon = await request(h.app).post('/billing').type('form').send({ billingName: 'Mallory' });
     expect([302, 303, 401, 403]).toContain(anon.status);
