@@ -97,6 +97,13 @@ async function newestReceipt(
   for (const t of [expect_.amount, expect_.name, 'GB123456789', ...(expect_.paid ? [expect_.paid] : [])])
     expect(main).toContain(t);
   await shot(page, `${set}-receipt`);
+  // Print-friendly: on paper only the receipt (no navigation, footer or links).
+  await page.emulateMedia({ media: 'print' });
+  for (const hidden of ['header.top', 'footer.foot', '.receipt-actions'])
+    expect(await page.isVisible(hidden)).toBe(false);
+  expect(await page.isVisible('article.receipt')).toBe(true);
+  await page.emulateMedia({ media: 'screen' });
+  expect(await page.isVisible('header.top')).toBe(true);
   const [download] = await Promise.all([page.waitForEvent('download'), page.click('text=Download PDF')]);
   expect(download.suggestedFilename()).toBe(`receipt-${number}.pdf`);
   const bytes = readFileSync(await download.path());
