@@ -144,6 +144,19 @@ export function receiptRules(h: StoreHolder): void {
       expect((await h.store.listReceipts(a.id, 10)).map((r) => r.kind)).toEqual(['package', 'topup']);
     });
 
+    it('numbers each UTC year as its own series; a later receipt of an earlier year continues that series', async () => {
+      const a = await account(h.store);
+      const in2026 = await probe(h.store);
+      const newYear = Date.UTC(2027, 0, 1, 0, 0, 0);
+      const first = await h.store.creditWithReceipt(a.id, 1, null, newYear, TEST);
+      const second = await h.store.creditWithReceipt(a.id, 1, null, newYear + 1, TEST);
+      expect(first.receipt.number).toMatch(/^2027-\d{6}$/);
+      expect(seqOf(second.receipt)).toBe(seqOf(first.receipt) + 1);
+      const lastOf2026 = await h.store.creditWithReceipt(a.id, 1, null, newYear - 1, TEST);
+      expect(lastOf2026.receipt.number).toMatch(/^2026-/);
+      expect(seqOf(lastOf2026.receipt)).toBe(in2026 + 1);
+    });
+
     it("answers null for another account's receipt number and for an unknown one", async () => {
       const a = await account(h.store);
       const b = await account(h.store);
