@@ -12,10 +12,8 @@ export function testProvider(accounts: Pick<AccountsService, 'topUp'>): PaymentP
     async startTopUp(req) {
       try {
         const key = `test:${req.idempotencyKey}`;
-        const { balance } = await accounts.topUp(req.accountId, req.units, key, req.actor, {
-          method: 'test',
-        });
-        return { kind: 'credited', balance };
+        const r = await accounts.topUp(req.accountId, req.units, key, req.actor, { method: 'test' });
+        return { kind: 'credited', balance: r.balance, ...(r.receipt ? { receipt: r.receipt.number } : {}) };
       } catch (err) {
         if (err instanceof StoreConflict && err.reason === 'idempotency_mismatch') {
           throw invalidField('amount', 'This form was already used for another amount; reload the page');

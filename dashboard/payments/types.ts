@@ -14,7 +14,9 @@ export interface TopUpRequest {
 }
 
 /** What happens next: done now (test provider) or the customer is sent to a hosted payment page. */
-export type TopUpResult = { kind: 'credited'; balance: number } | { kind: 'redirect'; url: string };
+export type TopUpResult =
+  | { kind: 'credited'; balance: number; /** The top-up's receipt number (D31). */ receipt?: string }
+  | { kind: 'redirect'; url: string };
 
 /** A payment provider. */
 export interface PaymentProvider {

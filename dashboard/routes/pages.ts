@@ -215,7 +215,8 @@ export function pageRoutes(router: Router, ctx: AppContext): void {
         field(req, 'method'),
       );
       if (r.kind === 'redirect') return void res.redirect(303, r.url);
-      await creditView(res, 200, { message: 'Top-up complete.' });
+      const receipt = r.receipt ? ` Receipt ${r.receipt} is on the Billing page.` : '';
+      await creditView(res, 200, { message: `Top-up complete.${receipt}` });
     } catch (err) {
       const e = formError(err);
       await creditView(res, e.status, { amount: typeof raw === 'string' ? raw : '', error: e.message });

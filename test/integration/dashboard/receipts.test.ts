@@ -15,7 +15,7 @@ async function testTopUp(c: Client, amount: string): Promise<void> {
   const page = await c.get('/credit');
   const r = await c.form('/credit/top-up', { amount, topUpId: topUpId(page.text) });
   expect(r.status).toBe(200);
-  expect(r.text).toContain('Top-up complete.');
+  expect(r.text).toMatch(/Top-up complete\. Receipt \d{4}-\d{6} is on the Billing page\./);
 }
 
 /** A binary GET with the client's cookies (supertest buffers application/pdf with a parser). */
@@ -102,6 +102,7 @@ describe.each(BOTH)('receipts, rule set %s', (rules) => {
     const [receipt] = await h.store.listReceipts(id, 10);
     expect(receipt).toMatchObject({ method: 'test', kind: 'topup', billing: { name: 'Payer GmbH' } });
     const amount = rules === 'A' ? '€12.50' : '1,500 credits';
+    expect(h.logs.text).toContain(`"receipt":"${receipt!.number}"`);
 
     const billing = await c.get('/billing');
     expect(billing.text).toContain(`href="/receipts/${receipt!.number}"`);
