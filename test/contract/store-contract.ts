@@ -10,6 +10,7 @@ import { keepRules } from './keep.contract';
 import { keyRules } from './keys.contract';
 import { listingRules } from './listing.contract';
 import { modelRules } from './model.contract';
+import { notificationRules } from './notifications.contract';
 import { propertyRules } from './properties.contract';
 import { quotaRules } from './quota.contract';
 import { refusalRules } from './refusal.contract';
@@ -51,5 +52,6 @@ export function describeStoreContract(name: string, factory: StoreFactory): void
     singleUseRules(holder);
     throttleRules(holder);
     listingRules(holder);
+    notificationRules(holder);
   });
 }
