@@ -16,6 +16,7 @@ import { accountRoutes } from './routes/account';
 import { apiRoutes } from './routes/api';
 import { apiReferenceRoutes } from './routes/api-reference';
 import { authRoutes } from './routes/auth';
+import { notificationRoutes } from './routes/notifications';
 import { pageRoutes } from './routes/pages';
 import { errorPage } from './views/error';
 import { repoRoot } from '../gateway/core/paths';
@@ -104,6 +105,7 @@ export function createDashboardApp(deps: DashboardDeps): express.Express {
   accountRoutes(router, ctx);
   apiRoutes(router, ctx);
   pageRoutes(router, ctx);
+  notificationRoutes(router, ctx);
   router.use((_req, _res, next) => next(new DashboardError('not_found', 'No such page')));
   router.use(errorHandler(ctx));
   app.use(router);
