@@ -45,10 +45,12 @@ export async function view(
     email: account.email,
     emailAvailable: n.sendsEmail,
     emailAlerts: settings.emailAlerts,
-    threshold: t === null ? '' : formatMoney(ctx.rules, t),
+    // "5.00", not "5.0000": sub-cent digits only when there are any.
+    threshold: t === null ? '' : formatMoney(ctx.rules, t).replace(/(\.\d\d(?:\d*[1-9])?)0+$/, '$1'),
     unit: ctx.rules.moneyUnit,
     endpoints,
     maxEndpoints: n.webhookRules.maxEndpoints,
+    privateTargets: n.webhookRules.allowPrivate,
     log,
   };
 }

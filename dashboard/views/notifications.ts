@@ -14,6 +14,8 @@ export interface NotificationsView {
   unit: string;
   endpoints: WebhookEndpoint[];
   maxEndpoints: number;
+  /** Whether http:// to loopback or private addresses is allowed (the config's allowPrivateTargets). */
+  privateTargets: boolean;
   log: DeliveryLogEntry[];
 }
 
@@ -117,7 +119,7 @@ function endpointsCard(ctx: PageContext, v: NotificationsView, f: NotificationsF
       v.endpoints.length === 0
         ? html`<p class="empty">No endpoints yet.</p>`
         : html`<div class="table-wrap">
-            <table>
+            <table class="notify">
               <thead>
                 <tr>
                   <th>URL</th>
@@ -135,7 +137,7 @@ function endpointsCard(ctx: PageContext, v: NotificationsView, f: NotificationsF
       v.endpoints.length < v.maxEndpoints
         ? html`<form method="post" action="/notifications/webhooks" class="inline">
             <input type="hidden" name="_csrf" value="${ctx.csrf}" />
-            ${field({ name: 'url', label: 'Endpoint URL', type: 'url', value: f.url ?? '', error: f.errors?.url, hint: 'https:// only.', required: true })}
+            ${field({ name: 'url', label: 'Endpoint URL', type: 'url', value: f.url ?? '', error: f.errors?.url, hint: v.privateTargets ? 'https://, or http:// to a loopback or private address (allowed on this server).' : 'https:// only.', required: true })}
             <button type="submit">Add endpoint</button>
           </form>`
         : ''
@@ -166,7 +168,7 @@ function logCard(v: NotificationsView): Html {
       v.log.length === 0
         ? html`<p class="empty">Nothing sent yet.</p>`
         : html`<div class="table-wrap">
-            <table class="log">
+            <table class="notify log">
               <thead>
                 <tr>
                   <th>Time</th>

@@ -23,12 +23,6 @@ export function eventId(name: string): string {
 
 const iso = (ms: number) => new Date(ms).toISOString();
 
-/** Money as a customer reads it: "4.50 EUR" (sub-cent digits kept when there are any) or "120 credits". */
-export function moneyText(rules: RuleSet, units: number): string {
-  if (rules.moneyDecimals === 0) return `${units} credits`;
-  return `${formatMoney(rules, units).replace(/(\.\d\d\d?)0+$/, '$1')} ${rules.moneyUnit}`;
-}
-
 /** The free allowance (per key in A, per account in B) reached 80 % or 100 % today. */
 export function allowanceNotice(
   accountId: string,
@@ -118,6 +112,8 @@ export function testNotice(accountId: string): Notice {
 }
 
 const str = (v: unknown): string => (typeof v === 'string' || typeof v === 'number' ? String(v) : '');
+/** An amount as people read it: "5.00", not "5.0000" (sub-cent digits kept when there are any). */
+const amount = (v: unknown): string => str(v).replace(/(\.\d\d(?:\d*[1-9])?)0+$/, '$1');
 
 /** The subject and text of an event's e-mail. */
 export function emailOf(
@@ -146,7 +142,7 @@ export function emailOf(
     case 'balance.low':
       return lines(
         'Your balance is low',
-        `Your balance is ${str(data['balance'])} ${str(data['unit'])}, below the ${str(data['threshold'])} ${str(data['unit'])} you chose.`,
+        `Your balance is ${amount(data['balance'])} ${str(data['unit'])}, below the ${amount(data['threshold'])} ${str(data['unit'])} you chose.`,
         'Top up in the dashboard to keep paid requests going.',
       );
     case 'unlimited.ending':

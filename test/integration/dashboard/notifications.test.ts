@@ -51,6 +51,7 @@ describe.each(BOTH)('rule set %s', (set) => {
     const ok = await c.form('/notifications/settings', { threshold: set === 'A' ? '2.50' : '500' });
     expect(ok.status).toBe(200);
     expect(ok.text).toContain('Alerts saved.');
+    expect(ok.text).toContain(`value="${set === 'A' ? '2.50' : '500'}"`);
     expect(await h.store.notificationSettings(id)).toMatchObject({
       emailAlerts: false,
       lowBalanceThreshold: set === 'A' ? 25_000 : 500,
