@@ -33,6 +33,9 @@ import { StoreConflict } from '../types';
 
 type Row = Record<string, unknown>;
 
+const DUE_SELECT = `SELECT 1 FROM notification_deliveries
+  WHERE status = 'pending' AND next_at <= ? AND lease_until <= ? LIMIT 1`;
+
 /** A new id with this prefix (80 random bits). */
 export function notifyId(prefix: 'wh' | 'dlv'): string {
   return `${prefix}_${randomBytes(10).toString('hex')}`;
@@ -137,6 +140,9 @@ export class EmbeddedNotifications {
   }
 
   claim(owner: string, now: number, leaseMs: number, limit: number): ClaimedDelivery[] {
+    // A read first: with nothing due (the common case) no write lock is taken, so the worker's timer never waits
+    // on another process's admissions (workers on one file) nor holds them up.
+    if (this.db.prepare(DUE_SELECT).get(now, now) === undefined) return [];
     const ids = this.db
       .prepare(claimSql(''))
       .all(owner, now + leaseMs, now, now, limit, now)
