@@ -84,7 +84,18 @@ export function notificationRoutes(router: Router, ctx: AppContext): void {
   });
 
   post('/notifications/test', async (_req, res) => {
-    await notifications.sendTest(signed(res).account.id);
+    const accountId = signed(res).account.id;
+    const [settings, endpoints] = await Promise.all([
+      ctx.store.notificationSettings(accountId),
+      ctx.store.listWebhookEndpoints(accountId),
+    ]);
+    if (endpoints.length === 0 && !(settings.emailAlerts && notifications.sendsEmail)) {
+      await show(res, 200, {
+        message: 'Nothing to send to: turn on e-mail alerts or add a webhook endpoint.',
+      });
+      return;
+    }
+    await notifications.sendTest(accountId);
     await show(res, 200, { message: 'Test event queued: it appears in the log below once sent.' });
   });
 }

@@ -81,6 +81,7 @@ describe.each(BOTH)('rule set %s', (set) => {
     }
     const added = await c.form('/notifications/webhooks', { url: 'https://hooks.example.com/in' });
     expect(added.status).toBe(201);
+    expect(added.headers['cache-control']).toBe('no-store');
     const secret = /value="(whsec_[A-Za-z0-9+/=]+)"/.exec(added.text)?.[1] ?? '';
     expect(secret).toMatch(/^whsec_/);
     // Never again: not on the page, not in the logs.
@@ -105,6 +106,9 @@ describe.each(BOTH)('rule set %s', (set) => {
   test('"send test event" and a revocation are e-mailed once and shown in the delivery log', async () => {
     const { h, n } = await withNotifications(set);
     const c = await signedUp(h, 'tess@example.com');
+    await c.form('/notifications/settings', { threshold: '' }); // e-mail alerts off, no endpoint
+    expect((await c.form('/notifications/test', {})).text).toContain('Nothing to send to');
+    await c.form('/notifications/settings', { emailAlerts: 'on', threshold: '' });
     const queued = await c.form('/notifications/test', {});
     expect(queued.status).toBe(200);
     expect(queued.text).toContain('Test event queued');
