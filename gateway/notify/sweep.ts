@@ -9,10 +9,15 @@ import type { Store } from '../store/types';
 import { endingNotice, lowBalanceNotice, type Notice } from './events';
 
 const WEEK_MS = 7 * 86_400_000;
+/** Events, deliveries and attempts are kept this long (the log shows the newest only). */
+const KEEP_MS = 90 * 86_400_000;
 
 /** What the sweep reads and records. */
 export interface SweepDeps {
-  store: Pick<Store, 'lowBalanceWatch' | 'getAccount' | 'armLowBalance' | 'unlimitedEnding'>;
+  store: Pick<
+    Store,
+    'lowBalanceWatch' | 'getAccount' | 'armLowBalance' | 'unlimitedEnding' | 'pruneNotifications'
+  >;
   rules: RuleSet;
   clock: Clock;
   record(n: Notice): Promise<unknown>;
@@ -45,4 +50,5 @@ export async function sweepOnce(d: SweepDeps): Promise<void> {
   for (const e of await d.store.unlimitedEnding(now, now + WEEK_MS)) {
     await d.record(endingNotice(e.accountId, e.keyId, e.until));
   }
+  await d.store.pruneNotifications(now - KEEP_MS);
 }

@@ -208,6 +208,19 @@ export function claimSql(lock: string): string {
   AND lease_until <= ? RETURNING id`;
 }
 
+/**
+ * Pruning (bind: before, each statement): attempts and finished deliveries of events older than `before`, then those
+ * events once they have no delivery left. A pruned id never comes back: each names a past day, crossing, end or key.
+ */
+export const PRUNE_SQL = [
+  `DELETE FROM notification_attempts WHERE delivery_id IN (SELECT d.id FROM notification_deliveries d
+    JOIN notification_events e ON e.id = d.event_id WHERE e.created_at < ? AND d.status <> 'pending')`,
+  `DELETE FROM notification_deliveries WHERE status <> 'pending'
+    AND event_id IN (SELECT id FROM notification_events WHERE created_at < ?)`,
+  `DELETE FROM notification_events WHERE created_at < ?
+    AND NOT EXISTS (SELECT 1 FROM notification_deliveries d WHERE d.event_id = notification_events.id)`,
+];
+
 /** The store status of a finished attempt, and when a pending one is due again. */
 export function finishState(next: DeliveryNext): { status: string; nextAt: number } {
   if (next.kind === 'retry') return { status: 'pending', nextAt: next.at };

@@ -419,4 +419,6 @@ export interface Store {
   deliveryLog(accountId: string, limit: number): Promise<DeliveryLogEntry[]>;
   /** Active Unlimited packages (A) and plans (B) ending in (from, to]. */
   unlimitedEnding(from: number, to: number): Promise<UnlimitedEnding[]>;
+  /** Delete events older than `before` with their finished deliveries and attempts (pending ones stay); how many events. */
+  pruneNotifications(before: number): Promise<number>;
 }

@@ -173,6 +173,29 @@ export function notificationRules(h: StoreHolder): void {
       expect(await h.store.deliveryLog((await account(h.store)).id, 10)).toEqual([]);
     });
 
+    it('prunes old events with their finished deliveries and attempts, keeping pending ones', async () => {
+      const old = T0 - 100 * 24 * HOUR;
+      await drain(T0 + 4 * HOUR);
+      const a = await account(h.store);
+      const done = event(a.id, old);
+      const waiting = event(a.id, old);
+      const to = [{ channel: 'email' as const, target: a.email }];
+      expect(await h.store.recordNotification(done, to)).toBe(true);
+      const [d] = (await h.store.claimDeliveries('p', old, LEASE, 100)).filter((x) => x.event.id === done.id);
+      const attempt = { at: old, ok: true, httpStatus: null, error: null };
+      expect(await h.store.finishDelivery(d?.id ?? '', 'p', attempt, { kind: 'delivered' })).toBe(true);
+      expect(await h.store.recordNotification(waiting, to)).toBe(true);
+      expect(await h.store.deliveryLog(a.id, 10)).toHaveLength(1);
+      expect(await h.store.pruneNotifications(old - 1)).toBe(0);
+      expect(await h.store.pruneNotifications(T0 - 90 * 24 * HOUR)).toBeGreaterThanOrEqual(1);
+      expect(await h.store.deliveryLog(a.id, 10)).toEqual([]);
+      // The pending delivery and its event stay: still claimable, and its id still records once.
+      expect(await h.store.recordNotification(waiting, to)).toBe(false);
+      const left = (await h.store.claimDeliveries('p', T0, LEASE, 100)).filter((x) => x.accountId === a.id);
+      expect(left.map((x) => x.event.id)).toEqual([waiting.id]);
+      await drain(T0 + 5 * HOUR);
+    });
+
     it('lists Unlimited packages and plans ending within a window, and not revoked or past ones', async () => {
       const a = await account(h.store);
       const until = T0 + 100 * HOUR;

@@ -11,6 +11,7 @@ import {
   ENDING_SELECT,
   FINISH_UPDATE,
   LOG_SELECT,
+  PRUNE_SQL,
   SETTINGS_UPSERT,
   claimSql,
   defaultSettings,
@@ -171,6 +172,16 @@ export class EmbeddedNotifications {
 
   log(accountId: string, limit: number): DeliveryLogEntry[] {
     return (this.db.prepare(LOG_SELECT).all(accountId, limit) as Row[]).map(toLogEntry);
+  }
+
+  prune(before: number): number {
+    return this.db
+      .transaction(() => {
+        let events = 0;
+        for (const sql of PRUNE_SQL) events = this.db.prepare(sql).run(before).changes;
+        return events;
+      })
+      .immediate();
   }
 
   ending(from: number, to: number): UnlimitedEnding[] {

@@ -399,6 +399,9 @@ export class EmbeddedStore implements Store {
   async unlimitedEnding(from: number, to: number): Promise<UnlimitedEnding[]> {
     return this.notifications().ending(from, to);
   }
+  async pruneNotifications(before: number): Promise<number> {
+    return this.notifications().prune(before);
+  }
   private notifications(): EmbeddedNotifications {
     if (!this.notices) throw new Error('embedded store: migrate() was not called');
     return this.notices;

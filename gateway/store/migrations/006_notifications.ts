@@ -30,11 +30,11 @@ export async function up(knex: Knex): Promise<void> {
     t.string('account_id', 40).notNullable().index('notification_events_account');
     t.string('type', 40).notNullable();
     t.text('payload').notNullable();
-    t.bigInteger('created_at').notNullable();
+    t.bigInteger('created_at').notNullable().index('notification_events_created');
   });
   await knex.schema.createTable('notification_deliveries', (t) => {
     t.string('id', 40).primary();
-    t.string('event_id', 200).notNullable();
+    t.string('event_id', 200).notNullable().index('notification_deliveries_event');
     t.string('account_id', 40).notNullable();
     t.string('channel', 16).notNullable();
     t.string('target', 320).notNullable();

@@ -9,6 +9,7 @@ import {
   ENDING_SELECT,
   FINISH_UPDATE,
   LOG_SELECT,
+  PRUNE_SQL,
   SETTINGS_UPSERT,
   claimSql,
   defaultSettings,
@@ -171,6 +172,14 @@ export class SharedNotifications {
 
   async log(accountId: string, limit: number): Promise<DeliveryLogEntry[]> {
     return (await this.raw(LOG_SELECT, [accountId, limit])).rows.map(toLogEntry);
+  }
+
+  async prune(before: number): Promise<number> {
+    return this.knex.transaction(async (trx) => {
+      let events = 0;
+      for (const sql of PRUNE_SQL) events = (await this.raw(sql, [before], trx)).rowCount ?? 0;
+      return events;
+    });
   }
 
   async ending(from: number, to: number): Promise<UnlimitedEnding[]> {

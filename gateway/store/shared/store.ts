@@ -687,4 +687,7 @@ export class SharedStore implements Store {
   unlimitedEnding(from: number, to: number): Promise<UnlimitedEnding[]> {
     return this.pg(() => this.notices.ending(from, to));
   }
+  pruneNotifications(before: number): Promise<number> {
+    return this.pg(() => this.notices.prune(before));
+  }
 }
