@@ -93,8 +93,19 @@ export class DeliveryWorker {
     return Math.min(r.maxDelayMs, Math.round(r.firstDelayMs * r.factor ** attemptsBefore));
   }
 
+  /** Send one delivery; an unexpected fault counts as a failed attempt (so it is retried, and bounded). */
+  private async attempt(c: ClaimedDelivery): Promise<Result> {
+    try {
+      return c.channel === 'email' ? await this.email(c) : await this.webhook(c);
+    } catch (err) {
+      // Its name only: a message could quote the endpoint's URL, which may carry the customer's token.
+      this.d.logger.warn({ error: (err as Error).name, delivery: c.id }, 'notifications: delivery failed');
+      return { ok: false, httpStatus: null, error: 'internal' };
+    }
+  }
+
   private async deliver(c: ClaimedDelivery): Promise<void> {
-    const result = c.channel === 'email' ? await this.email(c) : await this.webhook(c);
+    const result = await this.attempt(c);
     const at = this.d.clock.now();
     const last = result.final === true || c.attempts + 1 >= this.d.config.retry.maxAttempts;
     const next: DeliveryNext = result.ok
