@@ -18,6 +18,7 @@ import { apiRoutes } from './routes/api';
 import { apiReferenceRoutes } from './routes/api-reference';
 import { authRoutes } from './routes/auth';
 import { billingRoutes } from './routes/billing';
+import { notificationRoutes } from './routes/notifications';
 import { pageRoutes } from './routes/pages';
 import { errorPage } from './views/error';
 import { repoRoot } from '../gateway/core/paths';
@@ -108,6 +109,7 @@ export function createDashboardApp(deps: DashboardDeps): express.Express {
   apiRoutes(router, ctx);
   pageRoutes(router, ctx);
   billingRoutes(router, ctx);
+  notificationRoutes(router, ctx);
   router.use((_req, _res, next) => next(new DashboardError('not_found', 'No such page')));
   router.use(errorHandler(ctx));
   app.use(router);

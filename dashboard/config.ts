@@ -1,5 +1,6 @@
 /** The `dashboard:` config section (zod fragment composed into the whole config by runtime/config.ts) and its type. */
 import { z } from 'zod';
+import { notificationsConfigSchema } from '../gateway/notify/config';
 
 const port = z.int().min(0).max(65535);
 
@@ -62,6 +63,8 @@ export const dashboardConfigSchema = z
     productName: z.string().trim().min(1).max(60).optional(),
     /** Plain text at the foot of every page, e.g. the operator's name and address; default "geogate". */
     footer: z.string().trim().min(1).max(500).optional(),
+    /** Alerts by e-mail and signed webhooks (issue 15 item 2, D30); absent: none. See gateway/notify/config.ts. */
+    notifications: notificationsConfigSchema.optional(),
     /** Issue 14 item 6: absent, the dashboard runs with top-ups disabled (the credit page says so). */
     payments: z
       .strictObject({

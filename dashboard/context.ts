@@ -39,7 +39,10 @@ export function createContext(deps: DashboardDeps): AppContext {
     throw new Error('dashboard.sessionSecret needs at least 32 characters');
   const secrets = new Secrets(config.sessionSecret);
   const stripe = config.payments?.stripe;
-  const accounts = deps.accounts ?? new AccountsService(deps);
+  const notices = deps.notifications;
+  const accounts =
+    deps.accounts ??
+    new AccountsService({ ...deps, ...(notices ? { onKeyRevoked: (k) => notices.keyRevoked(k) } : {}) });
   const payments =
     deps.payments ??
     (!config.payments

@@ -5,6 +5,7 @@ import type { Clock } from '../gateway/core/clock';
 import type { Cidr } from '../gateway/net/address';
 import type { ForwardedHeader } from '../gateway/net/client-address';
 import type { RuleSet } from '../gateway/policy/ruleset';
+import type { Notifications } from '../gateway/notify';
 import type { Store } from '../gateway/store/types';
 import type { DashboardConfig } from './config';
 import type { GreenfieldClient } from './payments/btcpay';
@@ -31,4 +32,6 @@ export interface DashboardDeps {
   mailer?: Mailer;
   /** The shared account rules; built from store, rules, clock and pepper when not given. */
   accounts?: AccountsService;
+  /** Notifications (D30) when configured: the Notifications page, test events, revocation events. */
+  notifications?: Notifications;
 }

@@ -11,6 +11,8 @@ export interface Mailer {
   sendSignInLink(to: string, link: string, expiresMinutes: number): Promise<void>;
   /** An account e-mail with a one-time link in it (password reset, e-mail confirmation); `link` is a secret. */
   sendAccountLink(to: string, subject: string, text: string, link: string): Promise<void>;
+  /** A notification (D30): plain text without secrets. */
+  sendNotice(to: string, subject: string, text: string): Promise<void>;
 }
 
 function text(link: string, minutes: number): string {
@@ -37,6 +39,9 @@ export function createMailer(config: DashboardConfig, logger: pino.Logger): Mail
       async sendAccountLink(to, subject, _text, link) {
         logger.warn({ to, subject, link }, 'dashboard: no SMTP configured; account link written to the log');
       },
+      async sendNotice(to, subject) {
+        logger.warn({ to, subject }, 'dashboard: no SMTP configured; a notification was not sent');
+      },
     };
   }
   if (!smtp) {
@@ -48,6 +53,9 @@ export function createMailer(config: DashboardConfig, logger: pino.Logger): Mail
       },
       async sendAccountLink(_to, subject) {
         logger.error({ subject }, 'dashboard: no SMTP configured; an account e-mail was not sent');
+      },
+      async sendNotice(_to, subject) {
+        logger.error({ subject }, 'dashboard: no SMTP configured; a notification was not sent');
       },
     };
   }
@@ -70,6 +78,10 @@ export function createMailer(config: DashboardConfig, logger: pino.Logger): Mail
     async sendAccountLink(to, subject, body) {
       await transport.sendMail({ from: smtp.from, to, subject, text: body });
       logger.info({ to, subject }, 'dashboard: account e-mail sent');
+    },
+    async sendNotice(to, subject, body) {
+      await transport.sendMail({ from: smtp.from, to, subject, text: body });
+      logger.info({ to, subject }, 'dashboard: notification sent');
     },
   };
 }

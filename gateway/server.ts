@@ -18,7 +18,8 @@ import { gatewayReadiness } from './http/readiness';
 import { GatewayMetrics } from './metrics/gateway-metrics';
 import { measuredStore } from './metrics/measured';
 import { limitedServer } from './net/server-limits';
-import type { Store } from './store/types';
+import type { Notifications } from './notify';
+import type { ApiKey, Store } from './store/types';
 
 export interface GatewayDeps {
   config: CompiledConfig;
@@ -31,6 +32,8 @@ export interface GatewayDeps {
   forward?: Forwarder;
   /** The instance's metrics; a fresh registry when not given. */
   metrics?: GatewayMetrics;
+  /** Notifications of this process (D30): allowance alerts on the request path, revocations from the admin API. */
+  notifications?: Pick<Notifications, 'allowance' | 'keyRevoked'>;
 }
 
 export interface GatewayUrls {
@@ -123,6 +126,7 @@ export function createGateway(deps: GatewayDeps): Gateway {
     forward,
     metrics,
     passthrough,
+    ...(deps.notifications ? { allowance: deps.notifications.allowance } : {}),
   });
 
   const readiness = gatewayReadiness(deps.store, config.backends);
@@ -165,6 +169,7 @@ export function createGateway(deps: GatewayDeps): Gateway {
       logger: deps.logger,
       readiness: () => (draining ? Promise.resolve({ accepting: false }) : readiness()),
       metrics,
+      ...(deps.notifications ? { onKeyRevoked: (k: ApiKey) => deps.notifications?.keyRevoked(k) } : {}),
     }),
   );
   const all = [main, admin, ...perPort.map((p) => p.server)];

@@ -4,6 +4,8 @@
  */
 import type http from 'node:http';
 import { createDashboardApp } from '../dashboard/app';
+import { createMailer, type Mailer } from '../dashboard/mailer';
+import { Notifications } from '../gateway/notify';
 import {
   closeServer,
   drainServer,
@@ -16,8 +18,10 @@ import { limitedServer } from '../gateway/net/server-limits';
 import type { AppConfig } from './config';
 
 /** What the root needs: the gateway's dependencies with the composed config. */
-export interface AppDeps extends Omit<GatewayDeps, 'config'> {
+export interface AppDeps extends Omit<GatewayDeps, 'config' | 'notifications'> {
   config: AppConfig;
+  /** The dashboard's and the notifications' mailer (tests); built from dashboard.smtp when not given. */
+  mailer?: Mailer;
 }
 
 /** Every listener's URL. */
@@ -38,11 +42,36 @@ export interface Gateway {
   readonly adminToken: string;
 }
 
+/**
+ * Notifications of this process (D30) when the dashboard configures them, with the mailer they share with the
+ * dashboard (`deps.mailer` in tests). E-mail is sent only with an SMTP server and `email: true`.
+ */
+function notificationsOf(deps: AppDeps, mailer: Mailer | null): Notifications | null {
+  const dash = deps.config.dashboard;
+  const config = dash?.notifications;
+  if (!dash || !config) return null;
+  const sends = config.email && (dash.smtp !== undefined || deps.mailer !== undefined);
+  return new Notifications({
+    store: deps.store,
+    rules: deps.config.rules,
+    clock: deps.clock,
+    config,
+    mailer: sends ? mailer : null,
+    logger: deps.logger,
+  });
+}
+
 /** The dashboard's server, or null when the config has no dashboard section. */
-function dashboardServer(deps: AppDeps): http.Server | null {
+function dashboardServer(
+  deps: AppDeps,
+  mailer: Mailer | null,
+  notifications: Notifications | null,
+): http.Server | null {
   const { config } = deps;
   if (!config.dashboard) return null;
   const app = createDashboardApp({
+    ...(mailer ? { mailer } : {}),
+    ...(notifications ? { notifications } : {}),
     store: deps.store,
     rules: config.rules,
     pepper: config.keyPepper,
@@ -57,21 +86,30 @@ function dashboardServer(deps: AppDeps): http.Server | null {
 
 /** Build the gateway and the dashboard from one config and one store. */
 export function createGateway(deps: AppDeps): Gateway {
-  const gateway = createGatewayOnly(deps);
-  const dashboard = dashboardServer(deps);
+  const dash = deps.config.dashboard;
+  const mailer = deps.mailer ?? (dash ? createMailer(dash, deps.logger) : null);
+  const notifications = notificationsOf(deps, mailer);
+  const gateway = createGatewayOnly({ ...deps, ...(notifications ? { notifications } : {}) });
+  const dashboard = dashboardServer(deps, mailer, notifications);
   const listen = deps.config.dashboard?.listen;
   return {
     adminToken: gateway.adminToken,
     async listen() {
       const urls = await gateway.listen();
       const dashboardUrl = dashboard && listen ? await listenOn(dashboard, listen.host, listen.port) : null;
+      notifications?.start();
       return { ...urls, dashboardUrl };
     },
     async close() {
+      await notifications?.stop();
       await Promise.all([gateway.close(), dashboard ? closeServer(dashboard) : Promise.resolve()]);
     },
-    drain: () => gateway.drain(),
+    drain: () => {
+      gateway.drain();
+      void notifications?.stop(); // the other instances deliver what is left
+    },
     async closeGracefully() {
+      await notifications?.stop();
       await Promise.all([gateway.closeGracefully(), dashboard ? drainServer(dashboard) : Promise.resolve()]);
     },
   };

@@ -10,15 +10,18 @@ export interface PageContext {
   csrf: string;
   email: string;
   suspended: boolean;
+  /** Whether the Notifications page exists (the config has `dashboard.notifications`). */
+  notifications?: boolean;
 }
 
-const NAV: { path: string; label: string; whitelist?: true }[] = [
+const NAV: { path: string; label: string; whitelist?: true; notifications?: true }[] = [
   { path: '/', label: 'Overview' },
   { path: '/keys', label: 'Keys' },
   { path: '/whitelist', label: 'Whitelist', whitelist: true },
   { path: '/credit', label: 'Credit' },
   { path: '/billing', label: 'Billing' },
   { path: '/usage', label: 'Usage' },
+  { path: '/notifications', label: 'Notifications', notifications: true },
   { path: '/api-reference', label: 'API reference' },
   { path: '/settings', label: 'Settings' },
 ];
@@ -48,7 +51,9 @@ function footer(brand: Brand): Html {
 
 /** A signed-in page. */
 export function page(ctx: PageContext, active: string, title: string, body: Html): string {
-  const items = NAV.filter((n) => !n.whitelist || ctx.rules.whitelist);
+  const items = NAV.filter(
+    (n) => (!n.whitelist || ctx.rules.whitelist) && (!n.notifications || ctx.notifications === true),
+  );
   return html`${head(ctx.brand, title, ctx.csrf)}
 <body>
 ${skipLink}

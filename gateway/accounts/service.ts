@@ -34,6 +34,8 @@ export interface AccountsDeps {
   pepper: string;
   /** Where audit lines go (issue 14 item 2); an action with an actor and no logger is not audited. */
   logger?: pino.Logger;
+  /** Told of every revocation, whoever made it (notifications, D30); returns at once. */
+  onKeyRevoked?: (key: ApiKey) => void;
 }
 
 /** A key with its IP slot capacity now and the slots it holds (spec 5.5). */
@@ -134,6 +136,7 @@ export class AccountsService {
   async revokeKey(key: ApiKey, actor?: Actor): Promise<ApiKey> {
     const revoked = await this.d.store.revokeKey(key.id, this.d.clock.now());
     this.audit(actor, 'key.revoked', { account: key.accountId, object: key.id });
+    this.d.onKeyRevoked?.(revoked);
     return revoked;
   }
 

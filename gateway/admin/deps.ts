@@ -4,7 +4,7 @@ import type { AccountsService } from '../accounts/service';
 import type { Clock } from '../core/clock';
 import type { GatewayMetrics } from '../metrics/gateway-metrics';
 import type { RuleSet } from '../policy/ruleset';
-import type { Store } from '../store/types';
+import type { ApiKey, Store } from '../store/types';
 
 /** Dependencies of the admin app. */
 export interface AdminDeps {
@@ -22,6 +22,8 @@ export interface AdminDeps {
   accounts?: AccountsService;
   /** The gateway's metrics, served unauthenticated at /metrics (like /healthz; docs/decisions.md). */
   metrics?: Pick<GatewayMetrics, 'scrape'>;
+  /** Told of every revocation (notifications, D30). */
+  onKeyRevoked?: (key: ApiKey) => void;
 }
 
 /** What the route groups get: the deps with the accounts service in place. */

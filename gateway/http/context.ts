@@ -14,6 +14,7 @@ import { requestIdOf } from '../net/request-id';
 import type { CredentialResult } from '../policy/credentials';
 import type { Identity } from '../policy/identity';
 import type { Store, Ticket } from '../store/types';
+import type { AllowanceObserver } from '../notify/allowance';
 import type { Forwarder } from './backend';
 import type { PassthroughProxy } from './passthrough-proxy';
 
@@ -42,6 +43,8 @@ export interface PipelineDeps {
   metrics: GatewayMetrics;
   /** D26: the streaming transport of passthrough routes, one per backend (absent: the config has no route). */
   passthrough?: { of(b: CompiledBackend): PassthroughProxy };
+  /** Allowance alerts (D30): told each keyed or whitelisted admission's quota; absent when notifications are off. */
+  allowance?: AllowanceObserver;
 }
 
 /** A refusal is a value a stage returns (STYLE.md); the render stage answers it in the host's shape. */

@@ -10,6 +10,7 @@ import { keepRules } from './keep.contract';
 import { keyRules } from './keys.contract';
 import { listingRules } from './listing.contract';
 import { modelRules } from './model.contract';
+import { notificationRules } from './notifications.contract';
 import { propertyRules } from './properties.contract';
 import { quotaRules } from './quota.contract';
 import { receiptRules } from './receipts.contract';
@@ -53,5 +54,6 @@ export function describeStoreContract(name: string, factory: StoreFactory): void
     throttleRules(holder);
     listingRules(holder);
     receiptRules(holder);
+    notificationRules(holder);
   });
 }

@@ -38,6 +38,11 @@ export async function admitRequest(
   }
   // Only a bulk call watches each result (stages/bulk.ts); a single request passes nothing.
   if (seen !== undefined) seen(result);
+  // Allowance alerts (D30): one null check when off, nothing for anonymous callers.
+  const watch = ctx.deps.allowance;
+  if (watch !== undefined && identity.kind !== 'anonymous' && result.quota !== null) {
+    watch.observe(identity, result.quota, now);
+  }
   if (result.admitted) {
     ctx.ticket = result.ticket;
     ctx.quota = quotaHeaders(rules, result.quota, now, false);

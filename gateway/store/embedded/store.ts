@@ -47,6 +47,18 @@ import * as reports from './reports';
 import * as receipts from './receipts';
 import type { BillingDetails, Receipt, ReceiptInput } from '../receipts';
 import * as whitelist from './whitelist';
+import { EmbeddedNotifications } from './notifications';
+import type {
+  ClaimedDelivery,
+  DeliveryAttempt,
+  DeliveryLogEntry,
+  DeliveryNext,
+  NewDelivery,
+  NotificationEvent,
+  NotificationSettings,
+  UnlimitedEnding,
+  WebhookEndpoint,
+} from '../notifications';
 
 /** The Store on a SQLite file (or ":memory:"). Call migrate() before use (createStore does). */
 export class EmbeddedStore implements Store {
@@ -63,6 +75,7 @@ export class EmbeddedStore implements Store {
   private sweepTimer: NodeJS.Timeout | null = null;
   private checkpointer: Checkpointer | null = null;
   private readonly keyCache = new KeyCache();
+  private notices: EmbeddedNotifications | null = null;
 
   /**
    * `opts.reservationTimeoutMs` turns on crash recovery (inflight.ts): admissions neither kept nor released within
@@ -99,6 +112,7 @@ export class EmbeddedStore implements Store {
     const log = this.opts.reservationTimeoutMs !== undefined ? new InflightLog(this.db) : null;
     this.inflight = log;
     this.windows = new EmbeddedWindows(this.db);
+    this.notices = new EmbeddedNotifications(this.db);
     const one = (plan: AdmissionPlan) => {
       this.lastNow = plan.now;
       const r = admitInTransaction(st, plan);
@@ -370,5 +384,60 @@ export class EmbeddedStore implements Store {
   private singleUse(): EmbeddedMarks {
     if (!this.marks) throw new Error('embedded store: migrate() was not called');
     return this.marks;
+  }
+
+  /* ================= notifications (issue 15 item 2; embedded/notifications.ts) ================= */
+  async notificationSettings(accountId: string): Promise<NotificationSettings> {
+    return this.notifications().settings(accountId);
+  }
+  async setNotificationSettings(accountId: string, emailAlerts: boolean, threshold: number | null) {
+    return this.notifications().setSettings(accountId, emailAlerts, threshold);
+  }
+  async lowBalanceWatch(): Promise<NotificationSettings[]> {
+    return this.notifications().watched();
+  }
+  async armLowBalance(accountId: string, seq: number, armed: boolean): Promise<boolean> {
+    return this.notifications().arm(accountId, seq, armed);
+  }
+  async listWebhookEndpoints(accountId: string): Promise<WebhookEndpoint[]> {
+    return this.notifications().endpoints(accountId);
+  }
+  async addWebhookEndpoint(accountId: string, url: string, secret: string, max: number, now: number) {
+    return this.notifications().addEndpoint(accountId, url, secret, max, now);
+  }
+  async removeWebhookEndpoint(accountId: string, id: string): Promise<boolean> {
+    return this.notifications().removeEndpoint(accountId, id);
+  }
+  async recordNotification(event: NotificationEvent, deliveries: NewDelivery[]): Promise<boolean> {
+    return this.notifications().record(event, deliveries);
+  }
+  async claimDeliveries(
+    owner: string,
+    now: number,
+    leaseMs: number,
+    limit: number,
+  ): Promise<ClaimedDelivery[]> {
+    return this.notifications().claim(owner, now, leaseMs, limit);
+  }
+  async finishDelivery(
+    id: string,
+    owner: string,
+    attempt: DeliveryAttempt,
+    next: DeliveryNext,
+  ): Promise<boolean> {
+    return this.notifications().finish(id, owner, attempt, next);
+  }
+  async deliveryLog(accountId: string, limit: number): Promise<DeliveryLogEntry[]> {
+    return this.notifications().log(accountId, limit);
+  }
+  async unlimitedEnding(from: number, to: number): Promise<UnlimitedEnding[]> {
+    return this.notifications().ending(from, to);
+  }
+  async pruneNotifications(before: number): Promise<number> {
+    return this.notifications().prune(before);
+  }
+  private notifications(): EmbeddedNotifications {
+    if (!this.notices) throw new Error('embedded store: migrate() was not called');
+    return this.notices;
   }
 }

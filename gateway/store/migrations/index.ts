@@ -7,6 +7,7 @@ import * as initial from './001_initial';
 import * as singleUse from './002_single_use';
 import * as throttle from './003_throttle';
 import * as receipts from './005_receipts';
+import * as notifications from './006_notifications';
 
 /** The knex bookkeeping table of the migrations (its lock table is `${MIGRATIONS_TABLE}_lock`). */
 export const MIGRATIONS_TABLE = 'geogate_migrations';
@@ -19,7 +20,7 @@ interface Migration {
 }
 
 /** Every migration, in order. Append only. */
-export const MIGRATIONS: readonly Migration[] = [initial, singleUse, throttle, receipts];
+export const MIGRATIONS: readonly Migration[] = [initial, singleUse, throttle, receipts, notifications];
 
 /** A knex migration source over the explicit list. */
 export const migrationSource: Knex.MigrationSource<Migration> = {

@@ -42,6 +42,18 @@ import * as pga from './pg-accounts';
 import { requireReachable } from './probe';
 import { SharedMarks } from './single-use';
 import { SharedWindows } from './throttle';
+import { SharedNotifications } from './notifications';
+import type {
+  ClaimedDelivery,
+  DeliveryAttempt,
+  DeliveryLogEntry,
+  DeliveryNext,
+  NewDelivery,
+  NotificationEvent,
+  NotificationSettings,
+  UnlimitedEnding,
+  WebhookEndpoint,
+} from '../notifications';
 import { connectRedis, type RedisClient } from './redis-client';
 import { MARK_TTL_S, type MarkRef } from './step';
 import { Wallets } from './wallet';
@@ -95,6 +107,7 @@ export class SharedStore implements Store {
   private readonly admitter: Admitter;
   private readonly marks: SharedMarks;
   private readonly windows: SharedWindows;
+  private readonly notices: SharedNotifications;
   private readonly pending = new Map<string, MarkRef[]>();
   private timer: NodeJS.Timeout | null = null;
   private sweepTimer: NodeJS.Timeout | null = null;
@@ -118,6 +131,7 @@ export class SharedStore implements Store {
     this.cache = new IdentityCache(opts.cacheTtlMs ?? 5_000, this.clock);
     this.wallets = new Wallets(redis, knex, this.layout, this.clock);
     this.marks = new SharedMarks(knex);
+    this.notices = new SharedNotifications(knex);
     this.keeper = new Keeper(redis, this.layout, this.clock);
     this.windows = new SharedWindows(redis, this.layout.prefix);
     this.drain = new Drain(redis, knex, this.layout);
@@ -671,5 +685,56 @@ export class SharedStore implements Store {
     } catch (err) {
       if (!(err instanceof StoreUnavailableError && err.backend === 'redis')) throw err;
     }
+  }
+
+  /* ================= notifications (issue 15 item 2; shared/notifications.ts) ================= */
+  notificationSettings(accountId: string): Promise<NotificationSettings> {
+    return this.pg(() => this.notices.settings(accountId));
+  }
+  setNotificationSettings(
+    accountId: string,
+    emailAlerts: boolean,
+    threshold: number | null,
+  ): Promise<NotificationSettings> {
+    return this.pg(() => this.notices.setSettings(accountId, emailAlerts, threshold));
+  }
+  lowBalanceWatch(): Promise<NotificationSettings[]> {
+    return this.pg(() => this.notices.watched());
+  }
+  armLowBalance(accountId: string, seq: number, armed: boolean): Promise<boolean> {
+    return this.pg(() => this.notices.arm(accountId, seq, armed));
+  }
+  listWebhookEndpoints(accountId: string): Promise<WebhookEndpoint[]> {
+    return this.pg(() => this.notices.endpoints(accountId));
+  }
+  addWebhookEndpoint(
+    accountId: string,
+    url: string,
+    secret: string,
+    max: number,
+    now: number,
+  ): Promise<WebhookEndpoint | null> {
+    return this.pg(() => this.notices.addEndpoint(accountId, url, secret, max, now));
+  }
+  removeWebhookEndpoint(accountId: string, id: string): Promise<boolean> {
+    return this.pg(() => this.notices.removeEndpoint(accountId, id));
+  }
+  recordNotification(event: NotificationEvent, deliveries: NewDelivery[]): Promise<boolean> {
+    return this.pg(() => this.notices.record(event, deliveries));
+  }
+  claimDeliveries(owner: string, now: number, leaseMs: number, limit: number): Promise<ClaimedDelivery[]> {
+    return this.pg(() => this.notices.claim(owner, now, leaseMs, limit));
+  }
+  finishDelivery(id: string, owner: string, attempt: DeliveryAttempt, next: DeliveryNext): Promise<boolean> {
+    return this.pg(() => this.notices.finish(id, owner, attempt, next));
+  }
+  deliveryLog(accountId: string, limit: number): Promise<DeliveryLogEntry[]> {
+    return this.pg(() => this.notices.log(accountId, limit));
+  }
+  unlimitedEnding(from: number, to: number): Promise<UnlimitedEnding[]> {
+    return this.pg(() => this.notices.ending(from, to));
+  }
+  pruneNotifications(before: number): Promise<number> {
+    return this.pg(() => this.notices.prune(before));
   }
 }

@@ -48,6 +48,11 @@ export class MailBox implements Mailer {
     this.sent.push({ to, link });
     this.accountMails.push({ to, subject, text, link });
   }
+  /** Notifications (D30) with their subject and text. */
+  readonly notices: { to: string; subject: string; text: string }[] = [];
+  async sendNotice(to: string, subject: string, text: string): Promise<void> {
+    this.notices.push({ to, subject, text });
+  }
   /** The path+query of the newest link to `to`. */
   last(to: string): string {
     const m = [...this.sent].reverse().find((s) => s.to.toLowerCase() === to.toLowerCase());

@@ -66,6 +66,9 @@ describe('bad input', () => {
         async sendAccountLink() {
           throw new Error('connection refused');
         },
+        async sendNotice() {
+          throw new Error('connection refused');
+        },
       },
     });
     const c = new (await import('./harness')).Client(h.app);
