@@ -18,6 +18,7 @@ import { throttleRules } from './throttle.contract';
 import { releaseRules } from './release.contract';
 import { slotRules } from './slots.contract';
 import { whitelistRules } from './whitelist.contract';
+import { restrictionRules } from './restrictions.contract';
 
 export { T0 } from './helpers';
 
@@ -51,5 +52,6 @@ export function describeStoreContract(name: string, factory: StoreFactory): void
     singleUseRules(holder);
     throttleRules(holder);
     listingRules(holder);
+    restrictionRules(holder);
   });
 }

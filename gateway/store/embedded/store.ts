@@ -20,6 +20,7 @@ import type {
   AdmissionResult,
   ApiKey,
   KeyIdentity,
+  KeyRestrictions,
   LedgerEntry,
   NewAccount,
   NewKey,
@@ -45,6 +46,7 @@ import { EmbeddedMarks } from './single-use';
 import { EmbeddedWindows } from './throttle';
 import * as reports from './reports';
 import * as whitelist from './whitelist';
+import { setKeyRestrictions } from './restrictions';
 
 /** The Store on a SQLite file (or ":memory:"). Call migrate() before use (createStore does). */
 export class EmbeddedStore implements Store {
@@ -336,5 +338,13 @@ export class EmbeddedStore implements Store {
   private singleUse(): EmbeddedMarks {
     if (!this.marks) throw new Error('embedded store: migrate() was not called');
     return this.marks;
+  }
+
+  /* --- key restrictions (issue 15 item 4) --- */
+  async setKeyRestrictions(id: string, restrictions: KeyRestrictions | null): Promise<ApiKey> {
+    const key = setKeyRestrictions(this.db, id, restrictions);
+    // Seen at once by this process, like a revocation; other processes on the file within the cache's 500 ms.
+    this.keyCache.clear();
+    return key;
   }
 }

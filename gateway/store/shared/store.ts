@@ -20,6 +20,7 @@ import {
   type AdmissionResult,
   type ApiKey,
   type KeyIdentity,
+  type KeyRestrictions,
   type LedgerEntry,
   type NewAccount,
   type NewKey,
@@ -46,6 +47,7 @@ import { connectRedis, type RedisClient } from './redis-client';
 import { MARK_TTL_S, type MarkRef } from './step';
 import { Wallets } from './wallet';
 import * as listing from './listing';
+import { setKeyRestrictions } from './restrictions';
 import type { AccountQuery, KeyQuery } from '../listing';
 
 /** After a PostgreSQL connection failure, identification reads fail fast (serving the cache) for this long. */
@@ -624,5 +626,13 @@ export class SharedStore implements Store {
     } catch (err) {
       if (!(err instanceof StoreUnavailableError && err.backend === 'redis')) throw err;
     }
+  }
+
+  /* --- key restrictions (issue 15 item 4) --- */
+  async setKeyRestrictions(id: string, restrictions: KeyRestrictions | null): Promise<ApiKey> {
+    const { key, hash } = await this.pg(() => setKeyRestrictions(this.knex, id, restrictions));
+    // The same invalidation as a revocation: every instance drops the key's cached identity at once (D19).
+    await this.changed({ k: 'key', hash });
+    return key;
   }
 }
