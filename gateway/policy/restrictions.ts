@@ -95,7 +95,8 @@ export function parseReferrerPattern(input: unknown, field = 'referrers'): Origi
   if (s.length > MAX_PATTERN_LENGTH) {
     throw new RestrictionError(field, `must be at most ${MAX_PATTERN_LENGTH} characters`);
   }
-  if (/[\s\u0000-\u001f\u007f]/.test(s)) throw new RestrictionError(field, 'must not contain spaces');
+  if (/[\s\p{Cc}]/u.test(s))
+    throw new RestrictionError(field, 'must not contain spaces or control characters');
   if (/[?#]/.test(s)) throw new RestrictionError(field, 'must not contain a query (?) or a fragment (#)');
   const m = PATTERN.exec(s);
   if (!m) throw new RestrictionError(field, 'is not of the form [scheme://]host[:port][/path]');
