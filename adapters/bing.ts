@@ -52,6 +52,7 @@ export const BING_ERRORS: ErrorTable<BingError> = {
   key_ip_limit: { status: 403, auth: 'NotAuthorized' },
   account_ip_limit: { status: 403, auth: 'NotAuthorized' },
   account_suspended: { status: 403, auth: 'NotAuthorized' },
+  key_restricted: { status: 403, auth: 'NotAuthorized' },
   quota_exceeded: { status: 429, auth: 'ValidCredentials' },
   conflicting_credentials: { status: 400, auth: 'None' },
   invalid_parameter: { status: 400, auth: 'None' },

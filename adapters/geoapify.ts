@@ -57,6 +57,7 @@ export const GEOAPIFY_ERRORS: ErrorTable<GeoapifyError> = {
   key_ip_limit: { status: 403, error: 'Forbidden' },
   account_ip_limit: { status: 403, error: 'Forbidden' },
   account_suspended: { status: 403, error: 'Forbidden' },
+  key_restricted: { status: 403, error: 'Forbidden' },
   quota_exceeded: { status: 429, error: 'Too Many Requests' },
   conflicting_credentials: { status: 400, error: 'Bad Request' },
   invalid_parameter: { status: 400, error: 'Bad Request' },

@@ -47,6 +47,7 @@ export const GEOCODIO_ERRORS: ErrorTable<GeocodioError> = {
   key_ip_limit: { status: 403, error: 'This API key may not be used from this address right now.' },
   account_ip_limit: { status: 403, error: 'This account may not be used from this address right now.' },
   account_suspended: { status: 403, error: 'This account is suspended.' },
+  key_restricted: { status: 403, error: 'This API key may not be used from this web page or address.' },
   quota_exceeded: { status: 403, error: "You can't make this request as it is above your daily maximum." },
   conflicting_credentials: { status: 422, error: 'Conflicting API keys' },
   invalid_parameter: { status: 422, error: 'Invalid request' },

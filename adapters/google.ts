@@ -71,6 +71,11 @@ export const GOOGLE_ERRORS: ErrorTable<GoogleError> = {
     message: 'This IP address is not authorized for this account.',
   },
   account_suspended: { http: 200, status: 'REQUEST_DENIED', message: 'The account is suspended.' },
+  key_restricted: {
+    http: 200,
+    status: 'REQUEST_DENIED',
+    message: 'This IP, site or mobile application is not authorized to use this API key.',
+  },
   quota_exceeded: { http: 200, status: 'OVER_QUERY_LIMIT', message: 'You are over your daily quota.' },
   conflicting_credentials: {
     http: 200,
@@ -120,6 +125,7 @@ export const GOOGLE_TEXTS = textsFrom(GOOGLE_ERRORS, 'message', {
   key_revoked: 'replaced',
   no_credits: 'replaced',
   account_suspended: 'replaced',
+  key_restricted: 'replaced',
   key_ip_limit: 'appended',
   account_ip_limit: 'appended',
   quota_exceeded: 'appended',

@@ -65,6 +65,11 @@ export const IPSTACK_ERRORS: ErrorTable<IpstackError> = {
     info: 'The address limit of this account is reached.',
   },
   account_suspended: { code: 102, type: 'inactive_user', info: 'The current user account is not active.' },
+  key_restricted: {
+    code: 403,
+    type: 'access_restricted',
+    info: 'This API key may not be used from this web page or address.',
+  },
   quota_exceeded: {
     code: 104,
     type: 'usage_limit_reached',

@@ -45,6 +45,7 @@ export const LOCATIONIQ_ERRORS: ErrorTable<LocationiqError> = {
   key_ip_limit: { status: 403, error: 'Access restricted' },
   account_ip_limit: { status: 403, error: 'Access restricted' },
   account_suspended: { status: 401, error: 'Key not active' },
+  key_restricted: { status: 403, error: 'Access restricted' },
   quota_exceeded: { status: 429, error: 'Rate Limited Day' },
   conflicting_credentials: { status: 400, error: 'Invalid Request' },
   invalid_parameter: { status: 400, error: 'Invalid Request' },

@@ -53,6 +53,7 @@ export const NOMINATIM_ERRORS: ErrorTable<NominatimError> = {
   key_ip_limit: access(403, 'All IP slots of this key are in use'),
   account_ip_limit: access(403, 'Address limit of this account reached'),
   account_suspended: access(403, 'Account suspended'),
+  key_restricted: access(403, 'API key not allowed from this page or address'),
   quota_exceeded: access(429, 'Daily quota exceeded'),
   conflicting_credentials: own(400, 'Conflicting credentials'),
   invalid_parameter: own(400, 'Invalid parameter'),

@@ -48,6 +48,7 @@ export const OPENCAGE_ERRORS: ErrorTable<OpencageError> = {
   key_ip_limit: { status: 403, message: 'IP address rejected' },
   account_ip_limit: { status: 403, message: 'IP address rejected' },
   account_suspended: { status: 403, message: 'suspended' },
+  key_restricted: { status: 403, message: 'forbidden' },
   quota_exceeded: { status: 402, message: 'quota exceeded' },
   conflicting_credentials: { status: 400, message: 'invalid request' },
   invalid_parameter: { status: 400, message: 'invalid request' },

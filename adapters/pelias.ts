@@ -55,6 +55,7 @@ export const PELIAS_ERRORS: ErrorTable<PeliasError> = {
   key_ip_limit: { status: 403, error: 'Forbidden: all IP slots of this key are in use' },
   account_ip_limit: { status: 403, error: 'Forbidden: address limit of this account reached' },
   account_suspended: { status: 403, error: 'Forbidden: account suspended' },
+  key_restricted: { status: 403, error: 'Forbidden: api_key not allowed from this page or address' },
   quota_exceeded: { status: 429, error: 'Too Many Requests: daily limit exceeded' },
   conflicting_credentials: { status: 400, error: 'conflicting api_key values' },
   invalid_parameter: { status: 400, error: 'invalid parameter' },

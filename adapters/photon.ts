@@ -40,6 +40,7 @@ export const PHOTON_ERRORS: ErrorTable<PhotonError> = {
   key_ip_limit: { status: 403, message: 'All IP slots of this key are in use' },
   account_ip_limit: { status: 403, message: 'Address limit of this account reached' },
   account_suspended: { status: 403, message: 'Account suspended' },
+  key_restricted: { status: 403, message: 'API key not allowed from this page or address' },
   quota_exceeded: { status: 429, message: 'Daily quota exceeded' },
   conflicting_credentials: { status: 400, message: 'Conflicting credentials' },
   invalid_parameter: { status: 400, message: 'Invalid parameter' },

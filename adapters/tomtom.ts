@@ -40,6 +40,7 @@ export const TOMTOM_ERRORS: ErrorTable<TomtomError> = {
   key_ip_limit: { status: 403, code: 'Forbidden' },
   account_ip_limit: { status: 403, code: 'Forbidden' },
   account_suspended: { status: 403, code: 'AccountInactive' },
+  key_restricted: { status: 403, code: 'Forbidden' },
   quota_exceeded: { status: 403, code: 'AccountOverRateLimit' },
   conflicting_credentials: { status: 400, code: 'BadRequest' },
   invalid_parameter: { status: 400, code: 'BadRequest' },

@@ -2,6 +2,7 @@
  * The customer dashboard (spec 4.4, issue 6): sign-up and sign-in, keys, IP slots, whitelist (B), credit, packages
  * (A) and usage, as server-rendered pages and an account-scoped JSON API, on its own listener.
  */
+import { restrictionRoutes } from './routes/restrictions';
 import path from 'node:path';
 import express, { type ErrorRequestHandler } from 'express';
 import { requestIdMiddleware, requestIdOfResponse } from '../gateway/net/request-id-middleware';
@@ -107,6 +108,7 @@ export function createDashboardApp(deps: DashboardDeps): express.Express {
   authRoutes(router, ctx);
   accountRoutes(router, ctx);
   apiRoutes(router, ctx);
+  restrictionRoutes(router, ctx);
   pageRoutes(router, ctx);
   billingRoutes(router, ctx);
   notificationRoutes(router, ctx);

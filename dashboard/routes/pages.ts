@@ -103,7 +103,8 @@ export function pageRoutes(router: Router, ctx: AppContext): void {
   get('/keys/:id', async (req, res) => {
     const detail = await keys.keyDetail(ctx, signed(res).account.id, v.id(req.params['id']));
     const form = req.query['renamed'] === '1' ? { message: 'Label saved.' } : {};
-    send(res, 200, kv.keyDetailPage(pageContext(ctx, res), detail, form));
+    const restricted = req.query['restricted'] === '1' ? { message: 'Restrictions saved.' } : {};
+    send(res, 200, kv.keyDetailPage(pageContext(ctx, res), detail, form, restricted));
   });
 
   /** Rename (issue 15 item 4): saved → back to the key with a note; refused → the error next to the field. */

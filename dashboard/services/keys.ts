@@ -12,6 +12,8 @@ type Deps = Pick<AppContext, 'accounts' | 'rules' | 'clock'>;
 export interface KeyDetail extends KeyJson {
   slotCapacity: number;
   slots: SlotJson[];
+  /** Key restrictions (issue 15 item 4): empty lists when none. */
+  restrictions: { referrers: string[]; cidrs: string[] };
 }
 
 /** The account's keys, newest first. */
@@ -29,7 +31,8 @@ export function ownKey(d: Deps, accountId: string, keyId: string): Promise<ApiKe
 export async function keyDetail(d: Deps, accountId: string, keyId: string): Promise<KeyDetail> {
   const detail = await d.accounts.keyDetail(await ownKey(d, accountId, keyId));
   const view = keyView(detail.key, d.clock.now());
-  return { ...view, slotCapacity: detail.slotCapacity, slots: detail.slots.map(slotView) };
+  const restrictions = detail.key.restrictions ?? { referrers: [], cidrs: [] };
+  return { ...view, slotCapacity: detail.slotCapacity, slots: detail.slots.map(slotView), restrictions };
 }
 
 /** Create a pay-per-use key; the secret is returned here once and never again (D14). */

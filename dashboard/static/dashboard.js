@@ -1,4 +1,5 @@
-// The dashboard's only script: local times, the copy button, auto-submitting selects. Pages work without it.
+// The dashboard's only script: local times, the copy button, auto-submitting selects, the key restrictions tester.
+// Pages work without it.
 (function () {
   'use strict';
   var fmt = new Intl.DateTimeFormat(undefined, { dateStyle: 'medium', timeStyle: 'short' });
@@ -42,7 +43,79 @@
         s.form.submit();
       });
     });
+    var restrictions = document.querySelector('form[data-restrictions]');
+    if (restrictions) restrictionsTester(restrictions);
   }
+  // Key restrictions (issue 15 item 4): the live tester sends the rules as typed and the sample page/address to the
+  // dashboard API, which answers with the gateway's own matcher (so the tester never disagrees with enforcement).
+  function restrictionsTester(form) {
+    var box = document.querySelector('[data-tester]');
+    if (!box) return;
+    box.hidden = false;
+    var url = form.getAttribute('data-test-url');
+    var csrf = form.querySelector('input[name="_csrf"]').value;
+    var refs = form.querySelector('textarea[name="referrers"]');
+    var cidrs = form.querySelector('textarea[name="cidrs"]');
+    var page = box.querySelector('[data-test-page]');
+    var address = box.querySelector('[data-test-address]');
+    var timer = null;
+    var seq = 0;
+    function verdict(name, v) {
+      var el = box.querySelector('[data-verdict="' + name + '"]');
+      el.className = 'verdict' + (v ? (v.allowed ? ' allowed' : ' refused') : '');
+      el.textContent = v ? v.reason : '';
+    }
+    function lineErrors(name, checks, errors) {
+      var list = form.querySelector('[data-line-errors="' + name + '"]');
+      list.textContent = '';
+      var add = function (text) {
+        var li = document.createElement('li');
+        li.textContent = text;
+        list.appendChild(li);
+      };
+      errors.forEach(function (e) {
+        if (e.field === name) add(e.message);
+      });
+      checks.forEach(function (c, i) {
+        if (c.error) add('Line ' + (i + 1) + ': ' + c.error);
+      });
+    }
+    function run() {
+      var mine = ++seq;
+      var body = JSON.stringify({
+        referrers: refs.value,
+        cidrs: cidrs.value,
+        page: page.value,
+        address: address.value,
+      });
+      fetch(url, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'x-csrf-token': csrf },
+        credentials: 'same-origin',
+        body: body,
+      })
+        .then(function (r) {
+          return r.ok ? r.json() : null;
+        })
+        .then(function (a) {
+          if (!a || mine !== seq) return;
+          lineErrors('referrers', a.referrers, a.errors);
+          lineErrors('cidrs', a.cidrs, a.errors);
+          verdict('page', a.page);
+          verdict('address', a.address);
+          box.setAttribute('data-answered', String(mine));
+        })
+        .catch(function () {});
+    }
+    function later() {
+      clearTimeout(timer);
+      timer = setTimeout(run, 200);
+    }
+    [refs, cidrs, page, address].forEach(function (el) {
+      el.addEventListener('input', later);
+    });
+  }
+
   if (document.readyState === 'loading') document.addEventListener('DOMContentLoaded', ready);
   else ready();
 })();

@@ -1,4 +1,7 @@
-/** Keys pages: list and create, the once-only display of a new key, a key's IP slots, revocation. */
+/**
+ * Keys pages: list and create, the once-only display of a new key, a key's IP slots, its restrictions with the live
+ * tester (issue 15 item 4), revocation.
+ */
 import type { KeyDetail } from '../services/keys';
 import type { KeyJson } from '../services/views';
 import { html, time, type Html } from './html';
@@ -149,7 +152,12 @@ export interface RenameForm {
 }
 
 /** A key with the addresses holding its slots and when each frees (spec 5.5). */
-export function keyDetailPage(ctx: PageContext, k: KeyDetail, form: RenameForm = {}): string {
+export function keyDetailPage(
+  ctx: PageContext,
+  k: KeyDetail,
+  form: RenameForm = {},
+  restrictions: RestrictionsForm = {},
+): string {
   const mode =
     ctx.rules.slotMode === 'fixed'
       ? 'A slot frees 24 hours after the first request from its address.'
@@ -212,9 +220,117 @@ export function keyDetailPage(ctx: PageContext, k: KeyDetail, form: RenameForm =
               </table>
             </div>`
       }
+      ${restrictionsEditor(ctx, k, restrictions)}
       <p><a href="/usage?subject=${k.id}">Usage of this key</a></p>
       ${k.status === 'active' ? html`<p><a class="button danger" href="/keys/${k.id}/revoke">Revoke this key</a></p>` : ''}`,
   );
+}
+
+/** The restrictions editor's state after a refusal or a save (the no-JavaScript path). */
+export interface RestrictionsForm {
+  referrers?: string;
+  cidrs?: string;
+  error?: string;
+  field?: string | undefined;
+  message?: string;
+}
+
+/** A textarea of the editor, one entry per line, with its error when the refused field is in this list. */
+function listField(
+  name: 'referrers' | 'cidrs',
+  label: string,
+  value: string,
+  hint: Html,
+  error?: string,
+): Html {
+  const id = `r-${name}`;
+  return html`<div class="field${error ? ' invalid' : ''}">
+    <label for="${id}">${label}</label>
+    <textarea
+      id="${id}"
+      name="${name}"
+      rows="4"
+      spellcheck="false"
+      autocapitalize="off"
+      aria-describedby="${id}-hint${error ? html` ${id}-error` : ''}"
+      ${error ? html`aria-invalid="true"` : ''}
+    >
+${value}</textarea>
+    <p class="hint" id="${id}-hint">${hint}</p>
+    ${error ? html`<p class="error" id="${id}-error" role="alert">${error}</p>` : ''}
+    <ul class="line-errors" data-line-errors="${name}" aria-live="polite"></ul>
+  </div>`;
+}
+
+/**
+ * The restrictions editor (D29) with the live tester: the tester posts the rules as typed to /api/restrictions/test
+ * (dashboard.js, debounced), which answers with the gateway's own matcher. Without JavaScript the form still saves.
+ */
+function restrictionsEditor(ctx: PageContext, k: KeyDetail, form: RestrictionsForm): Html {
+  const r = k.restrictions;
+  const errorIn = (name: string) =>
+    form.error !== undefined && form.field !== undefined && form.field.startsWith(name)
+      ? form.error
+      : undefined;
+  const other =
+    form.error !== undefined && !errorIn('referrers') && !errorIn('cidrs') ? form.error : undefined;
+  return html`<link rel="stylesheet" href="/static/restrictions.css" />
+    <section class="card restrictions" id="restrictions" aria-labelledby="restrictions-title">
+      <h2 id="restrictions-title">Restrictions</h2>
+      <p class="hint">
+        Limit where this key works. Empty lists: anywhere. A request that breaks a rule is refused with 403
+        <code>key_restricted</code> and is not counted.
+      </p>
+      ${form.message ? html`<p class="alert ok" role="status">${form.message}</p>` : ''}
+      ${other ? html`<p class="alert error" role="alert">${other}</p>` : ''}
+      <form
+        method="post"
+        action="/keys/${k.id}/restrictions"
+        data-restrictions
+        data-test-url="/api/restrictions/test"
+      >
+        <input type="hidden" name="_csrf" value="${ctx.csrf}" />
+        ${listField(
+          'referrers',
+          'Allowed web pages (one pattern per line, at most 20)',
+          form.referrers ?? r.referrers.join('\n'),
+          html`<code>[scheme://]host[:port][/path]</code>, e.g. <code>https://*.example.com</code> or
+            <code>localhost:3000</code>. Checked against the browser's Origin header, or else its Referer (a
+            path only against a Referer).`,
+          errorIn('referrers'),
+        )}
+        ${listField(
+          'cidrs',
+          'Allowed source addresses (one per line, at most 50)',
+          form.cidrs ?? r.cidrs.join('\n'),
+          html`IPv4 or IPv6 addresses or blocks, e.g. <code>203.0.113.0/24</code> or
+            <code>2001:db8::/48</code>.`,
+          errorIn('cidrs'),
+        )}
+        <button type="submit">Save restrictions</button>
+      </form>
+      <div class="tester" data-tester hidden>
+        <h3>Try it</h3>
+        <p class="hint">Type a page or an address: the answer comes from the gateway's own matching, live.</p>
+        <div class="field">
+          <label for="t-page">A page (URL or origin)</label>
+          <input
+            id="t-page"
+            type="text"
+            inputmode="url"
+            spellcheck="false"
+            placeholder="https://www.example.com/maps"
+            data-test-page
+          />
+          <p class="verdict" data-verdict="page" role="status" aria-live="polite"></p>
+        </div>
+        <div class="field">
+          <label for="t-address">An address</label>
+          <input id="t-address" type="text" spellcheck="false" placeholder="203.0.113.7" data-test-address />
+          <p class="verdict" data-verdict="address" role="status" aria-live="polite"></p>
+        </div>
+      </div>
+    </section>`;
 }
 
 /** Confirmation before revoking (no way back). */

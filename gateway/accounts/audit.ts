@@ -22,6 +22,7 @@ export type AuditAction =
   | 'key.created'
   | 'key.revoked'
   | 'key.renamed'
+  | 'key.restricted'
   | 'package.bought'
   | 'account.topped_up'
   | 'plan.set'

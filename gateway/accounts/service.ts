@@ -3,6 +3,7 @@
  * their one-time secret, detail with IP slots and when each frees, revocation), Unlimited packages (A) and the plan
  * (B), top-ups, the whitelist (B). The HTTP layers validate the shape of their input, call these, and render.
  */
+import { normaliseRestrictions, RestrictionError, type KeyRestrictions } from '../policy/restrictions';
 import type pino from 'pino';
 import { generateKey, googleKey, hashKey, keyPrefix } from '../core/keys';
 import type { Clock } from '../core/clock';
@@ -149,6 +150,23 @@ export class AccountsService {
     const renamed = await this.d.store.setKeyLabel(key.id, label);
     this.audit(actor, 'key.renamed', { account: key.accountId, object: key.id, detail: { label } });
     return renamed;
+  }
+
+  /**
+   * Set a key's restrictions (issue 15 item 4, D29) from input `{ referrers?, cidrs? }` (validated here: InputError
+   * naming the field, e.g. `referrers[2]`); empty lists clear them. Audited as key.restricted with the counts only.
+   */
+  async restrictKey(key: ApiKey, input: unknown, actor?: Actor): Promise<ApiKey> {
+    let canonical: KeyRestrictions;
+    try {
+      canonical = normaliseRestrictions(input);
+    } catch (err) {
+      throw err instanceof RestrictionError ? new InputError(err.field, err.detail) : err;
+    }
+    const changed = await this.d.store.setKeyRestrictions(key.id, canonical);
+    const detail = { referrers: canonical.referrers.length, cidrs: canonical.cidrs.length };
+    this.audit(actor, 'key.restricted', { account: key.accountId, object: key.id, detail });
+    return changed;
   }
 
   /** A: buy an Unlimited package from the balance (D17): its own key, valid one calendar month, atomically. */

@@ -1,9 +1,21 @@
 /** JSON views of store records for admin responses. Times are ISO 8601; money uses the rule set's unit. Never a key hash. */
+import { MAX_CIDRS, MAX_REFERRERS } from '../policy/restrictions';
 import { iso, kindAt, money } from '../accounts/values';
 import type { RuleSet } from '../policy/ruleset';
 import type { Account, ApiKey, LedgerEntry, SlotView, WhitelistEntry } from '../store/types';
 
 export { iso, kindAt, money };
+
+/** A key's restrictions (D29): empty lists when it has none; the limits the input is checked against. */
+export function restrictionsView(key: ApiKey) {
+  const r = key.restrictions;
+  return {
+    keyId: key.id,
+    referrers: r?.referrers ?? [],
+    cidrs: r?.cidrs ?? [],
+    limits: { referrers: MAX_REFERRERS, cidrs: MAX_CIDRS },
+  };
+}
 
 /** A key without its secret parts. */
 export function keyView(key: ApiKey, now: number) {

@@ -18,7 +18,7 @@ export class ApiUnreachable extends Error {}
 
 export interface ApiClient {
   call(
-    method: 'GET' | 'POST' | 'PUT' | 'DELETE',
+    method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE',
     path: string,
     body?: unknown,
     headers?: Record<string, string>,

@@ -200,6 +200,55 @@ export const COMMANDS: Command[] = [
     text: render.keyText,
   },
   {
+    name: 'keys rename',
+    args: ['KEY_ID'],
+    options: {
+      label: { type: 'string', help: 'the new label', value: 'LABEL' },
+      'no-label': { type: 'boolean', help: 'remove the label (rule set B)' },
+    },
+    summary: 'rename a key, active or revoked',
+    run({ api, args, opts }) {
+      const label = str(opts.label);
+      if ((label === undefined) === (opts['no-label'] !== true)) {
+        throw new UsageError('keys rename: give exactly one of --label LABEL or --no-label');
+      }
+      return api.call('PATCH', `/admin/keys/${id(args.KEY_ID ?? '')}`, { label: label ?? null });
+    },
+    text: render.keyText,
+  },
+  {
+    name: 'keys restrictions',
+    args: ['KEY_ID'],
+    summary: "show a key's restrictions (allowed web pages and source addresses)",
+    run: ({ api, args }) => api.call('GET', `/admin/keys/${id(args.KEY_ID ?? '')}/restrictions`),
+    text: render.restrictionsText,
+  },
+  {
+    name: 'keys restrict',
+    args: ['KEY_ID'],
+    options: {
+      referrers: {
+        type: 'string',
+        help: 'allowed pages, comma-separated: [scheme://]host[:port][/path] (*.example.com allowed)',
+        value: 'LIST',
+      },
+      cidrs: { type: 'string', help: 'allowed source addresses or blocks, comma-separated', value: 'LIST' },
+    },
+    summary: "replace a key's restrictions (an option left out: that list is emptied; both out: none)",
+    run({ api, args, opts }) {
+      const split = (v: string | boolean | undefined) =>
+        (str(v) ?? '')
+          .split(',')
+          .map((x) => x.trim())
+          .filter((x) => x !== '');
+      return api.call('PUT', `/admin/keys/${id(args.KEY_ID ?? '')}/restrictions`, {
+        referrers: split(opts.referrers),
+        cidrs: split(opts.cidrs),
+      });
+    },
+    text: render.restrictionsText,
+  },
+  {
     name: 'packages buy',
     args: ['ACCOUNT'],
     options: { label: { type: 'string', help: 'a label for the package’s key', value: 'LABEL' } },

@@ -77,6 +77,13 @@ export function keyText(k: J): string {
   return `${head}\n\nIP slots (${k.slots.length} of ${k.slotCapacity} in use)\n${slotsTable(k.slots)}`;
 }
 
+/** A key's restrictions (D29): each list, or "any" when empty. */
+export function restrictionsText(r: J): string {
+  const list = (v: unknown): string => (Array.isArray(v) && v.length > 0 ? v.join('\n') : 'any');
+  const head = fields([['Key', r.keyId]]);
+  return `${head}\n\nAllowed pages (Origin, else Referer)\n${list(r.referrers)}\n\nAllowed addresses\n${list(r.cidrs)}`;
+}
+
 /** A newly created key: the value, shown once. */
 export function newKeyText(k: J): string {
   const extra: [string, string][] =

@@ -12,6 +12,7 @@ export type RefusalCode =
   | 'key_ip_limit'
   | 'account_ip_limit'
   | 'account_suspended'
+  | 'key_restricted'
   | 'quota_exceeded';
 
 /** Every code the gateway can answer with. */
@@ -38,6 +39,7 @@ export const ALL_GATEWAY_CODES: readonly GatewayCode[] = [
   'key_ip_limit',
   'account_ip_limit',
   'account_suspended',
+  'key_restricted',
   'quota_exceeded',
   'conflicting_credentials',
   'invalid_parameter',
@@ -69,6 +71,7 @@ export function codeToStatus(code: GatewayCode): number {
     case 'key_ip_limit':
     case 'account_ip_limit':
     case 'account_suspended':
+    case 'key_restricted':
       return 403;
     case 'not_found':
       return 404;
@@ -112,6 +115,7 @@ export const TITLES: Readonly<Record<GatewayCode, string>> = {
   key_ip_limit: 'Too many addresses for this key',
   account_ip_limit: 'Too many addresses for this account',
   account_suspended: 'Account suspended',
+  key_restricted: 'API key restricted',
   quota_exceeded: 'Daily quota exceeded',
   conflicting_credentials: 'Conflicting credentials',
   invalid_parameter: 'Invalid parameter',
@@ -139,6 +143,7 @@ export const MESSAGES: Readonly<Record<GatewayCode, string>> = {
   key_ip_limit: 'All IP slots of this key are held by other addresses.',
   account_ip_limit: "The addresses the account's Unlimited plan allows are in use.",
   account_suspended: 'The account is suspended. Contact support.',
+  key_restricted: 'This API key is not allowed from this web page or address.',
   quota_exceeded: 'The daily free allowance is used up; it resets at 00:00 UTC.',
   conflicting_credentials: 'Different keys were sent.',
   invalid_parameter: 'The request was rejected as malformed.',

@@ -42,6 +42,7 @@ export function describeRefusal(
       };
     }
     case 'account_suspended':
+    case 'key_restricted':
     case 'missing_key':
     case 'invalid_key':
     case 'key_revoked':

@@ -5,6 +5,7 @@
  */
 import { newId } from './ids';
 import type { AddressRange } from './ranges';
+import { readRestrictions } from './restrictions';
 import { normaliseEmail } from './checks';
 import {
   StoreConflict,
@@ -50,6 +51,7 @@ export const KEY_COLUMNS = [
   'status',
   'created_at',
   'revoked_at',
+  'restrictions',
 ] as const;
 type KeyColumn = (typeof KEY_COLUMNS)[number];
 
@@ -68,7 +70,7 @@ function namesFor(prefix: string): Record<KeyColumn, string> {
 export function toKey(row: object, prefix = ''): ApiKey {
   const r = row as Cells;
   const c = namesFor(prefix);
-  return {
+  const key: ApiKey = {
     id: String(r[c.id]),
     accountId: String(r[c.account_id]),
     prefix: String(r[c.prefix]),
@@ -79,6 +81,10 @@ export function toKey(row: object, prefix = ''): ApiKey {
     createdAt: num(r[c.created_at]),
     revokedAt: numOrNull(r[c.revoked_at]),
   };
+  const restrictions = r[c.restrictions];
+  // Absent when none: a key without restrictions costs the request path one undefined check (D29).
+  if (restrictions !== null && restrictions !== undefined) key.restrictions = readRestrictions(restrictions);
+  return key;
 }
 
 /** Map a key row joined with its account: the account's columns as is, the key's prefixed `k_`. */

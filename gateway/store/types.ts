@@ -54,6 +54,14 @@ export interface ApiKey {
   status: KeyStatus;
   createdAt: number;
   revokedAt: number | null;
+  /** Key restrictions (D29, issue 15 item 4); absent when the key has none. See Store.setKeyRestrictions. */
+  restrictions?: KeyRestrictions;
+}
+
+/** What a key is restricted to: canonical referrer patterns and CIDRs (gateway/policy/restrictions.ts). */
+export interface KeyRestrictions {
+  referrers: string[];
+  cidrs: string[];
 }
 
 /** What identification needs about a key: the key and its account, in one read. */
@@ -454,4 +462,13 @@ export interface Store {
   unlimitedEnding(from: number, to: number): Promise<UnlimitedEnding[]>;
   /** Delete events older than `before` with their finished deliveries and attempts (pending ones stay); how many events. */
   pruneNotifications(before: number): Promise<number>;
+
+  /* --- key restrictions (issue 15 item 4, D29) --- */
+  /**
+   * Set a key's restrictions (null, or both lists empty: none), active or revoked; unknown → 'not_found'. The input
+   * is validated and canonicalised by gateway/policy/restrictions.ts normaliseRestrictions (malformed →
+   * 'invalid_input'). Like a revocation, the change is seen by identification within 1 s (D19): the key identity
+   * caches are invalidated on the same path. The returned key carries `restrictions` only when it has some.
+   */
+  setKeyRestrictions(id: string, restrictions: KeyRestrictions | null): Promise<ApiKey>;
 }

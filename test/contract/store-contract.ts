@@ -20,6 +20,7 @@ import { throttleRules } from './throttle.contract';
 import { releaseRules } from './release.contract';
 import { slotRules } from './slots.contract';
 import { whitelistRules } from './whitelist.contract';
+import { restrictionRules } from './restrictions.contract';
 
 export { T0 } from './helpers';
 
@@ -55,5 +56,6 @@ export function describeStoreContract(name: string, factory: StoreFactory): void
     listingRules(holder);
     receiptRules(holder);
     notificationRules(holder);
+    restrictionRules(holder);
   });
 }

@@ -6,7 +6,7 @@ import { route } from '../http';
 import { InputError } from '../../accounts/errors';
 import { invalid } from '../problem';
 import * as v from '../validate';
-import { keyView, slotView } from '../views';
+import { keyView, restrictionsView, slotView } from '../views';
 import { param } from './common';
 
 /** Register the key routes. */
@@ -46,6 +46,21 @@ export function keyRoutes(router: Router, deps: RouteDeps): void {
         throw err instanceof InputError ? invalid(err.field, err.detail) : err;
       });
       res.json(keyView(renamed, clock.now()));
+    },
+  });
+
+  // Restrictions (issue 15 item 4, D29): read and replace a key's allowed pages and addresses; empty lists clear.
+  route(router, '/keys/:id/restrictions', {
+    get: async (req, res) => {
+      res.json(restrictionsView(await accounts.key(param(req, 'id'))));
+    },
+    put: async (req, res) => {
+      const b = v.parseBody(req.body, ['referrers', 'cidrs']);
+      const key = await accounts.key(param(req, 'id'));
+      const changed = await accounts.restrictKey(key, b, operator(req, res)).catch((err: unknown) => {
+        throw err instanceof InputError ? invalid(err.field, err.detail) : err;
+      });
+      res.json(restrictionsView(changed));
     },
   });
 

@@ -8,7 +8,7 @@ export function prepareHot(db: Database.Database) {
     keyByHash: p(
       `SELECT k.id AS k_id, k.account_id AS k_account_id, k.prefix AS k_prefix, k.label AS k_label, k.kind AS k_kind,
         k.package_until AS k_package_until, k.status AS k_status, k.created_at AS k_created_at,
-        k.revoked_at AS k_revoked_at, a.*
+        k.revoked_at AS k_revoked_at, k.restrictions AS k_restrictions, a.*
        FROM api_keys k JOIN accounts a ON a.id = k.account_id WHERE k.hash = ?`,
     ),
     // Entries of different accounts never overlap (D18), so the entry with the greatest start ≤ the address is the

@@ -20,6 +20,7 @@ import type {
   AdmissionResult,
   ApiKey,
   KeyIdentity,
+  KeyRestrictions,
   LedgerEntry,
   NewAccount,
   NewKey,
@@ -59,6 +60,7 @@ import type {
   UnlimitedEnding,
   WebhookEndpoint,
 } from '../notifications';
+import { setKeyRestrictions } from './restrictions';
 
 /** The Store on a SQLite file (or ":memory:"). Call migrate() before use (createStore does). */
 export class EmbeddedStore implements Store {
@@ -439,5 +441,13 @@ export class EmbeddedStore implements Store {
   private notifications(): EmbeddedNotifications {
     if (!this.notices) throw new Error('embedded store: migrate() was not called');
     return this.notices;
+  }
+
+  /* --- key restrictions (issue 15 item 4) --- */
+  async setKeyRestrictions(id: string, restrictions: KeyRestrictions | null): Promise<ApiKey> {
+    const key = setKeyRestrictions(this.db, id, restrictions);
+    // Seen at once by this process, like a revocation; other processes on the file within the cache's 500 ms.
+    this.keyCache.clear();
+    return key;
   }
 }

@@ -6,6 +6,7 @@ import type { Knex } from 'knex';
 import * as initial from './001_initial';
 import * as singleUse from './002_single_use';
 import * as throttle from './003_throttle';
+import * as keyRestrictions from './004_key_restrictions';
 import * as receipts from './005_receipts';
 import * as notifications from './006_notifications';
 
@@ -20,7 +21,14 @@ interface Migration {
 }
 
 /** Every migration, in order. Append only. */
-export const MIGRATIONS: readonly Migration[] = [initial, singleUse, throttle, receipts, notifications];
+export const MIGRATIONS: readonly Migration[] = [
+  initial,
+  singleUse,
+  throttle,
+  keyRestrictions,
+  receipts,
+  notifications,
+];
 
 /** A knex migration source over the explicit list. */
 export const migrationSource: Knex.MigrationSource<Migration> = {

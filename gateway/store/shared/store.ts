@@ -20,6 +20,7 @@ import {
   type AdmissionResult,
   type ApiKey,
   type KeyIdentity,
+  type KeyRestrictions,
   type LedgerEntry,
   type NewAccount,
   type NewKey,
@@ -60,6 +61,7 @@ import { Wallets } from './wallet';
 import * as listing from './listing';
 import * as receipts from './receipts';
 import { requireReceiptInput, type BillingDetails, type Receipt, type ReceiptInput } from '../receipts';
+import { setKeyRestrictions } from './restrictions';
 import type { AccountQuery, KeyQuery } from '../listing';
 
 /** After a PostgreSQL connection failure, identification reads fail fast (serving the cache) for this long. */
@@ -736,5 +738,13 @@ export class SharedStore implements Store {
   }
   pruneNotifications(before: number): Promise<number> {
     return this.pg(() => this.notices.prune(before));
+  }
+
+  /* --- key restrictions (issue 15 item 4) --- */
+  async setKeyRestrictions(id: string, restrictions: KeyRestrictions | null): Promise<ApiKey> {
+    const { key, hash } = await this.pg(() => setKeyRestrictions(this.knex, id, restrictions));
+    // The same invalidation as a revocation: every instance drops the key's cached identity at once (D19).
+    await this.changed({ k: 'key', hash });
+    return key;
   }
 }

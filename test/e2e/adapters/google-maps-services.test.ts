@@ -56,4 +56,21 @@ describe('@googlemaps/google-maps-services-js against the google drop-in host', 
     expect(err.response?.status).toBe(429);
     expect(err.response?.data.status).toBe('OVER_QUERY_LIMIT');
   });
+
+  it('rejects a key restricted to other addresses (D29) with the client own error: 403 REQUEST_DENIED, not counted', async () => {
+    const account = await env.harness.account();
+    const { key, record } = await env.harness.key(account.id);
+    await env.harness.store.setKeyRestrictions(record.id, { referrers: [], cidrs: ['203.0.113.0/24'] });
+    const result = await outcome(reverse(key));
+    expect(result.ok).toBe(false);
+    const err = (result as { error: AxiosLike }).error;
+    expect(err.response?.status).toBe(403);
+    expect(err.response?.data.status).toBe('REQUEST_DENIED');
+    expect(err.response?.data.error_message).toBe(
+      'This IP, site or mobile application is not authorized to use this API key.',
+    );
+    // Lifted: the key's one free request of the day is still there (the refusal counted nothing).
+    await env.harness.store.setKeyRestrictions(record.id, null);
+    expect((await reverse(key)).data.status).toBe('OK');
+  });
 });

@@ -187,7 +187,7 @@ export class Client {
 
   /** A JSON API call with the CSRF header (unless `csrf: null`). */
   async api(
-    method: 'get' | 'post' | 'patch' | 'delete',
+    method: 'get' | 'post' | 'put' | 'patch' | 'delete',
     path: string,
     body?: unknown,
     opts: { csrf?: string | null; headers?: Record<string, string> } = {},

@@ -26,6 +26,9 @@ test('is OpenAPI 3.1 and documents the routes the app has', () => {
       'get /api/keys/{id}',
       'patch /api/keys/{id}',
       'post /api/keys/{id}/revoke',
+      'get /api/keys/{id}/restrictions',
+      'put /api/keys/{id}/restrictions',
+      'post /api/restrictions/test',
       'get /api/whitelist',
       'post /api/whitelist',
       'delete /api/whitelist/{id}',
@@ -51,7 +54,7 @@ test.each(operations.filter(([, p]) => p.startsWith('/api/')))(
     h = await dash('B');
     const c = await signedUp(h, 'spec@example.com');
     const r = await c.api(
-      method as 'get' | 'post' | 'patch' | 'delete',
+      method as 'get' | 'post' | 'put' | 'patch' | 'delete',
       p.replace('{id}', 'key_missing'),
       {},
     );
