@@ -45,6 +45,7 @@ import { EmbeddedMarks } from './single-use';
 import { EmbeddedWindows } from './throttle';
 import * as reports from './reports';
 import * as whitelist from './whitelist';
+import * as lifecycle from './account-lifecycle';
 
 /** The Store on a SQLite file (or ":memory:"). Call migrate() before use (createStore does). */
 export class EmbeddedStore implements Store {
@@ -336,5 +337,20 @@ export class EmbeddedStore implements Store {
   private singleUse(): EmbeddedMarks {
     if (!this.marks) throw new Error('embedded store: migrate() was not called');
     return this.marks;
+  }
+
+  /* --- account lifecycle (issue 15 item 1; account-lifecycle.ts) --- */
+  async markEmailVerified(id: string, now: number): Promise<Account> {
+    return lifecycle.markEmailVerified(this.db, id, now);
+  }
+  async deleteAccount(
+    id: string,
+    tombstone: string,
+    now: number,
+  ): Promise<{ account: Account; forfeited: number }> {
+    const done = lifecycle.deleteAccount(this.db, id, tombstone, now);
+    // Cached key records of the account are revoked now: seen at once through this store, like revokeKey.
+    this.keyCache.clear();
+    return done;
   }
 }

@@ -6,6 +6,7 @@ import type { Knex } from 'knex';
 import * as initial from './001_initial';
 import * as singleUse from './002_single_use';
 import * as throttle from './003_throttle';
+import * as accountLifecycle from './007_account_lifecycle';
 
 /** The knex bookkeeping table of the migrations (its lock table is `${MIGRATIONS_TABLE}_lock`). */
 export const MIGRATIONS_TABLE = 'geogate_migrations';
@@ -18,7 +19,7 @@ interface Migration {
 }
 
 /** Every migration, in order. Append only. */
-export const MIGRATIONS: readonly Migration[] = [initial, singleUse, throttle];
+export const MIGRATIONS: readonly Migration[] = [initial, singleUse, throttle, accountLifecycle];
 
 /** A knex migration source over the explicit list. */
 export const migrationSource: Knex.MigrationSource<Migration> = {
