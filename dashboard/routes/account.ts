@@ -41,12 +41,12 @@ function formState(err: unknown, values: Record<string, string>): { status: numb
 }
 
 /** The link of `purpose` for `token` on this dashboard. */
-function linkUrl(ctx: AppContext, path: string, token: string): string {
+export function linkUrl(ctx: AppContext, path: string, token: string): string {
   return `${ctx.config.publicUrl.replace(/\/+$/, '')}${path}?token=${encodeURIComponent(token)}`;
 }
 
 /** E-mail an account link; a mail failure is a clear 503, never a lost secret in the log. */
-async function mailLink(
+export async function mailLink(
   ctx: AppContext,
   res: Response,
   to: string,
@@ -68,7 +68,7 @@ async function mailLink(
 }
 
 /** The current password must match (settings forms of rule set A). */
-async function requirePassword(account: Account, given: unknown): Promise<void> {
+export async function requirePassword(account: Account, given: unknown): Promise<void> {
   if (!account.passwordHash || !(await verifyPassword(str(given), account.passwordHash))) {
     throw new DashboardError('invalid_credentials', 'The current password is wrong', 'current');
   }
@@ -94,7 +94,9 @@ export function accountRoutes(router: Router, ctx: AppContext): void {
           ? 'Password changed. Your other sessions are signed out.'
           : done === 'email'
             ? 'E-mail address changed.'
-            : undefined;
+            : done === 'verified'
+              ? 'E-mail address confirmed. You can now create keys and top up.'
+              : undefined;
       settings(res, 200, message ? { message } : {});
     }),
   );
@@ -206,6 +208,8 @@ export function accountRoutes(router: Router, ctx: AppContext): void {
         if (err instanceof StoreConflict && err.reason === 'email_taken') return invalid();
         throw err;
       }
+      // The link was opened from the new mailbox: the address is proven (an unverified sign-up is verified by it).
+      if (changed.emailVerifiedAt === null) changed = await store.markEmailVerified(account.id, clock.now());
       await startSession(res, ctx.secrets, clock, changed);
       ctx.accounts.audit(customer(ctx, req, res, account.id), 'email.changed', { account: account.id });
       res.redirect(303, '/settings?done=email');

@@ -29,6 +29,7 @@ export function pageContext(ctx: AppContext, res: Response): PageContext {
     csrf: session.csrf,
     email: account.email,
     suspended: account.status === 'suspended',
+    unverified: account.emailVerifiedAt === null,
   };
 }
 

@@ -34,7 +34,11 @@ export type AuditAction =
   | 'password.changed'
   | 'email.change_requested'
   | 'email.changed'
-  | 'account.exported';
+  | 'account.exported'
+  | 'email.verification_sent'
+  | 'email.verified'
+  | 'account.deletion_requested'
+  | 'account.deleted';
 
 /** The object acted on: the account and, where there is one, the object's id; plus non-secret facts. */
 export interface AuditObject {
