@@ -68,9 +68,9 @@ export async function mailLink(
 }
 
 /** The current password must match (settings forms of rule set A). */
-export async function requirePassword(account: Account, given: unknown): Promise<void> {
+export async function requirePassword(account: Account, given: unknown, field = 'current'): Promise<void> {
   if (!account.passwordHash || !(await verifyPassword(str(given), account.passwordHash))) {
-    throw new DashboardError('invalid_credentials', 'The current password is wrong', 'current');
+    throw new DashboardError('invalid_credentials', 'The current password is wrong', field);
   }
 }
 
@@ -136,7 +136,8 @@ export function accountRoutes(router: Router, ctx: AppContext): void {
       const values = { email: str(b['email']) };
       try {
         await limitAttempt(ctx, req, account.email);
-        if (passwords) await requirePassword(account, b['current']);
+        // Its own field name: the settings page holds two password checks, and ids must be unique (WCAG 4.1.1).
+        if (passwords) await requirePassword(account, b['email_current'], 'email_current');
         const email = v.email(b['email']);
         if (email.toLowerCase() === account.email.toLowerCase()) {
           throw new DashboardError('invalid_parameter', 'This is already your e-mail address', 'email');

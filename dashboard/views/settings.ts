@@ -124,7 +124,7 @@ export function settingsPage(ctx: PageContext, rules: RuleSet, forms: SettingsFo
       <form method="post" action="/settings/email" class="card">
         <input type="hidden" name="_csrf" value="${ctx.csrf}" />
         ${field({ name: 'email', label: 'New e-mail address', type: 'email', value: em.values?.['email'] ?? '', error: em.errors?.['email'], autocomplete: 'email', required: true })}
-        ${passwords ? field({ name: 'current', label: 'Current password', type: 'password', error: em.errors?.['current'], autocomplete: 'current-password', required: true }) : ''}
+        ${passwords ? field({ name: 'email_current', label: 'Current password', type: 'password', error: em.errors?.['email_current'], autocomplete: 'current-password', required: true }) : ''}
         <button type="submit">Send a confirmation link</button>
       </form>
       <h2>Your data</h2>

@@ -77,7 +77,7 @@ describe('e-mail verification (rule set A)', () => {
 
     // The address changes before the link is used: the old link is void (credential stamp), the change proves the new one.
     const oldLink = verificationMails('vic@example.com').at(-1)?.link ?? '';
-    await c.form('/settings/email', { email: 'vic.new@example.com', current: PASSWORD });
+    await c.form('/settings/email', { email: 'vic.new@example.com', email_current: PASSWORD });
     const change = h.mail.accountMails.at(-1);
     await c.form('/settings/email/confirm', { token: tokenOf(change?.link ?? '') });
     const acc = await h.store.findAccountByEmail('vic.new@example.com');

@@ -170,15 +170,15 @@ describe('settings: password and e-mail (rule set A)', () => {
     const c = await signedUp(h, 'dave@example.com');
     await signedUp(h, 'taken@example.com');
     await c.get('/settings');
-    const noPassword = await c.form('/settings/email', { email: 'dave.new@example.com', current: '' });
+    const noPassword = await c.form('/settings/email', { email: 'dave.new@example.com', email_current: '' });
     expect(noPassword.status).toBe(401);
 
-    const taken = await c.form('/settings/email', { email: 'TAKEN@example.com', current: PASSWORD });
+    const taken = await c.form('/settings/email', { email: 'TAKEN@example.com', email_current: PASSWORD });
     expect(taken.status).toBe(200);
     expect(taken.text).toContain('If TAKEN@example.com can be used');
     expect(h.mail.accountMails.filter((m) => m.subject === 'Confirm your new e-mail address')).toHaveLength(0);
 
-    const asked = await c.form('/settings/email', { email: 'dave.new@example.com', current: PASSWORD });
+    const asked = await c.form('/settings/email', { email: 'dave.new@example.com', email_current: PASSWORD });
     expect(asked.status).toBe(200);
     const mail = h.mail.accountMails.at(-1);
     expect(mail).toMatchObject({ to: 'dave.new@example.com', subject: 'Confirm your new e-mail address' });
