@@ -66,8 +66,8 @@ export function deletePage(ctx: PageContext, passwords: boolean, minutes: number
         <li>Your e-mail address, name and password are erased. The address can be used for a new account.</li>
         <li>The remaining balance is forfeited: it is not refunded.</li>
         <li>
-          The ledger (top-ups, charges) and receipts stay under the account's number, without your name or
-          address, because accounting law requires them.
+          The ledger (top-ups, charges) and receipts are kept under the account's number, as accounting law
+          requires.
         </li>
       </ul>
       <form method="post" action="/settings/delete" class="card">
