@@ -176,7 +176,9 @@ describe('settings: password and e-mail (rule set A)', () => {
     const taken = await c.form('/settings/email', { email: 'TAKEN@example.com', email_current: PASSWORD });
     expect(taken.status).toBe(200);
     expect(taken.text).toContain('If TAKEN@example.com can be used');
-    expect(h.mail.accountMails.filter((m) => m.subject === 'Confirm your new e-mail address')).toHaveLength(0);
+    expect(h.mail.accountMails.filter((m) => m.subject === 'Confirm your new e-mail address')).toHaveLength(
+      0,
+    );
 
     const asked = await c.form('/settings/email', { email: 'dave.new@example.com', email_current: PASSWORD });
     expect(asked.status).toBe(200);
