@@ -16,10 +16,11 @@ export async function up(knex: Knex): Promise<void> {
   await knex('accounts').update({ email_verified_at: knex.ref('created_at') });
 }
 
-/** Drop the two columns. */
+/**
+ * Drop the two columns. Plain ALTER TABLE … DROP COLUMN (SQLite ≥ 3.35 and PostgreSQL): knex's SQLite dropColumn
+ * rebuilds the table, which foreign keys from api_keys, whitelist and ledger forbid.
+ */
 export async function down(knex: Knex): Promise<void> {
-  await knex.schema.alterTable('accounts', (t) => {
-    t.dropColumn('email_verified_at');
-    t.dropColumn('deleted_at');
-  });
+  await knex.raw('ALTER TABLE accounts DROP COLUMN email_verified_at');
+  await knex.raw('ALTER TABLE accounts DROP COLUMN deleted_at');
 }
