@@ -36,6 +36,7 @@ describe('e-mail verification (rule set A)', () => {
     const api = await c.api('post', '/api/keys', { label: 'web' });
     expect(api.status).toBe(403);
     expect(api.body).toMatchObject({ code: 'email_unverified' });
+    expect((await c.api('get', '/api/session')).body.account).toMatchObject({ emailVerified: false });
     expect((await c.form('/credit/top-up', { amount: '10' })).status).toBe(403);
     expect((await c.form('/packages', {})).status).toBe(403);
     expect(await h.store.listKeys(id)).toEqual([]);
