@@ -97,6 +97,21 @@ describe('e-mail verification (rule set A)', () => {
     expect((await c.get('/settings?done=verified')).text).toContain('E-mail address confirmed');
   });
 
+  test('without any way to send mail (no SMTP, not development) a sign-up is verified at creation', async () => {
+    h = await dash('A', { mailer: null });
+    const c = await signedUp(h, 'nomail@example.com', { verify: false });
+    expect((await h.store.findAccountByEmail('nomail@example.com'))?.emailVerifiedAt).toBe(h.clock.now());
+    await c.get('/keys');
+    expect((await c.form('/keys', { label: 'web' })).status).toBe(201);
+  });
+
+  test('in development mode without SMTP the link is logged and the sign-up stays unverified until it is used', async () => {
+    h = await dash('A', { mailer: null, config: { development: true } });
+    await signedUp(h, 'devmail@example.com', { verify: false });
+    expect((await h.store.findAccountByEmail('devmail@example.com'))?.emailVerifiedAt).toBeNull();
+    expect(h.logs.text).toContain('/verify/email?token=');
+  });
+
   test('accounts made by the operator count as verified', async () => {
     const a = await h.store.createAccount({ email: 'op@example.com' }, h.clock.now());
     expect(a.emailVerifiedAt).toBe(h.clock.now());
