@@ -246,6 +246,8 @@ export function accountRoutes(router: Router, ctx: AppContext): void {
           unlimitedUntil:
             account.unlimitedUntil === null ? null : new Date(account.unlimitedUntil).toISOString(),
           createdAt: new Date(account.createdAt).toISOString(),
+          emailVerifiedAt:
+            account.emailVerifiedAt === null ? null : new Date(account.emailVerifiedAt).toISOString(),
         },
         keys: keys.map((k) => keyView(k, now)),
         whitelist: whitelist.map(whitelistView),
