@@ -373,7 +373,12 @@ export interface Store {
    */
   hitWindow(name: string, windowMs: number, now: number): Promise<{ count: number; resetAt: number }>;
 
-  /* --- account lifecycle (issue 15 item 1: e-mail verification, account deletion; migration 007) --- */
+  /*
+   * --- account lifecycle (issue 15 item 1: e-mail verification, account deletion; migration 007) ---
+   * A deleted account is kept for accounting and changed by no one: every management write naming it (status, plan,
+   * password, e-mail, credit, createKey, buyPackage, addWhitelist, markEmailVerified, deleteAccount) throws
+   * StoreConflict('account_deleted'); reads (getAccount, listKeys, ledger, usage…) still answer.
+   */
   /**
    * Record that the account's e-mail address is proven at `now`; already verified → unchanged (the first time is
    * kept). Unknown → not_found; deleted → account_deleted.
