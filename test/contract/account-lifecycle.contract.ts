@@ -98,6 +98,17 @@ export function accountLifecycleRules(h: StoreHolder): void {
       await expectConflict(h.store.deleteAccount(a.id, tombstoneOf(a.id), T0 + 1), 'account_deleted');
       await expectConflict(h.store.setAccountStatus(a.id, 'active'), 'account_deleted');
       await expectConflict(h.store.setEmail(a.id, `${uid('x')}@example.org`), 'account_deleted');
+      await expectConflict(h.store.setPasswordHash(a.id, 'scrypt$new'), 'account_deleted');
+      await expectConflict(h.store.setUnlimitedUntil(a.id, T0 + 1), 'account_deleted');
+      await expectConflict(
+        h.store.buyPackage(
+          a.id,
+          1,
+          { accountId: a.id, hash: uid('hash_'), prefix: 'gk_pkg00', kind: 'unlimited' },
+          T0,
+        ),
+        'account_deleted',
+      );
       await expectConflict(h.store.credit(a.id, 10, null, T0), 'account_deleted');
       await expectConflict(key(h.store, a.id), 'account_deleted');
       await expectConflict(h.store.addWhitelist(a.id, '192.0.2.77/32', T0), 'account_deleted');
