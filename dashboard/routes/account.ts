@@ -350,6 +350,8 @@ function passwordResetRoutes(router: Router, ctx: AppContext): void {
       const account = await store.getAccount(used.accountId);
       if (!account || credentialStamp(ctx.secrets, account) !== used.stamp) return invalid();
       await store.setPasswordHash(account.id, await hashPassword(password));
+      // The link came from the mailbox: an unverified sign-up is proven by it as by the verification link.
+      if (account.emailVerifiedAt === null) await store.markEmailVerified(account.id, clock.now());
       const fresh = (await store.getAccount(account.id)) ?? account;
       await startSession(res, ctx.secrets, clock, fresh);
       ctx.accounts.audit(customer(ctx, req, res, account.id), 'password.reset', { account: account.id });

@@ -87,6 +87,20 @@ describe('e-mail verification (rule set A)', () => {
     expect((await c.form('/verify/email', { token: tokenOf(oldLink) })).status).toBe(400);
   });
 
+  test('a password reset by the mailed link also proves the address', async () => {
+    await signedUp(h, 'rae@example.com', { verify: false });
+    const visitor = new Client(h.app);
+    await visitor.get('/password/forgot');
+    await visitor.form('/password/forgot', { email: 'rae@example.com' });
+    const link = h.mail.accountMails.filter((m) => m.subject === 'Reset your password').at(-1)?.link ?? '';
+    await visitor.get(pathOf(link));
+    expect(
+      (await visitor.form('/password/reset', { token: tokenOf(link), password: 'a brand new passphrase' }))
+        .status,
+    ).toBe(303);
+    expect((await h.store.findAccountByEmail('rae@example.com'))?.emailVerifiedAt).toBe(h.clock.now());
+  });
+
   test('a signed-in owner who opens the link is sent to settings with a message', async () => {
     const c = await signedUp(h, 'wes@example.com', { verify: false });
     const link = verificationMails('wes@example.com')[0]?.link ?? '';
