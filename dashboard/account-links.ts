@@ -1,6 +1,6 @@
 /**
- * One-time account links (issue 15 item 1): a password reset (rule set A) and the confirmation of a new e-mail
- * address. Signed tokens (jose, HS256) that name their purpose, the account, the address and the account's
+ * One-time account links (issue 15 item 1): a password reset (rule set A), the confirmation of a new e-mail
+ * address, the verification of the address at sign-up (A) and the confirmation of an account deletion (B). Signed tokens (jose, HS256) that name their purpose, the account, the address and the account's
  * credential stamp when issued; redeemed once through the store's single-use marks (every instance, every restart),
  * and void as soon as the password or the e-mail changed (the stamp no longer matches).
  */
@@ -11,12 +11,14 @@ import type { Store } from '../gateway/store/types';
 import type { Secrets } from './session';
 
 /** What a link is for. */
-export type AccountLinkPurpose = 'password-reset' | 'email-change';
+export type AccountLinkPurpose = 'password-reset' | 'email-change' | 'email-verify' | 'account-delete';
 
 /** How long each kind of link works. */
 export const ACCOUNT_LINK_MINUTES: Record<AccountLinkPurpose, number> = {
   'password-reset': 30,
   'email-change': 24 * 60,
+  'email-verify': 24 * 60,
+  'account-delete': 30,
 };
 
 const AUDIENCE = 'geogate-dashboard-account-link';

@@ -10,7 +10,7 @@ import { createContext, type AppContext } from './context';
 import type { DashboardDeps } from './deps';
 import { DashboardError } from './errors';
 import { dashboardIds } from './ids';
-import { csrf, loadSession, securityHeaders, wantsJson } from './middleware';
+import { csrf, loadSession, securityHeaders, verifiedForChanges, wantsJson } from './middleware';
 import { btcpayWebhook } from './payments/btcpay-webhook';
 import { paymentFormAction } from './payments/csp';
 import { stripeWebhook } from './payments/webhook';
@@ -20,6 +20,7 @@ import { apiReferenceRoutes } from './routes/api-reference';
 import { authRoutes } from './routes/auth';
 import { billingRoutes } from './routes/billing';
 import { notificationRoutes } from './routes/notifications';
+import { lifecycleRoutes } from './routes/lifecycle';
 import { pageRoutes } from './routes/pages';
 import { errorPage } from './views/error';
 import { repoRoot } from '../gateway/core/paths';
@@ -104,9 +105,10 @@ export function createDashboardApp(deps: DashboardDeps): express.Express {
     });
   }
   router.use(express.urlencoded({ extended: false, limit: '16kb' }), express.json({ limit: '16kb' }));
-  router.use(loadSession(ctx), csrf(ctx));
+  router.use(loadSession(ctx), csrf(ctx), verifiedForChanges);
   authRoutes(router, ctx);
   accountRoutes(router, ctx);
+  lifecycleRoutes(router, ctx);
   apiRoutes(router, ctx);
   restrictionRoutes(router, ctx);
   pageRoutes(router, ctx);

@@ -30,6 +30,11 @@ export interface AppContext extends DashboardDeps {
   brand: Brand;
   /** The public origin ("https://dash.example.com") that state-changing requests must come from. */
   origin: string;
+  /**
+   * Whether a mailed link can reach the customer (SMTP configured, a development log, or an injected mailer). Without
+   * it, rule set A's sign-ups are verified at creation: a verification link could never arrive (issue 15 item 1).
+   */
+  mailReaches: boolean;
 }
 
 /** Build the shared context. */
@@ -62,6 +67,7 @@ export function createContext(deps: DashboardDeps): AppContext {
     payments,
     cryptoPayments,
     origin: new URL(config.publicUrl).origin,
+    mailReaches: deps.mailer !== undefined || config.smtp !== undefined || config.development === true,
     brand: brandOf(config),
   };
 }

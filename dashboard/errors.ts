@@ -5,6 +5,7 @@ export type DashboardCode =
   | 'invalid_parameter'
   | 'unauthorized'
   | 'csrf_failed'
+  | 'email_unverified'
   | 'not_found'
   | 'not_in_rule_set'
   | 'email_taken'
@@ -27,6 +28,7 @@ const STATUS: Record<DashboardCode, number> = {
   link_invalid: 400,
   insufficient_balance: 402,
   csrf_failed: 403,
+  email_unverified: 403,
   not_found: 404,
   not_in_rule_set: 404,
   email_taken: 409,

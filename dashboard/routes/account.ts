@@ -41,12 +41,12 @@ function formState(err: unknown, values: Record<string, string>): { status: numb
 }
 
 /** The link of `purpose` for `token` on this dashboard. */
-function linkUrl(ctx: AppContext, path: string, token: string): string {
+export function linkUrl(ctx: AppContext, path: string, token: string): string {
   return `${ctx.config.publicUrl.replace(/\/+$/, '')}${path}?token=${encodeURIComponent(token)}`;
 }
 
 /** E-mail an account link; a mail failure is a clear 503, never a lost secret in the log. */
-async function mailLink(
+export async function mailLink(
   ctx: AppContext,
   res: Response,
   to: string,
@@ -68,9 +68,9 @@ async function mailLink(
 }
 
 /** The current password must match (settings forms of rule set A). */
-async function requirePassword(account: Account, given: unknown): Promise<void> {
+export async function requirePassword(account: Account, given: unknown, field = 'current'): Promise<void> {
   if (!account.passwordHash || !(await verifyPassword(str(given), account.passwordHash))) {
-    throw new DashboardError('invalid_credentials', 'The current password is wrong', 'current');
+    throw new DashboardError('invalid_credentials', 'The current password is wrong', field);
   }
 }
 
@@ -94,7 +94,9 @@ export function accountRoutes(router: Router, ctx: AppContext): void {
           ? 'Password changed. Your other sessions are signed out.'
           : done === 'email'
             ? 'E-mail address changed.'
-            : undefined;
+            : done === 'verified'
+              ? 'E-mail address confirmed. You can now create keys and top up.'
+              : undefined;
       settings(res, 200, message ? { message } : {});
     }),
   );
@@ -134,7 +136,8 @@ export function accountRoutes(router: Router, ctx: AppContext): void {
       const values = { email: str(b['email']) };
       try {
         await limitAttempt(ctx, req, account.email);
-        if (passwords) await requirePassword(account, b['current']);
+        // Its own field name: the settings page holds two password checks, and ids must be unique (WCAG 4.1.1).
+        if (passwords) await requirePassword(account, b['email_current'], 'email_current');
         const email = v.email(b['email']);
         if (email.toLowerCase() === account.email.toLowerCase()) {
           throw new DashboardError('invalid_parameter', 'This is already your e-mail address', 'email');
@@ -206,6 +209,8 @@ export function accountRoutes(router: Router, ctx: AppContext): void {
         if (err instanceof StoreConflict && err.reason === 'email_taken') return invalid();
         throw err;
       }
+      // The link was opened from the new mailbox: the address is proven (an unverified sign-up is verified by it).
+      if (changed.emailVerifiedAt === null) changed = await store.markEmailVerified(account.id, clock.now());
       await startSession(res, ctx.secrets, clock, changed);
       ctx.accounts.audit(customer(ctx, req, res, account.id), 'email.changed', { account: account.id });
       res.redirect(303, '/settings?done=email');
@@ -241,6 +246,8 @@ export function accountRoutes(router: Router, ctx: AppContext): void {
           unlimitedUntil:
             account.unlimitedUntil === null ? null : new Date(account.unlimitedUntil).toISOString(),
           createdAt: new Date(account.createdAt).toISOString(),
+          emailVerifiedAt:
+            account.emailVerifiedAt === null ? null : new Date(account.emailVerifiedAt).toISOString(),
         },
         keys: keys.map((k) => keyView(k, now)),
         whitelist: whitelist.map(whitelistView),
@@ -343,6 +350,8 @@ function passwordResetRoutes(router: Router, ctx: AppContext): void {
       const account = await store.getAccount(used.accountId);
       if (!account || credentialStamp(ctx.secrets, account) !== used.stamp) return invalid();
       await store.setPasswordHash(account.id, await hashPassword(password));
+      // The link came from the mailbox: an unverified sign-up is proven by it as by the verification link.
+      if (account.emailVerifiedAt === null) await store.markEmailVerified(account.id, clock.now());
       const fresh = (await store.getAccount(account.id)) ?? account;
       await startSession(res, ctx.secrets, clock, fresh);
       ctx.accounts.audit(customer(ctx, req, res, account.id), 'password.reset', { account: account.id });

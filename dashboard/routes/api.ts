@@ -38,6 +38,7 @@ export function apiRoutes(router: Router, ctx: AppContext): void {
         status: account.status,
         balance: money(ctx.rules, account.balance),
         unlimitedUntil: iso(account.unlimitedUntil),
+        emailVerified: account.emailVerifiedAt !== null,
       },
       ruleSet: ctx.rules.name,
       csrfToken: session.csrf,

@@ -14,6 +14,7 @@ import { LINK_MINUTES } from '../magic-link';
 import { handle, preSessionToken, type Signed } from '../middleware';
 import { endSession, startSession } from '../session';
 import { limitAttempt } from '../throttle';
+import { sendVerification } from './lifecycle';
 import * as v from '../validate';
 import * as views from '../views/auth';
 
@@ -66,8 +67,17 @@ export function authRoutes(router: Router, ctx: AppContext): void {
         if (!passwords) return await sendLink(ctx, res, email, true);
         const name = v.name(b['name']);
         const password = v.password(b['password']);
+        // Unverified until the link mailed below is opened (issue 15 item 1; docs/decisions.md).
         const account = await store
-          .createAccount({ email, name, passwordHash: await hashPassword(password) }, clock.now())
+          .createAccount(
+            {
+              email,
+              name,
+              passwordHash: await hashPassword(password),
+              ...(ctx.mailReaches ? { emailVerifiedAt: null } : {}),
+            },
+            clock.now(),
+          )
           .catch((err: unknown) => {
             if (err instanceof StoreConflict && err.reason === 'email_taken') {
               throw new DashboardError(
@@ -83,6 +93,9 @@ export function authRoutes(router: Router, ctx: AppContext): void {
           { accountId: account.id, requestId: requestIdOfResponse(res) },
           'dashboard: account created',
         );
+        // A mail failure does not undo the sign-up: the banner of every page offers to send the link again.
+        if (account.emailVerifiedAt === null)
+          await sendVerification(ctx, req, res, account).catch(() => undefined);
         ctx.accounts.audit(customer(ctx, req, res, account.id), 'account.created', { account: account.id });
         ctx.accounts.audit(customer(ctx, req, res, account.id), 'session.signed_in', { account: account.id });
         res.redirect(303, '/?welcome=1');

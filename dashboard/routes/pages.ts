@@ -30,6 +30,7 @@ export function pageContext(ctx: AppContext, res: Response): PageContext {
     email: account.email,
     suspended: account.status === 'suspended',
     notifications: ctx.notifications !== undefined,
+    unverified: account.emailVerifiedAt === null,
   };
 }
 

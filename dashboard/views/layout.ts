@@ -12,6 +12,8 @@ export interface PageContext {
   suspended: boolean;
   /** Whether the Notifications page exists (the config has `dashboard.notifications`). */
   notifications?: boolean;
+  /** The e-mail address is not verified yet (rule set A's sign-up, issue 15 item 1): a banner with "send again". */
+  unverified?: boolean;
 }
 
 const NAV: { path: string; label: string; whitelist?: true; notifications?: true }[] = [
@@ -49,6 +51,20 @@ function footer(brand: Brand): Html {
   return html`<footer class="foot"><p>${brand.footer}</p></footer>`;
 }
 
+/** The banner of every signed-in page while the address is unverified, with "send it again". */
+function unverifiedBanner(ctx: PageContext) {
+  return html`<div class="alert warn verify" role="status">
+    <p>
+      Confirm your e-mail address: we sent a link to <strong>${ctx.email}</strong>. Until then you can look
+      around, but not create keys or top up.
+    </p>
+    <form method="post" action="/verify/resend">
+      <input type="hidden" name="_csrf" value="${ctx.csrf}" />
+      <button type="submit" class="secondary small">Send the link again</button>
+    </form>
+  </div>`;
+}
+
 /** A signed-in page. */
 export function page(ctx: PageContext, active: string, title: string, body: Html): string {
   const items = NAV.filter(
@@ -68,6 +84,7 @@ ${skipLink}
   </form>
 </header>
 <main id="main" tabindex="-1">
+${ctx.unverified ? unverifiedBanner(ctx) : ''}
 ${ctx.suspended ? html`<p class="alert error" role="alert">This account is suspended: requests with its keys are refused (403 account_suspended). Contact support.</p>` : ''}
 <h1>${title}</h1>
 ${body}

@@ -115,18 +115,27 @@ export function settingsPage(ctx: PageContext, rules: RuleSet, forms: SettingsFo
           : ''
       }
       <h2>E-mail address</h2>
-      <p>Now: <strong>${ctx.email}</strong>. The new address must be confirmed from its mailbox.</p>
+      <p>
+        Now: <strong>${ctx.email}</strong>
+        (${ctx.unverified ? 'not confirmed yet' : 'confirmed'}). A new address must be confirmed from its
+        mailbox.
+      </p>
       ${formMessage(em)}
       <form method="post" action="/settings/email" class="card">
         <input type="hidden" name="_csrf" value="${ctx.csrf}" />
         ${field({ name: 'email', label: 'New e-mail address', type: 'email', value: em.values?.['email'] ?? '', error: em.errors?.['email'], autocomplete: 'email', required: true })}
-        ${passwords ? field({ name: 'current', label: 'Current password', type: 'password', error: em.errors?.['current'], autocomplete: 'current-password', required: true }) : ''}
+        ${passwords ? field({ name: 'email_current', label: 'Current password', type: 'password', error: em.errors?.['email_current'], autocomplete: 'current-password', required: true }) : ''}
         <button type="submit">Send a confirmation link</button>
       </form>
       <h2>Your data</h2>
       <p>
         <a href="/settings/export.json" download>Download your data (JSON)</a>: the account, your keys (never
         their secrets), whitelisted addresses, usage of the last 90 days and the ledger.
+      </p>
+      <h2>Delete your account</h2>
+      <p>
+        Your keys stop working and the balance is forfeited; the ledger is kept for accounting.
+        <a href="/settings/delete">Delete your account…</a>
       </p>`,
   );
 }

@@ -36,7 +36,11 @@ export type AuditAction =
   | 'email.change_requested'
   | 'email.changed'
   | 'account.exported'
-  | 'billing.updated';
+  | 'billing.updated'
+  | 'email.verification_sent'
+  | 'email.verified'
+  | 'account.deletion_requested'
+  | 'account.deleted';
 
 /** The object acted on: the account and, where there is one, the object's id; plus non-secret facts. */
 export interface AuditObject {

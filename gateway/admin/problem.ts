@@ -17,6 +17,7 @@ export type AdminCode =
   | 'idempotency_mismatch'
   | 'already_revoked'
   | 'insufficient_balance'
+  | 'account_deleted'
   | 'internal';
 
 /** HTTP status of each admin code. Exhaustive: adding a code fails to compile here. */
@@ -37,6 +38,7 @@ export function adminStatus(code: AdminCode): number {
     case 'whitelist_overlap':
     case 'idempotency_mismatch':
     case 'already_revoked':
+    case 'account_deleted':
       return 409;
     case 'payload_too_large':
       return 413;
@@ -61,6 +63,7 @@ const TITLES: Record<AdminCode, string> = {
   idempotency_mismatch: 'Idempotency key reused with a different request',
   already_revoked: 'Key already revoked',
   insufficient_balance: 'Insufficient balance',
+  account_deleted: 'Account deleted',
   internal: GATEWAY_TITLES.internal,
 };
 
@@ -92,6 +95,8 @@ const CONFLICTS: Record<StoreConflict['reason'], { code: AdminCode; parameter?: 
   already_revoked: { code: 'already_revoked' },
   // Our validation runs first, so this only shows a gap between it and the store's checks.
   invalid_input: { code: 'invalid_parameter' },
+  // Deleted by its owner (issue 15 item 1): kept for accounting, changed by no one.
+  account_deleted: { code: 'account_deleted' },
 };
 
 /** The admin problem for a StoreConflict. */

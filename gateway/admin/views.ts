@@ -87,5 +87,9 @@ export function accountSummary(rules: RuleSet, account: Account) {
     status: account.status,
     balance: money(rules, account.balance),
     createdAt: iso(account.createdAt),
+    /** When the e-mail address was proven; null while a rule set A sign-up is unverified (issue 15 item 1). */
+    emailVerifiedAt: iso(account.emailVerifiedAt),
+    /** When the owner deleted the account (status 'deleted'), else null. */
+    deletedAt: iso(account.deletedAt),
   };
 }

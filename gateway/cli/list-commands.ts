@@ -76,7 +76,7 @@ export const LIST_COMMANDS: Command[] = [
     args: [],
     options: {
       'email-prefix': { type: 'string', help: 'e-mail addresses starting with this text', value: 'TEXT' },
-      status: { type: 'string', help: 'active or suspended', value: 'STATUS' },
+      status: { type: 'string', help: 'active, suspended or deleted', value: 'STATUS' },
       plan: { type: 'string', help: 'A: unlimited or payg; B: unlimited or credits', value: 'PLAN' },
       sort: { type: 'string', help: 'created (default) or email', value: 'FIELD' },
       ...PAGE_OPTIONS,

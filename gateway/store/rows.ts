@@ -37,6 +37,8 @@ export function toAccount(row: object): Account {
     balance: num(r.balance),
     unlimitedUntil: numOrNull(r.unlimited_until),
     createdAt: num(r.created_at),
+    emailVerifiedAt: numOrNull(r.email_verified_at),
+    deletedAt: numOrNull(r.deleted_at),
   };
 }
 
@@ -140,6 +142,8 @@ export interface AccountInsertRow {
   balance: number;
   unlimited_until: null;
   created_at: number;
+  email_verified_at: number | null;
+  deleted_at: null;
 }
 
 /** Check a NewAccount (email required, ≤ 320 characters) and build its row: active, balance 0, a new id. */
@@ -156,6 +160,8 @@ export function newAccountRow(input: NewAccount, now: number): AccountInsertRow 
     balance: 0,
     unlimited_until: null,
     created_at: now,
+    email_verified_at: input.emailVerifiedAt === undefined ? now : input.emailVerifiedAt,
+    deleted_at: null,
   };
 }
 

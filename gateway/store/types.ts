@@ -24,7 +24,8 @@ import type {
   WebhookEndpoint,
 } from './notifications';
 
-export type AccountStatus = 'active' | 'suspended';
+/** 'deleted': erased by its owner (issue 15 item 1); kept for accounting, never active again. */
+export type AccountStatus = 'active' | 'suspended' | 'deleted';
 export type KeyStatus = 'active' | 'revoked';
 export type KeyKind = 'payg' | 'unlimited';
 
@@ -40,6 +41,10 @@ export interface Account {
   /** B: the Unlimited plan's end (epoch ms) or null when on credits (D17). */
   unlimitedUntil: number | null;
   createdAt: number;
+  /** When the e-mail address was proven (epoch ms), or null while unverified (rule set A's sign-up; issue 15). */
+  emailVerifiedAt: number | null;
+  /** When the account was deleted (status 'deleted'), or null. */
+  deletedAt: number | null;
 }
 
 export interface ApiKey {
@@ -195,6 +200,11 @@ export interface NewAccount {
   email: string;
   name?: string | null;
   passwordHash?: string | null;
+  /**
+   * When the address was proven: absent → at creation (operator, rule set B's e-mailed link); null → unverified
+   * until Store.markEmailVerified (rule set A's sign-up).
+   */
+  emailVerifiedAt?: number | null;
 }
 
 export interface NewKey {
@@ -218,7 +228,8 @@ export type StoreConflictReason =
   | 'insufficient_balance'
   | 'idempotency_mismatch'
   | 'already_revoked'
-  | 'invalid_input';
+  | 'invalid_input'
+  | 'account_deleted';
 
 /** Raised by management operations for expected failures; the admin API maps them to 404 / 409 / 400. */
 export class StoreConflict extends Error {
@@ -471,4 +482,25 @@ export interface Store {
    * caches are invalidated on the same path. The returned key carries `restrictions` only when it has some.
    */
   setKeyRestrictions(id: string, restrictions: KeyRestrictions | null): Promise<ApiKey>;
+
+  /*
+   * --- account lifecycle (issue 15 item 1: e-mail verification, account deletion; migration 007) ---
+   * A deleted account is kept for accounting and changed by no one: every management write naming it (status, plan,
+   * password, e-mail, credit, createKey, buyPackage, addWhitelist, markEmailVerified, deleteAccount) throws
+   * StoreConflict('account_deleted'); reads (getAccount, listKeys, ledger, usage…) still answer.
+   */
+  /**
+   * Record that the account's e-mail address is proven at `now`; already verified → unchanged (the first time is
+   * kept). Unknown → not_found; deleted → account_deleted.
+   */
+  markEmailVerified(id: string, now: number): Promise<Account>;
+  /**
+   * Delete the account for its owner, all at once: every active key revoked at `now`, every whitelist entry and IP
+   * slot removed, the e-mail replaced by `tombstone` (so the address can sign up again), name and password hash
+   * erased, the balance forfeited (one ledger row, kind 'adjustment', ref 'account-deleted', amount −balance, when
+   * the balance was above 0), status 'deleted' and deletedAt `now`. Ledger rows and usage stay under the account id.
+   * Key identities cached by any instance stop within 1 s (D19). Unknown → not_found; already deleted →
+   * account_deleted (nothing changes). Returns the deleted account and what was forfeited.
+   */
+  deleteAccount(id: string, tombstone: string, now: number): Promise<{ account: Account; forfeited: number }>;
 }

@@ -4,6 +4,7 @@
  */
 import type { Store } from '../../gateway/store/types';
 import { accountRules } from './accounts.contract';
+import { accountLifecycleRules } from './account-lifecycle.contract';
 import { allowanceRules } from './allowance.contract';
 import type { StoreFactory, StoreHolder } from './helpers';
 import { keepRules } from './keep.contract';
@@ -57,5 +58,6 @@ export function describeStoreContract(name: string, factory: StoreFactory): void
     receiptRules(holder);
     notificationRules(holder);
     restrictionRules(holder);
+    accountLifecycleRules(holder);
   });
 }

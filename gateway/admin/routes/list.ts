@@ -90,7 +90,7 @@ function accountQuery(deps: AdminDeps, raw: unknown): AccountQuery {
   const plan = oneOf<string>('plan', q.plan, plans);
   const sort = oneOf('sort', q.sort, ['created', 'email'] as const) ?? 'created';
   const order = oneOf('order', q.order, ['asc', 'desc'] as const) ?? 'asc';
-  const status = oneOf<AccountStatus>('status', q.status, ['active', 'suspended']);
+  const status = oneOf<AccountStatus>('status', q.status, ['active', 'suspended', 'deleted']);
   return {
     ...(q.emailPrefix !== undefined ? { emailPrefix: normaliseEmail(q.emailPrefix) } : {}),
     ...(status !== undefined ? { status } : {}),

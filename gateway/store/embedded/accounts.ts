@@ -33,6 +33,13 @@ export function requireAccount(db: Database.Database, id: string): Account {
   return toAccount(row);
 }
 
+/** The account, refused when deleted (account_deleted) or unknown (not_found): the guard of every write. */
+export function requireLiveAccount(db: Database.Database, id: string): Account {
+  const account = requireAccount(db, id);
+  if (account.status === 'deleted') throw new StoreConflict('account_deleted', `account ${id} is deleted`);
+  return account;
+}
+
 /** Create an account (active, balance 0); a taken e-mail → StoreConflict('email_taken'). */
 export function createAccount(db: Database.Database, input: NewAccount, now: number): Account {
   const row = newAccountRow(input, now);
@@ -42,8 +49,10 @@ export function createAccount(db: Database.Database, input: NewAccount, now: num
         throw new StoreConflict('email_taken', 'an account with this email exists');
       }
       db.prepare(
-        `INSERT INTO accounts (id, email, email_norm, name, password_hash, status, balance, unlimited_until, created_at)
-       VALUES (@id, @email, @email_norm, @name, @password_hash, @status, @balance, @unlimited_until, @created_at)`,
+        `INSERT INTO accounts (id, email, email_norm, name, password_hash, status, balance, unlimited_until, created_at,
+         email_verified_at, deleted_at)
+       VALUES (@id, @email, @email_norm, @name, @password_hash, @status, @balance, @unlimited_until, @created_at,
+         @email_verified_at, @deleted_at)`,
       ).run(row);
       return toAccount(row);
     })
@@ -57,7 +66,7 @@ export function setEmail(db: Database.Database, id: string, input: string): Acco
   const norm = normaliseEmail(email);
   return db
     .transaction(() => {
-      requireAccount(db, id);
+      requireLiveAccount(db, id);
       const other = db.prepare('SELECT id FROM accounts WHERE email_norm = ? AND id <> ?').get(norm, id);
       if (other) throw new StoreConflict('email_taken', 'an account with this email exists');
       db.prepare('UPDATE accounts SET email = ?, email_norm = ? WHERE id = ?').run(email, norm, id);
@@ -75,7 +84,7 @@ export function updateAccount(
 ): Account {
   return db
     .transaction(() => {
-      requireAccount(db, id);
+      requireLiveAccount(db, id);
       db.prepare(`UPDATE accounts SET ${column} = ? WHERE id = ?`).run(value, id);
       return requireAccount(db, id);
     })
@@ -93,7 +102,7 @@ export function credit(
   requireUnits('amount', amount);
   return db
     .transaction(() => {
-      const account = requireAccount(db, accountId);
+      const account = requireLiveAccount(db, accountId);
       if (idempotencyKey !== null) {
         const prior = db
           .prepare('SELECT * FROM ledger WHERE account_id = ? AND ref = ?')
@@ -142,7 +151,7 @@ export function buyPackage(
   requireKeyOfAccount(accountId, input);
   return db
     .transaction(() => {
-      const account = requireAccount(db, accountId);
+      const account = requireLiveAccount(db, accountId);
       if (account.balance < price) {
         throw new StoreConflict('insufficient_balance', 'the balance does not cover the package');
       }

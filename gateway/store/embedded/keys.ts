@@ -6,9 +6,11 @@ import { StoreConflict, type ApiKey, type NewKey } from '../types';
 /** Insert a key for an existing account (call inside a transaction); unknown account → not_found. */
 export function insertKey(db: Database.Database, input: NewKey, now: number): ApiKey {
   const row = newKeyRow(input, now);
-  if (!db.prepare('SELECT 1 FROM accounts WHERE id = ?').get(input.accountId)) {
-    throw new StoreConflict('not_found', `account ${input.accountId} not found`);
-  }
+  const owner = db.prepare('SELECT status FROM accounts WHERE id = ?').get(input.accountId) as
+    { status: string } | undefined;
+  if (!owner) throw new StoreConflict('not_found', `account ${input.accountId} not found`);
+  if (owner.status === 'deleted')
+    throw new StoreConflict('account_deleted', `account ${input.accountId} is deleted`);
   db.prepare(
     `INSERT INTO api_keys (id, account_id, hash, prefix, label, kind, package_until, status, created_at, revoked_at)
      VALUES (@id, @account_id, @hash, @prefix, @label, @kind, @package_until, @status, @created_at, @revoked_at)`,

@@ -61,6 +61,7 @@ import type {
   WebhookEndpoint,
 } from '../notifications';
 import { setKeyRestrictions } from './restrictions';
+import * as lifecycle from './account-lifecycle';
 
 /** The Store on a SQLite file (or ":memory:"). Call migrate() before use (createStore does). */
 export class EmbeddedStore implements Store {
@@ -449,5 +450,20 @@ export class EmbeddedStore implements Store {
     // Seen at once by this process, like a revocation; other processes on the file within the cache's 500 ms.
     this.keyCache.clear();
     return key;
+  }
+
+  /* --- account lifecycle (issue 15 item 1; account-lifecycle.ts) --- */
+  async markEmailVerified(id: string, now: number): Promise<Account> {
+    return lifecycle.markEmailVerified(this.db, id, now);
+  }
+  async deleteAccount(
+    id: string,
+    tombstone: string,
+    now: number,
+  ): Promise<{ account: Account; forfeited: number }> {
+    const done = lifecycle.deleteAccount(this.db, id, tombstone, now);
+    // Cached key records of the account are revoked now: seen at once through this store, like revokeKey.
+    this.keyCache.clear();
+    return done;
   }
 }

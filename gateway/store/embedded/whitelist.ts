@@ -3,7 +3,7 @@ import type Database from 'better-sqlite3';
 import { requireCidr, sameWhitelistRow } from '../checks';
 import { newWhitelistRow, toWhitelist } from '../rows';
 import { StoreConflict, type WhitelistEntry } from '../types';
-import { requireAccount } from './accounts';
+import { requireAccount, requireLiveAccount } from './accounts';
 
 /**
  * Add an entry. Overlap with another account's entry → whitelist_overlap (D18); the same block again for the same
@@ -18,7 +18,7 @@ export function addWhitelist(
   const range = requireCidr(cidr);
   return db
     .transaction(() => {
-      requireAccount(db, accountId);
+      requireLiveAccount(db, accountId);
       const overlapping = db
         .prepare('SELECT * FROM whitelist WHERE family = ? AND range_start <= ? AND range_end >= ?')
         .all(range.family, range.end, range.start) as { account_id: string; cidr: string }[];

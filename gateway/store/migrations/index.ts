@@ -9,6 +9,7 @@ import * as throttle from './003_throttle';
 import * as keyRestrictions from './004_key_restrictions';
 import * as receipts from './005_receipts';
 import * as notifications from './006_notifications';
+import * as accountLifecycle from './007_account_lifecycle';
 
 /** The knex bookkeeping table of the migrations (its lock table is `${MIGRATIONS_TABLE}_lock`). */
 export const MIGRATIONS_TABLE = 'geogate_migrations';
@@ -28,6 +29,7 @@ export const MIGRATIONS: readonly Migration[] = [
   keyRestrictions,
   receipts,
   notifications,
+  accountLifecycle,
 ];
 
 /** A knex migration source over the explicit list. */

@@ -48,6 +48,9 @@ function collect(d: Deltas, ev: StoreEvent): void {
     d.inserts.push(ledgerRow(String(ev.id), ev.a, charged, 'topup', '', ev.r, ev.n));
   } else if (ev.t === 'pkg' && ev.a) {
     d.inserts.push(ledgerRow(String(ev.id), ev.a, -charged, 'package', ev.k, '', ev.n));
+  } else if (ev.t === 'adj' && ev.a) {
+    // A balance forfeited at account deletion (account-lifecycle.ts).
+    d.inserts.push(ledgerRow(String(ev.id), ev.a, -charged, 'adjustment', '', ev.r, ev.n));
   } else if (ev.t === 'ref') {
     for (const subject of words(ev.u)) {
       const row = d.usage.get(`${ev.d}\t${subject}`) ?? [0, 0, 0];

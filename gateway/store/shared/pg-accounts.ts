@@ -20,6 +20,13 @@ export async function requireAccount(db: Knex | Knex.Transaction, id: string): P
   return toAccount(row);
 }
 
+/** The account, refused when deleted (account_deleted) or unknown (not_found): the guard of every write. */
+export async function requireLiveAccount(db: Knex | Knex.Transaction, id: string): Promise<Account> {
+  const account = await requireAccount(db, id);
+  if (account.status === 'deleted') throw new StoreConflict('account_deleted', `account ${id} is deleted`);
+  return account;
+}
+
 /** Create an account (active, balance 0); a taken e-mail → email_taken. */
 export async function createAccount(db: Knex, input: NewAccount, now: number): Promise<Account> {
   const row = newAccountRow(input, now);
@@ -41,10 +48,11 @@ export async function updateAccount(
 ): Promise<Account> {
   const rows = await db('accounts')
     .where({ id })
+    .whereNot({ status: 'deleted' })
     .update({ [column]: value })
     .returning('*');
   const row = rows[0];
-  if (!row) throw new StoreConflict('not_found', `account ${id} not found`);
+  if (!row) return requireLiveAccount(db, id); // throws: unknown or deleted
   return toAccount(row);
 }
 
@@ -56,6 +64,7 @@ export async function setEmail(db: Knex, id: string, input: string): Promise<Acc
   try {
     rows = await db('accounts')
       .where({ id })
+      .whereNot({ status: 'deleted' })
       .update({ email, email_norm: normaliseEmail(email) })
       .returning('*');
   } catch (err) {
@@ -63,14 +72,14 @@ export async function setEmail(db: Knex, id: string, input: string): Promise<Acc
     throw err;
   }
   const row = rows[0];
-  if (!row) throw new StoreConflict('not_found', `account ${id} not found`);
+  if (!row) return requireLiveAccount(db, id); // throws: unknown or deleted
   return toAccount(row);
 }
 
 /** Insert a key for an existing account; unknown account → not_found. */
 export async function insertKey(db: Knex | Knex.Transaction, input: NewKey, now: number): Promise<ApiKey> {
   const row = newKeyRow(input, now);
-  await requireAccount(db, input.accountId);
+  await requireLiveAccount(db, input.accountId);
   await db('api_keys').insert(row);
   return toKey(row);
 }
@@ -122,7 +131,7 @@ export async function addWhitelist(
   const range = requireCidr(cidr);
   return db.transaction(async (trx) => {
     await trx.raw("SELECT pg_advisory_xact_lock(hashtext('geogate:whitelist'))");
-    await requireAccount(trx, accountId);
+    await requireLiveAccount(trx, accountId);
     const overlapping = await trx('whitelist')
       .where({ family: range.family })
       .andWhere('range_start', '<=', range.end)

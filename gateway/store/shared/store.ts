@@ -40,6 +40,7 @@ import { pgFault, redisFault, StoreUnavailableError } from './errors';
 import { Layout, shardOf } from './layout';
 import { ensureDrainTable, openPostgres } from './pg';
 import * as pga from './pg-accounts';
+import * as lifecycle from './account-lifecycle';
 import { requireReachable } from './probe';
 import { SharedMarks } from './single-use';
 import { SharedWindows } from './throttle';
@@ -478,7 +479,7 @@ export class SharedStore implements Store {
     now: number,
   ): Promise<{ entry: LedgerEntry; balance: number; replayed: boolean }> {
     requireUnits('amount', amount);
-    const account = await this.pg(() => pga.requireAccount(this.knex, accountId));
+    const account = await this.pg(() => pga.requireLiveAccount(this.knex, accountId));
     if (idempotencyKey !== null) {
       const prior = await this.pg(() =>
         this.knex('ledger').where({ account_id: accountId, ref: idempotencyKey }).first(),
@@ -746,5 +747,53 @@ export class SharedStore implements Store {
     // The same invalidation as a revocation: every instance drops the key's cached identity at once (D19).
     await this.changed({ k: 'key', hash });
     return key;
+  }
+
+  /* --- account lifecycle (issue 15 item 1; account-lifecycle.ts) --- */
+  async markEmailVerified(id: string, now: number): Promise<Account> {
+    const a = await this.pg(() => lifecycle.markEmailVerified(this.knex, id, now));
+    await this.changed({ k: 'account', id });
+    return this.withBalance(a);
+  }
+
+  /**
+   * PostgreSQL first (keys revoked, data erased, one transaction), then Redis (balance forfeited, slots dropped) and
+   * the invalidations that stop every instance's cached key identities within the bus's delay. A Redis fault after
+   * the commit leaves the forfeit undone: calling again on the deleted account finishes it, then answers
+   * account_deleted.
+   */
+  async deleteAccount(
+    id: string,
+    tombstone: string,
+    now: number,
+  ): Promise<{ account: Account; forfeited: number }> {
+    let erased: lifecycle.Erased;
+    try {
+      erased = await this.pg(() => lifecycle.erasePg(this.knex, id, tombstone, now));
+    } catch (err) {
+      if (err instanceof StoreConflict && err.reason === 'account_deleted') {
+        await lifecycle.forfeitWallet(this.redis, this.layout, (a) => this.wallets.init(a), id, now);
+        await this.settleLedger();
+      }
+      throw err;
+    }
+    for (const k of erased.keys) await this.changed({ k: 'key', hash: k.hash });
+    await this.changed({ k: 'account', id });
+    await this.changed({ k: 'whitelist' });
+    const forfeited = await lifecycle.forfeitWallet(
+      this.redis,
+      this.layout,
+      (a) => this.wallets.init(a),
+      id,
+      now,
+    );
+    await lifecycle.dropSlots(
+      this.redis,
+      this.layout,
+      id,
+      erased.keys.map((k) => k.id),
+    );
+    await this.settleLedger();
+    return { account: { ...erased.account, balance: 0 }, forfeited };
   }
 }

@@ -197,6 +197,11 @@ maybe('rule set A in the browser', () => {
     await shot(page, 'A-overview');
     await brand(page, 'A');
     await skipLink(page);
+    // Keys wait for the address to be verified by the link in the real mailbox (issue 15 item 1).
+    await page.waitForSelector('text=Confirm your e-mail address: we sent a link to');
+    await page.goto(linkIn(await stack.smtp.waitFor('ada@example.com')));
+    await page.click('form[action="/verify/email"] button[type=submit]');
+    await page.waitForSelector('text=E-mail address confirmed');
 
     // A form error is shown next to its field.
     await page.goto('/keys');

@@ -20,6 +20,8 @@ describe('admin accounts, rule set A (name and password at sign-up)', () => {
       status: 'active',
       balance: '0.0000',
       createdAt: '2026-01-31T10:00:00.000Z',
+      emailVerifiedAt: '2026-01-31T10:00:00.000Z',
+      deletedAt: null,
       plan: { plan: 'payg', packages: [] },
       keys: [],
     });
@@ -125,6 +127,8 @@ describe('admin accounts, rule set B (only an e-mail at sign-up)', () => {
       status: 'active',
       balance: 0,
       createdAt: '2026-01-31T10:00:00.000Z',
+      emailVerifiedAt: '2026-01-31T10:00:00.000Z',
+      deletedAt: null,
       plan: { plan: 'credits' },
       keys: [],
       whitelist: [],

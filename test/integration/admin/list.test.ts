@@ -41,6 +41,8 @@ describe('admin listings, rule set B', () => {
       status: 'active',
       balance: 0,
       createdAt: '2026-01-31T10:00:06.000Z',
+      emailVerifiedAt: '2026-01-31T10:00:06.000Z',
+      deletedAt: null,
     });
     expect(typeof first.body.nextCursor).toBe('string');
     expect(await walk(h, '/admin/accounts/list?order=desc&limit=3')).toEqual([...ids].reverse());

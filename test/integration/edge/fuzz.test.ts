@@ -152,6 +152,15 @@ const DASHBOARD_ROUTES: [Method, string][] = [
   ['post', '/signin'],
   ['get', '/signin/link'],
   ['post', '/signin/link'],
+  // Account lifecycle (issue 15 item 1).
+  ['get', '/settings'],
+  ['get', '/settings/delete'],
+  ['post', '/settings/delete'],
+  ['get', '/settings/delete/confirm'],
+  ['post', '/settings/delete/confirm'],
+  ['get', '/verify/email'],
+  ['post', '/verify/email'],
+  ['post', '/verify/resend'],
 ];
 
 /** A request: a route (or any method on it), its ids, a query and a body. */

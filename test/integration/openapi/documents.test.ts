@@ -125,6 +125,7 @@ describe('openapi/admin.yaml and the admin app', () => {
       'idempotency_mismatch',
       'already_revoked',
       'insufficient_balance',
+      'account_deleted',
       'internal',
     ];
     const documented = documentedCodes(doc.components.responses);

@@ -18,6 +18,8 @@ const account = (over: Partial<Account> = {}): Account => ({
   balance: 100,
   unlimitedUntil: null,
   createdAt: 0,
+  emailVerifiedAt: 0,
+  deletedAt: null,
   ...over,
 });
 const key = (over: Partial<ApiKey> = {}): ApiKey => ({

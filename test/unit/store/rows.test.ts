@@ -50,20 +50,27 @@ describe('toAccount', () => {
     balance: BIG,
     unlimited_until: T + 86_400_000,
     created_at: T,
+    email_verified_at: T + 1,
+    deleted_at: null,
   };
   const bare = { ...full, name: null, password_hash: null, balance: -250, unlimited_until: null };
-  it.each(both(full, ['balance', 'unlimited_until', 'created_at']))('maps a full row from %s', (_, row) => {
-    expect(toAccount(row)).toEqual({
-      id: 'acc_1',
-      email: 'A@example.org',
-      name: 'Ann',
-      passwordHash: 'scrypt$x',
-      status: 'active',
-      balance: BIG,
-      unlimitedUntil: T + 86_400_000,
-      createdAt: T,
-    });
-  });
+  it.each(both(full, ['balance', 'unlimited_until', 'created_at', 'email_verified_at']))(
+    'maps a full row from %s',
+    (_, row) => {
+      expect(toAccount(row)).toEqual({
+        id: 'acc_1',
+        email: 'A@example.org',
+        name: 'Ann',
+        passwordHash: 'scrypt$x',
+        status: 'active',
+        balance: BIG,
+        unlimitedUntil: T + 86_400_000,
+        createdAt: T,
+        emailVerifiedAt: T + 1,
+        deletedAt: null,
+      });
+    },
+  );
   it.each(both(bare, ['balance', 'unlimited_until', 'created_at']))(
     'keeps nulls as null from %s',
     (_, row) => {
@@ -134,6 +141,8 @@ describe('toKey', () => {
         balance: 900,
         unlimitedUntil: null,
         createdAt: T,
+        emailVerifiedAt: null,
+        deletedAt: null,
       },
     });
   });
