@@ -118,6 +118,41 @@ export function accountLifecycleRules(h: StoreHolder): void {
       await expectConflict(h.store.deleteAccount('acc_nope', 'x@deleted.invalid', T0), 'not_found');
     });
 
+    it('erases the billing details, alert settings, webhook endpoints and notifications; keeps the receipts', async () => {
+      const a = await account(h.store);
+      await h.store.setBilling(a.id, { name: 'Ada Example', address: '1 Main St', vatId: 'GB123456789' }, T0);
+      const { receipt } = await h.store.creditWithReceipt(a.id, 500, uid('topup'), T0, {
+        method: 'test',
+        currency: 'credits',
+      });
+      await h.store.setNotificationSettings(a.id, true, 100);
+      const hook = await h.store.addWebhookEndpoint(a.id, 'https://hooks.example.org/x', 'c2VjcmV0', 3, T0);
+      expect(hook).not.toBeNull();
+      const eventId = uid('evt_');
+      const recorded = await h.store.recordNotification(
+        { id: eventId, accountId: a.id, type: 'notification.test', data: '{}', createdAt: T0 },
+        [{ channel: 'email', target: a.email }],
+      );
+      expect(recorded).toBe(true);
+      expect(await h.store.deliveryLog(a.id, 10)).toEqual([]);
+
+      await h.store.deleteAccount(a.id, tombstoneOf(a.id), T0 + 1);
+
+      expect(await h.store.getBilling(a.id)).toEqual({ name: null, address: null, vatId: null });
+      expect(await h.store.listWebhookEndpoints(a.id)).toEqual([]);
+      expect((await h.store.notificationSettings(a.id)).lowBalanceThreshold).toBeNull();
+      // The queued e-mail to the old address is gone: no worker can claim it.
+      const claimed = await h.store.claimDeliveries('erasure-test', T0 + 2, 60_000, 1000);
+      expect(claimed.filter((d) => d.accountId === a.id)).toEqual([]);
+      // Receipts are accounting records: kept, with the billing copy they were issued with.
+      expect(await h.store.listReceipts(a.id, 10)).toEqual([
+        expect.objectContaining({
+          number: receipt.number,
+          billing: expect.objectContaining({ name: 'Ada Example' }),
+        }),
+      ]);
+    });
+
     it('deletes an account with a zero balance without a forfeit row', async () => {
       const a = await account(h.store);
       expect((await h.store.deleteAccount(a.id, tombstoneOf(a.id), T0)).forfeited).toBe(0);

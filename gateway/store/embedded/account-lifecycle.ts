@@ -1,6 +1,7 @@
 /** Account lifecycle of the embedded store (issue 15 item 1): e-mail verification and deletion, one transaction each. */
 import type Database from 'better-sqlite3';
 import { normaliseEmail } from '../checks';
+import { ERASED_WITH_ACCOUNT } from '../erasure';
 import { newId } from '../ids';
 import type { Account } from '../types';
 import { insertLedger, requireAccount, requireLiveAccount } from './accounts';
@@ -36,6 +37,11 @@ export function deleteAccount(
         "UPDATE api_keys SET status = 'revoked', revoked_at = ? WHERE account_id = ? AND status = 'active'",
       ).run(now, id);
       db.prepare('DELETE FROM whitelist WHERE account_id = ?').run(id);
+      // Personal data kept beside the account by issue 15's other features: billing details (receipts keep their
+      // own copy, for accounting), alert settings, webhook endpoints (URLs, signing keys) and queued or logged
+      // notifications (their targets are addresses and URLs).
+      for (const table of ERASED_WITH_ACCOUNT)
+        db.prepare(`DELETE FROM ${table} WHERE account_id = ?`).run(id);
       const slots = db.prepare('DELETE FROM slots WHERE scope = ?');
       slots.run(`account:${id}`);
       for (const k of keyIds) slots.run(`key:${k}`);

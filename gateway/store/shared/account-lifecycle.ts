@@ -7,6 +7,7 @@
 import type { Knex } from 'knex';
 import { newId } from '../ids';
 import { normaliseEmail } from '../checks';
+import { ERASED_WITH_ACCOUNT } from '../erasure';
 import { toAccount } from '../rows';
 import { StoreConflict, type Account } from '../types';
 import { redisFault } from './errors';
@@ -66,6 +67,8 @@ export async function erasePg(db: Knex, id: string, tombstone: string, now: numb
       .where({ account_id: id, status: 'active' })
       .update({ status: 'revoked', revoked_at: now });
     await trx('whitelist').where({ account_id: id }).delete();
+    // Personal data of issue 15's other features (see ERASED_WITH_ACCOUNT).
+    for (const table of ERASED_WITH_ACCOUNT) await trx(table).where({ account_id: id }).delete();
     const rows = await trx('accounts')
       .where({ id })
       .update({
