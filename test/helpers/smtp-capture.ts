@@ -105,3 +105,20 @@ export function linkIn(mail: CapturedMail): string {
   if (!m) throw new Error('no link in the mail');
   return m[0];
 }
+
+/** What verifying an address in a browser needs of a Playwright page (kept structural: no browser types here). */
+interface LinkPage {
+  goto(url: string): Promise<unknown>;
+  click(selector: string): Promise<void>;
+  waitForSelector(selector: string): Promise<unknown>;
+}
+
+/**
+ * Rule set A's sign-up leaves the address unverified (issue 15 item 1): open the verification link the dashboard
+ * mailed to `to` (read from the capture's mailbox) and confirm it, as the customer would.
+ */
+export async function verifyByMailedLink(page: LinkPage, smtp: SmtpCapture, to: string): Promise<void> {
+  await page.goto(linkIn(await smtp.waitFor(to)));
+  await page.click('form[action="/verify/email"] button[type=submit]');
+  await page.waitForSelector('text=E-mail address confirmed');
+}

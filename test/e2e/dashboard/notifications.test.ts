@@ -25,7 +25,7 @@ import {
   screenshot,
   watchErrors,
 } from '../../helpers/browser';
-import { linkIn, startSmtpCapture, type SmtpCapture } from '../../helpers/smtp-capture';
+import { linkIn, startSmtpCapture, verifyByMailedLink, type SmtpCapture } from '../../helpers/smtp-capture';
 import { startWebhookReceiver, type WebhookReceiver } from '../../helpers/webhook-receiver';
 import { reverseWithKey, useTempDir } from '../harness';
 
@@ -148,6 +148,9 @@ maybe('the Notifications page in the browser', () => {
           await page.fill('#f-name', 'Nora');
           await page.fill('#f-password', PASSWORD);
           await page.click('button[type=submit]');
+          await page.waitForSelector('h1:has-text("Overview")');
+          await verifyByMailedLink(page, run.smtp, email);
+          await page.goto('/');
         } else {
           await page.click('button[type=submit]');
           await page.goto(linkIn(await run.smtp.waitFor(email)));

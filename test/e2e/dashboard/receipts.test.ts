@@ -18,7 +18,7 @@ import {
 } from '../../helpers/browser';
 import { deliver, delivery, GreenfieldStandIn, sign } from '../../helpers/greenfield-stand-in';
 import { pdfText } from '../../helpers/pdf-text';
-import { linkIn } from '../../helpers/smtp-capture';
+import { linkIn, verifyByMailedLink } from '../../helpers/smtp-capture';
 import { useStack, type Stack } from '../harness';
 
 jest.setTimeout(120_000);
@@ -146,6 +146,7 @@ maybe('rule set A: billing details, receipts of a top-up and a package', () => {
     await page.fill('#f-password', 'a long browser password');
     await page.click('button[type=submit]');
     await page.waitForSelector('text=Welcome!');
+    await verifyByMailedLink(page, stack.smtp, 'ada@example.com');
     await billingDetails(page, watch, 'A', 'Lovelace Analytical Ltd');
 
     await page.goto('/credit');

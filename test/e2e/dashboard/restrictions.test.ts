@@ -10,7 +10,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Browser, Page } from 'playwright-core';
 import { axeViolations } from '../../helpers/axe';
-import { linkIn } from '../../helpers/smtp-capture';
+import { linkIn, verifyByMailedLink } from '../../helpers/smtp-capture';
 import {
   hasChromium,
   horizontalOverflow,
@@ -71,6 +71,7 @@ async function signUpWithKey(stack: Stack, page: Page, set: 'A' | 'B') {
     await page.fill('#f-password', 'a long browser password');
     await page.click('button[type=submit]');
     await page.waitForSelector('text=Welcome!');
+    await verifyByMailedLink(page, stack.smtp, email);
   } else {
     await page.goto('/signup');
     await page.fill('#f-email', email);

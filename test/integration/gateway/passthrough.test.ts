@@ -304,14 +304,22 @@ test('a 10 MB answer streams through: the gateway holds no more than socket buff
       res.once('data', () => {
         // The client stops reading: a streaming gateway stops reading the backend too (backpressure), so the
         // backend's writes stall far below 10 MB; a buffering gateway would let it write everything.
+        // Wait until the backend's count has settled (unchanged over 3 polls 100 ms apart: on a loaded machine the
+        // socket buffers take a while to fill), then check that it stays there.
         res.pause();
-        setTimeout(() => {
+        let seen = -1;
+        let same = 0;
+        const poll = setInterval(() => {
+          same = bigSent === seen ? same + 1 : 0;
+          seen = bigSent;
+          if (same < 3) return;
+          clearInterval(poll);
           stalled = bigSent;
           setTimeout(() => {
             later = bigSent;
             res.resume();
           }, 300);
-        }, 300);
+        }, 100);
       });
       res.on('data', (c: Buffer) => (bytes += c.length));
       res.on('end', () =>
