@@ -32,6 +32,11 @@ export interface ReleaseMark {
   remove(planId: string): boolean;
 }
 
+/** Where an admission's usage additions go: folded into its batch's, written before the COMMIT (usage-fold.ts). */
+export interface UsageSink {
+  add(day: string, subject: string, column: 'free' | 'billed'): void;
+}
+
 /** The release mark as a row of `admissions` (no crash recovery: the undo stays in the ticket only). */
 export function admissionsMark(st: HotStatements): ReleaseMark {
   return {
@@ -58,6 +63,7 @@ export function admitInTransaction(
   st: HotStatements,
   plan: AdmissionPlan,
   mark: ReleaseMark,
+  usage: UsageSink,
 ): AdmissionResult {
   if (!Number.isSafeInteger(plan.now) || typeof plan.day !== 'string' || typeof plan.id !== 'string') {
     throw new TypeError('admission plan: id and day must be strings and now an integer (epoch ms)');
@@ -105,7 +111,7 @@ export function admitInTransaction(
   if (isFree) for (const c of plan.free) st.counterIncrement.run(plan.day, c.id);
   applySlots(st, slots);
   const column = charge ? 'billed' : 'free';
-  for (const subject of plan.usage) st.usageAdd[column].run(plan.day, subject);
+  for (const subject of plan.usage) usage.add(plan.day, subject, column);
   const undo: EmbeddedUndo = {
     v: 1,
     day: plan.day,

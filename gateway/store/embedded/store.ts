@@ -49,6 +49,7 @@ import { BUSY_TIMEOUT_MS, knexOnDatabase, openDatabase } from './open';
 import { Pruner } from './prune';
 import { EmbeddedMarks } from './single-use';
 import { EmbeddedWindows } from './throttle';
+import { UsageFold } from './usage-fold';
 import * as reports from './reports';
 import * as whitelist from './whitelist';
 
@@ -107,14 +108,21 @@ export class EmbeddedStore implements Store {
     const mark = log ?? admissionsMark(st);
     this.mark = mark;
     this.windows = new EmbeddedWindows(this.db);
+    const usage = new UsageFold(this.db);
     const one = (plan: AdmissionPlan) => {
       this.lastNow = plan.now;
-      return admitInTransaction(st, plan, mark);
+      const at = usage.mark();
+      try {
+        return admitInTransaction(st, plan, mark, usage);
+      } catch (err) {
+        usage.rollback(at); // the admission is rolled back to its savepoint (or its transaction fails)
+        throw err;
+      }
     };
     const prune = () => this.pruner.maybePrune(this.lastNow);
     const onError = (err: unknown) => this.logger?.error({ err }, 'embedded store: pruning failed');
     const busy = this.opts.sharedByProcesses === true ? BUSY_TIMEOUT_MS : null;
-    this.batcher = new GroupCommit(this.db, one, prune, onError, busy);
+    this.batcher = new GroupCommit(this.db, one, prune, onError, busy, () => usage.write());
     if (log) this.startSweeper();
   }
 
