@@ -5,6 +5,7 @@
  * alternates this build's store with `STORE_BASE` (another build's dist/gateway/store/index.js) when given, so the
  * two are measured side by side. Prints CPU µs per admitted request (process.cpuUsage: user + system).
  */
+import { randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import path from 'node:path';
@@ -21,12 +22,28 @@ const ROUNDS = Number(process.argv[2] ?? 3);
 const N = Number(process.env['STORE_N'] ?? 20_000);
 const BATCHES = (process.env['STORE_BATCH'] ?? '1,8').split(',').map(Number);
 
-function load(module: string): StoreCtor {
-  // eslint-disable-next-line @typescript-eslint/no-require-imports
-  return (require(module) as { EmbeddedStore: StoreCtor }).EmbeddedStore;
+interface Build {
+  Store: StoreCtor;
+  /** A plan id as that build's gateway makes one (time-ordered since issue 12, a random UUID before). */
+  planId(): string;
 }
 
-async function measure(Ctor: StoreCtor, kind: 'anonymous' | 'billed', batch: number): Promise<number> {
+function load(module: string): Build {
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  const Store = (require(module) as { EmbeddedStore: StoreCtor }).EmbeddedStore;
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  const ids = require(path.join(path.dirname(require.resolve(module)), 'ids')) as {
+    newOrderedId?: (prefix: 'adm') => string;
+  };
+  const ordered = ids.newOrderedId;
+  return { Store, planId: ordered ? () => ordered('adm') : () => `adm_${randomUUID()}` };
+}
+
+async function measure(
+  { Store: Ctor, planId }: Build,
+  kind: 'anonymous' | 'billed',
+  batch: number,
+): Promise<number> {
   const dir = mkdtempSync(path.join(tmpdir(), 'gg-cpu-'));
   const store = new Ctor(path.join(dir, 'g.db'), undefined, {
     clock: systemClock,
@@ -41,10 +58,9 @@ async function measure(Ctor: StoreCtor, kind: 'anonymous' | 'billed', batch: num
       { accountId: acc.id, hash: 'h-cpu', prefix: 'gk_cpu01', kind: 'payg' },
       now,
     );
-    let seq = 0;
     const planOf = (): AdmissionPlan => {
       const t = Date.now();
-      const id = `adm_${process.pid}_${seq++}_${t}`;
+      const id = planId();
       const day = utcDay(t);
       return kind === 'anonymous'
         ? {
@@ -100,7 +116,7 @@ async function measure(Ctor: StoreCtor, kind: 'anonymous' | 'billed', batch: num
 }
 
 async function main(): Promise<void> {
-  const builds: [string, StoreCtor][] = [['this build', load('../gateway/store')]];
+  const builds: [string, Build][] = [['this build', load('../gateway/store')]];
   const base = process.env['STORE_BASE'];
   if (base) builds.unshift(['base', load(base)]);
   console.log(
@@ -108,12 +124,13 @@ async function main(): Promise<void> {
       .map((l) => l.toFixed(2))
       .join(' ')}`,
   );
-  for (const kind of ['anonymous', 'billed'] as const) {
+  const kinds = (process.env['STORE_KINDS'] ?? 'anonymous,billed').split(',') as ('anonymous' | 'billed')[];
+  for (const kind of kinds) {
     for (const batch of BATCHES) {
       const seen = new Map<string, number[]>();
       for (let r = 0; r < ROUNDS; r++) {
-        for (const [name, Ctor] of builds) {
-          const us = await measure(Ctor, kind, batch);
+        for (const [name, build] of builds) {
+          const us = await measure(build, kind, batch);
           seen.set(name, [...(seen.get(name) ?? []), us]);
         }
       }

@@ -2,7 +2,7 @@
  * The admission step of the embedded store (types.ts `Store.admit` documents the rules): synchronous functions run
  * inside one better-sqlite3 transaction, so the decision and its writes are atomic and committed on return.
  */
-import { newId } from '../ids';
+import { newOrderedId } from '../ids';
 import { tightestQuota } from '../quota';
 import type { AdmissionPlan, AdmissionResult, CounterSpec } from '../types';
 import type { HotStatements } from './hot-statements';
@@ -95,7 +95,7 @@ export function admitInTransaction(
         }
         return refuse(overflow.refuse);
       }
-      const ledgerId = newId('led');
+      const ledgerId = newOrderedId('led');
       st.ledgerInsert.run(
         ledgerId,
         overflow.accountId,
