@@ -76,7 +76,7 @@ export const NO_HEADERS: Readonly<Record<string, string>> = Object.freeze({});
 export class RequestContext {
   readonly started = performance.now();
   readonly line: LogLine;
-  /** A trusted proxy's X-Request-Id/traceparent, else generated; set on the answer before any stage runs. */
+  /** A trusted proxy's X-Request-Id/traceparent, else generated; written on every answer (X-Request-Id). */
   readonly requestId: string;
   /** The raw (still percent-encoded) path and the query string without "?". */
   readonly rawPath: string;
@@ -117,8 +117,9 @@ export class RequestContext {
     const q = url.indexOf('?');
     this.rawPath = q < 0 ? url : url.slice(0, q);
     this.query = q < 0 ? '' : url.slice(q + 1);
+    // Not set on `res` here: every answer path writes it with its own headers (render's send, preflight,
+    // passthrough, the pipeline's last resort), so writeHead keeps Node's fast path (stages/render.ts).
     this.requestId = requestIdOf(req.socket, req.headers, deps.config.trustProxy);
-    res.setHeader('x-request-id', this.requestId);
     this.line = {
       method: req.method ?? 'GET',
       path: this.rawPath,

@@ -38,7 +38,13 @@ async function handle(ctx: RequestContext): Promise<void> {
     const refusal = await walk(ctx);
     if (refusal !== null) refuse(ctx, refusal);
   } catch (err) {
-    answerFault(ctx, err);
+    try {
+      answerFault(ctx, err);
+    } catch (renderErr) {
+      // The server answers a bare 500 (server.ts); it still carries the request id.
+      if (!ctx.res.headersSent) ctx.res.setHeader('x-request-id', ctx.requestId);
+      throw renderErr;
+    }
   } finally {
     const line = ctx.line;
     line.status = ctx.res.statusCode;

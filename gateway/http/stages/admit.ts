@@ -1,6 +1,6 @@
 /** Stage: plan + admit. The rule set plans (slots, allowance, billing); the store executes it all-or-nothing (D10). */
-import { randomUUID } from 'node:crypto';
 import { planAdmission } from '../../policy/planner';
+import { newOrderedId } from '../../store/ids';
 import type { Rate } from '../../../adapters/types';
 import type { AdmissionPlan, AdmissionResult } from '../../store/types';
 import type { RequestContext, Refusal } from '../context';
@@ -29,7 +29,7 @@ export async function admitRequest(
   const identity = ctx.identity;
   const rules = config.rules;
   const now = clock.now();
-  const plan = planAdmission({ rules, identity, address: ctx.address, now, id: `adm_${randomUUID()}` });
+  const plan = planAdmission({ rules, identity, address: ctx.address, now, id: newOrderedId('adm') });
   let result: AdmissionResult;
   try {
     result = await store.admit(plan);

@@ -86,6 +86,7 @@ export async function servePassthrough(
   const proxies = ctx.deps.passthrough;
   if (proxies === undefined) throw new Error('passthrough route without a passthrough transport');
   const sentBody = formText === null ? body : Buffer.from(withoutCredentials(formText, names), 'utf8');
+  ctx.res.setHeader('x-request-id', ctx.requestId);
   for (const [k, v] of Object.entries({ ...CORS_HEADERS, ...ctx.quota })) ctx.res.setHeader(k, v);
   const outcome = await proxies.of(backend)(req, ctx.res, {
     url: passthroughUrl(backend, ctx.rawPath, withoutCredentials(ctx.query, names)),

@@ -9,7 +9,7 @@ const ALLOW = Object.freeze({ allow: 'GET, HEAD, POST, OPTIONS' });
 /** Answer an OPTIONS preflight (true: answered, the request ends here). */
 export function answerPreflight(ctx: RequestContext): boolean {
   if (ctx.line.method !== 'OPTIONS') return false;
-  ctx.res.writeHead(204, PREFLIGHT_HEADERS);
+  ctx.res.writeHead(204, { 'x-request-id': ctx.requestId, ...PREFLIGHT_HEADERS });
   ctx.res.end();
   return true;
 }

@@ -6,22 +6,33 @@ import type { BackendOutcome } from '../backend';
 import { NO_HEADERS, type RequestContext, type Refusal } from '../context';
 import { StoreFault } from '../fault';
 import { CORS_HEADERS } from '../headers';
+
+const CORS_ORIGIN = CORS_HEADERS['access-control-allow-origin'] as string;
+const CORS_EXPOSE = CORS_HEADERS['access-control-expose-headers'] as string;
 import { parseJsonObject } from '../record-shape';
 import type { Settlement } from '../settlement';
 
 const NO_FACTS: ErrorFacts = Object.freeze({});
 
-/** Write an adapter response with CORS, no-store and extra headers. */
+/**
+ * Write an adapter response with the request id, CORS, no-store and extra headers. One plain object built by
+ * assignment (no spreads), and nothing set with setHeader before it: writeHead then takes Node's fast path (the headers
+ * are validated once while the header block is written), about 8 µs per answer less than setHeader + spreads (issue 12).
+ */
 export function send(ctx: RequestContext, r: AdapterResponse, extra: Readonly<Record<string, string>>): void {
   const res = ctx.res;
   if (res.headersSent) return;
-  res.writeHead(r.status, {
-    ...CORS_HEADERS,
+  const headers: Record<string, string> = {
+    'x-request-id': ctx.requestId,
+    'access-control-allow-origin': CORS_ORIGIN,
+    'access-control-expose-headers': CORS_EXPOSE,
     'cache-control': 'no-store',
-    ...r.headers,
-    ...extra,
-    'content-length': String(Buffer.byteLength(r.body, 'utf8')),
-  });
+  };
+  const own = r.headers;
+  for (const k in own) headers[k] = own[k] as string;
+  for (const k in extra) headers[k] = extra[k] as string;
+  headers['content-length'] = String(Buffer.byteLength(r.body, 'utf8'));
+  res.writeHead(r.status, headers);
   // The body stays a string: Node appends it to the header block, so no Buffer copy of it is made.
   res.end(r.body, 'utf8');
 }

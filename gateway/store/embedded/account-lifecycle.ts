@@ -2,7 +2,7 @@
 import type Database from 'better-sqlite3';
 import { normaliseEmail } from '../checks';
 import { ERASED_WITH_ACCOUNT } from '../erasure';
-import { newId } from '../ids';
+import { newOrderedId } from '../ids';
 import type { Account } from '../types';
 import { insertLedger, requireAccount, requireLiveAccount } from './accounts';
 
@@ -48,7 +48,7 @@ export function deleteAccount(
       const forfeited = Math.max(0, account.balance);
       if (forfeited > 0) {
         insertLedger(db, {
-          id: newId('led'),
+          id: newOrderedId('led'),
           account_id: id,
           amount: -forfeited,
           kind: 'adjustment',

@@ -1,7 +1,7 @@
 /** Accounts, credit and packages of the embedded store: each write is one synchronous transaction. */
 import type Database from 'better-sqlite3';
 import { requireKeyOfAccount, requireSameTopup, requireUnits } from '../checks';
-import { newId } from '../ids';
+import { newOrderedId } from '../ids';
 import { normaliseEmail } from '../checks';
 import { newAccountRow, toAccount, toLedger } from '../rows';
 import {
@@ -117,7 +117,7 @@ export function credit(
         throw new StoreConflict('invalid_input', 'amount too large');
       db.prepare('UPDATE accounts SET balance = balance + ? WHERE id = ?').run(amount, accountId);
       const row: LedgerRow = {
-        id: newId('led'),
+        id: newOrderedId('led'),
         account_id: accountId,
         amount,
         kind: 'topup',
@@ -158,7 +158,7 @@ export function buyPackage(
       db.prepare('UPDATE accounts SET balance = balance - ? WHERE id = ?').run(price, accountId);
       const key = insertKey(db, input, now);
       insertLedger(db, {
-        id: newId('led'),
+        id: newOrderedId('led'),
         account_id: accountId,
         amount: -price,
         kind: 'package',

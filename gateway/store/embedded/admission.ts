@@ -2,7 +2,7 @@
  * The admission step of the embedded store (types.ts `Store.admit` documents the rules): synchronous functions run
  * inside one better-sqlite3 transaction, so the decision and its writes are atomic and committed on return.
  */
-import { newId } from '../ids';
+import { newOrderedId } from '../ids';
 import { tightestQuota } from '../quota';
 import type { AdmissionPlan, AdmissionResult, CounterSpec } from '../types';
 import type { HotStatements } from './hot-statements';
@@ -20,6 +20,32 @@ export interface EmbeddedUndo {
 
 type Refusal = Extract<AdmissionResult, { admitted: false }>;
 
+/**
+ * Where an admission's "not yet released" mark lives: a row of `admissions`, or, when crash recovery is on, the
+ * admission's row in the in-flight log (inflight.ts), which then is the only row an admission adds and a keep deletes.
+ */
+export interface ReleaseMark {
+  /** Whether `planId` is admitted and neither kept nor released. */
+  has(planId: string): boolean;
+  add(planId: string, admittedAt: number, undo: EmbeddedUndo): void;
+  /** Drop the mark; whether it was there (a release undoes only then). */
+  remove(planId: string): boolean;
+}
+
+/** Where an admission's usage additions go: folded into its batch's, written before the COMMIT (usage-fold.ts). */
+export interface UsageSink {
+  add(day: string, subject: string, column: 'free' | 'billed'): void;
+}
+
+/** The release mark as a row of `admissions` (no crash recovery: the undo stays in the ticket only). */
+export function admissionsMark(st: HotStatements): ReleaseMark {
+  return {
+    has: (planId) => st.admissionExists.get(planId) !== undefined,
+    add: (planId, admittedAt) => void st.admissionInsert.run(planId, admittedAt),
+    remove: (planId) => st.admissionDelete.run(planId).changes > 0,
+  };
+}
+
 /** Quota (types.ts): the tightest counter, its used as after this request (`added`: 1 when free, else 0). */
 function quotaOf(
   free: readonly CounterSpec[],
@@ -33,11 +59,16 @@ function quotaOf(
 }
 
 /** Execute `plan`; call inside a write transaction. Refusals write nothing (D10). */
-export function admitInTransaction(st: HotStatements, plan: AdmissionPlan): AdmissionResult {
+export function admitInTransaction(
+  st: HotStatements,
+  plan: AdmissionPlan,
+  mark: ReleaseMark,
+  usage: UsageSink,
+): AdmissionResult {
   if (!Number.isSafeInteger(plan.now) || typeof plan.day !== 'string' || typeof plan.id !== 'string') {
     throw new TypeError('admission plan: id and day must be strings and now an integer (epoch ms)');
   }
-  if (st.admissionExists.get(plan.id) !== undefined) {
+  if (mark.has(plan.id)) {
     throw new Error(`admission plan ${plan.id} was already admitted (plan ids must be unique)`);
   }
   const slots = decideSlots(st, plan.slots, plan.now);
@@ -64,7 +95,7 @@ export function admitInTransaction(st: HotStatements, plan: AdmissionPlan): Admi
         }
         return refuse(overflow.refuse);
       }
-      const ledgerId = newId('led');
+      const ledgerId = newOrderedId('led');
       st.ledgerInsert.run(
         ledgerId,
         overflow.accountId,
@@ -80,9 +111,7 @@ export function admitInTransaction(st: HotStatements, plan: AdmissionPlan): Admi
   if (isFree) for (const c of plan.free) st.counterIncrement.run(plan.day, c.id);
   applySlots(st, slots);
   const column = charge ? 'billed' : 'free';
-  for (const subject of plan.usage) st.usageAdd[column].run(plan.day, subject);
-  st.admissionInsert.run(plan.id, plan.now);
-
+  for (const subject of plan.usage) usage.add(plan.day, subject, column);
   const undo: EmbeddedUndo = {
     v: 1,
     day: plan.day,
@@ -91,6 +120,7 @@ export function admitInTransaction(st: HotStatements, plan: AdmissionPlan): Admi
     slots: slots.changes,
     usage: { column, subjects: [...plan.usage] },
   };
+  mark.add(plan.id, plan.now, undo);
   return {
     admitted: true,
     billed: charge !== null,
@@ -100,9 +130,14 @@ export function admitInTransaction(st: HotStatements, plan: AdmissionPlan): Admi
   };
 }
 
-/** Undo one admission exactly, once (the admissions row is the "not yet released" mark). */
-export function releaseInTransaction(st: HotStatements, planId: string, undo: EmbeddedUndo): void {
-  if (st.admissionDelete.run(planId).changes === 0) return;
+/** Undo one admission exactly, once (its release mark says it is not yet released). */
+export function releaseInTransaction(
+  st: HotStatements,
+  planId: string,
+  undo: EmbeddedUndo,
+  mark: ReleaseMark,
+): void {
+  if (!mark.remove(planId)) return;
   for (const id of undo.counters) st.counterDecrement.run(undo.day, id);
   if (undo.charge) {
     st.refund.run(undo.charge.amount, undo.charge.accountId);

@@ -50,6 +50,8 @@ export class GroupCommit<I, O> {
   private retries = 0;
   /** Runs as BEGIN IMMEDIATE … COMMIT alone, and as a savepoint inside the batch transaction. */
   private readonly one: Database.Transaction<(input: I) => O>;
+  /** A batch of one with nothing deferred: `one` and the batch's last writes in one transaction, no savepoint. */
+  private readonly single: Database.Transaction<(input: I) => O>;
   private readonly many: Database.Transaction<(inputs: I[], tasks: (() => void)[]) => Outcome<O>[]>;
 
   constructor(
@@ -59,11 +61,20 @@ export class GroupCommit<I, O> {
     private readonly onError: (error: unknown) => void = () => {},
     /** The connection's busy_timeout when other processes write the same file (retry without blocking), else null. */
     private readonly busyTimeoutMs: number | null = null,
+    /** Writes of the whole batch, run last inside its transaction (usage-fold.ts); a throw fails the batch. */
+    beforeCommit: () => void = () => {},
   ) {
     this.one = db.transaction(one);
+    this.single = db.transaction((input: I) => {
+      const out = one(input);
+      beforeCommit();
+      return out;
+    });
     this.many = db.transaction((inputs: I[], tasks: (() => void)[]) => {
       for (const t of tasks) t();
-      return inputs.map((input) => this.attempt(() => this.one(input)));
+      const outcomes = inputs.map((input) => this.attempt(() => this.one(input)));
+      beforeCommit();
+      return outcomes;
     });
   }
 
@@ -120,7 +131,7 @@ export class GroupCommit<I, O> {
       // A batch of one with nothing deferred needs no savepoint: its own transaction is all-or-nothing.
       const only = batch.length === 1 && tasks.length === 0 ? batch[0] : undefined;
       outcomes = only
-        ? [this.attempt(() => this.one.immediate(only.input))]
+        ? [this.attempt(() => this.single.immediate(only.input))]
         : this.many.immediate(
             batch.map((b) => b.input),
             tasks,

@@ -46,15 +46,8 @@ export function prepareHot(db: Database.Database) {
       `INSERT INTO ledger (id, account_id, amount, kind, key_id, ref, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)`,
     ),
     ledgerDeleteCharge: p("DELETE FROM ledger WHERE account_id = ? AND ref = ? AND kind = 'charge'"),
+    // An admission's usage is folded per batch (usage-fold.ts); a refusal's is counted here.
     usageAdd: {
-      free: p(
-        `INSERT INTO usage_daily (day, subject, free, billed, refused) VALUES (?, ?, 1, 0, 0)
-         ON CONFLICT (subject, day) DO UPDATE SET free = free + 1`,
-      ),
-      billed: p(
-        `INSERT INTO usage_daily (day, subject, free, billed, refused) VALUES (?, ?, 0, 1, 0)
-         ON CONFLICT (subject, day) DO UPDATE SET billed = billed + 1`,
-      ),
       refused: p(
         `INSERT INTO usage_daily (day, subject, free, billed, refused) VALUES (?, ?, 0, 0, 1)
          ON CONFLICT (subject, day) DO UPDATE SET refused = refused + 1`,

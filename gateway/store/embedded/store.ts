@@ -31,7 +31,13 @@ import type {
   WhitelistEntry,
 } from '../types';
 import * as accounts from './accounts';
-import { admitInTransaction, asEmbeddedUndo, releaseInTransaction } from './admission';
+import {
+  admissionsMark,
+  admitInTransaction,
+  asEmbeddedUndo,
+  releaseInTransaction,
+  type ReleaseMark,
+} from './admission';
 import { prepareHot, type HotStatements } from './hot-statements';
 import * as keys from './keys';
 import * as listing from './listing';
@@ -44,6 +50,7 @@ import { BUSY_TIMEOUT_MS, knexOnDatabase, openDatabase } from './open';
 import { Pruner } from './prune';
 import { EmbeddedMarks } from './single-use';
 import { EmbeddedWindows } from './throttle';
+import { UsageFold } from './usage-fold';
 import * as reports from './reports';
 import * as receipts from './receipts';
 import type { BillingDetails, Receipt, ReceiptInput } from '../receipts';
@@ -75,6 +82,8 @@ export class EmbeddedStore implements Store {
   private lastNow = 0;
 
   private inflight: InflightLog | null = null;
+  /** The release mark: the in-flight log when crash recovery is on, else the admissions table. */
+  private mark: ReleaseMark | null = null;
   private sweepTimer: NodeJS.Timeout | null = null;
   private checkpointer: Checkpointer | null = null;
   private readonly keyCache = new KeyCache();
@@ -114,18 +123,25 @@ export class EmbeddedStore implements Store {
     this.marks = new EmbeddedMarks(this.db);
     const log = this.opts.reservationTimeoutMs !== undefined ? new InflightLog(this.db) : null;
     this.inflight = log;
+    const mark = log ?? admissionsMark(st);
+    this.mark = mark;
     this.windows = new EmbeddedWindows(this.db);
     this.notices = new EmbeddedNotifications(this.db);
+    const usage = new UsageFold(this.db);
     const one = (plan: AdmissionPlan) => {
       this.lastNow = plan.now;
-      const r = admitInTransaction(st, plan);
-      if (log && r.admitted) log.add(plan.id, plan.now, r.ticket.undo);
-      return r;
+      const at = usage.mark();
+      try {
+        return admitInTransaction(st, plan, mark, usage);
+      } catch (err) {
+        usage.rollback(at); // the admission is rolled back to its savepoint (or its transaction fails)
+        throw err;
+      }
     };
     const prune = () => this.pruner.maybePrune(this.lastNow);
     const onError = (err: unknown) => this.logger?.error({ err }, 'embedded store: pruning failed');
     const busy = this.opts.sharedByProcesses === true ? BUSY_TIMEOUT_MS : null;
-    this.batcher = new GroupCommit(this.db, one, prune, onError, busy);
+    this.batcher = new GroupCommit(this.db, one, prune, onError, busy, () => usage.write());
     if (log) this.startSweeper();
   }
 
@@ -227,28 +243,25 @@ export class EmbeddedStore implements Store {
   async release(ticket: Ticket): Promise<void> {
     const st = this.st();
     const undo = asEmbeddedUndo(ticket.undo);
-    const log = this.inflight;
-    this.db
-      .transaction(() => {
-        releaseInTransaction(st, ticket.planId, undo);
-        log?.remove(ticket.planId);
-      })
-      .immediate();
+    const mark = this.releaseMark();
+    this.db.transaction(() => releaseInTransaction(st, ticket.planId, undo, mark)).immediate();
   }
 
   /**
-   * Drop the admission's release mark (its admissions row) so a later release is a no-op. Keeps ride in the next
-   * group commit's transaction (with the admissions of that turn, or alone when none are pending). Rows of
-   * admissions never kept are pruned after two days (prune.ts).
+   * Drop the admission's release mark (its in-flight row, or its admissions row without crash recovery) so a later
+   * release is a no-op. Keeps ride in the next group commit's transaction (with the admissions of that turn, or
+   * alone when none are pending). Admissions rows never kept are pruned after two days (prune.ts); in-flight rows
+   * never kept are released by the sweeper.
    */
   keep(ticket: Ticket): Promise<void> {
-    const st = this.st();
-    const log = this.inflight;
+    const mark = this.releaseMark();
     const id = ticket.planId;
-    return this.admissions().defer(() => {
-      st.admissionDelete.run(id);
-      log?.remove(id);
-    });
+    return this.admissions().defer(() => void mark.remove(id));
+  }
+
+  private releaseMark(): ReleaseMark {
+    if (!this.mark) throw new Error('embedded store: migrate() was not called');
+    return this.mark;
   }
 
   async recordRefusal(subjects: string[], day: string): Promise<void> {

@@ -5,7 +5,7 @@
  * the wallet and the ledger agree as for every other change of the balance.
  */
 import type { Knex } from 'knex';
-import { newId } from '../ids';
+import { newOrderedId } from '../ids';
 import { normaliseEmail } from '../checks';
 import { ERASED_WITH_ACCOUNT } from '../erasure';
 import { toAccount } from '../rows';
@@ -97,7 +97,7 @@ export async function forfeitWallet(
   for (;;) {
     let r: unknown[];
     try {
-      r = (await redis.eval(FORFEIT_LUA, 2, ...keys, newId('led'), accountId, FORFEIT_REF, now)) as unknown[];
+      r = (await redis.eval(FORFEIT_LUA, 2, ...keys, newOrderedId('led'), accountId, FORFEIT_REF, now)) as unknown[];
     } catch (err) {
       throw redisFault(err);
     }

@@ -17,6 +17,7 @@ import { inflightMember } from './keeper';
 import { shardOf, type Layout } from './layout';
 import { scriptsOf, type RedisClient } from './redis-client';
 import { parseStepReply, stepArgs, type MarkRef, type StepInput, type StepReply } from './step';
+import { writeAtEndOfTurn } from './turn-writes';
 
 /** The shared store's Ticket.undo: the marks of the admission's steps. */
 export interface SharedUndo {
@@ -183,6 +184,7 @@ export class Admitter {
     const { keys, spec } = stepArgs(this.layout, plan, s);
     let reply: StepReply;
     try {
+      writeAtEndOfTurn(this.redis);
       reply = parseStepReply(await scriptsOf(this.redis).ggAdmit(keys.length, ...keys, spec));
     } catch (err) {
       const fault = redisFault(err);

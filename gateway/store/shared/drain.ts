@@ -6,7 +6,7 @@
  * draining the same shard serialise on the unique key. Money is never lost or counted twice (D16).
  */
 import type { Knex } from 'knex';
-import { newId } from '../ids';
+import { newOrderedId } from '../ids';
 import { redisFault, pgFault } from './errors';
 import { SHARDS, type Layout } from './layout';
 import type { RedisClient } from './redis-client';
@@ -41,7 +41,8 @@ function collect(d: Deltas, ev: StoreEvent): void {
     }
     for (const counter of words(ev.f)) add(d.counters, `${ev.d}\t${counter}`, sign);
     if (charged > 0 && ev.a) {
-      if (sign > 0) d.inserts.push(ledgerRow(newId('led'), ev.a, -charged, 'charge', ev.k, ev.id, ev.n));
+      if (sign > 0)
+        d.inserts.push(ledgerRow(newOrderedId('led'), ev.a, -charged, 'charge', ev.k, ev.id, ev.n));
       else d.deletes.push({ accountId: ev.a, ref: String(ev.id) });
     }
   } else if (ev.t === 'top' && ev.a) {

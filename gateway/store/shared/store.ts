@@ -7,7 +7,7 @@ import type { Knex } from 'knex';
 import { systemClock, type Clock } from '../../core/clock';
 import { isStoreUnavailable } from '../faults';
 import { normaliseEmail, requireKeyOfAccount, requireLimit, requireSameTopup, requireUnits } from '../checks';
-import { newId } from '../ids';
+import { newOrderedId } from '../ids';
 import { runMigrations } from '../migrations';
 import { addressKey } from '../ranges';
 import { KEY_COLUMNS, toAccount, toKey, toKeyIdentity, toLedger, toUsage } from '../rows';
@@ -402,7 +402,7 @@ export class SharedStore implements Store {
         't',
         'ref',
         'e',
-        `ref:${newId('led')}`,
+        `ref:${newOrderedId('led')}`,
         'd',
         day,
         'u',

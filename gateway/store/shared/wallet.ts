@@ -6,7 +6,7 @@
  */
 import type { Clock } from '../../core/clock';
 import type { Knex } from 'knex';
-import { newId } from '../ids';
+import { newOrderedId } from '../ids';
 import { toLedger } from '../rows';
 import { StoreConflict, type LedgerEntry } from '../types';
 import { pgFault, redisFault } from './errors';
@@ -52,7 +52,7 @@ export class Wallets {
 
   /** Add a top-up (see Store.credit); the caller has checked the account and the ledger for an earlier entry. */
   async credit(accountId: string, amount: number, ref: string | null, now: number): Promise<CreditResult> {
-    const ledgerId = newId('led');
+    const ledgerId = newOrderedId('led');
     const keys = [
       this.layout.wallet(accountId),
       this.layout.topupMark(accountId, ref ?? `id:${ledgerId}`),
@@ -93,7 +93,7 @@ export class Wallets {
 
   /** Debit a package price; false when the balance does not cover it (nothing changed). */
   async debit(accountId: string, price: number, keyId: string, now: number): Promise<number | false> {
-    const ledgerId = newId('led');
+    const ledgerId = newOrderedId('led');
     const keys = [this.layout.wallet(accountId), this.layout.stream(this.layout.accountShard(accountId))];
     for (;;) {
       const r = (await this.call(() =>

@@ -26,6 +26,21 @@ const { ManualClock, utcDay } = require(
 );
 
 const IN_FLIGHT = 8;
+const pause = new Int32Array(new SharedArrayBuffer(4));
+
+/** Write a whole line to fd 1 before returning (retrying when a non-blocking pipe is full). */
+function printLine(text) {
+  const bytes = Buffer.from(text);
+  let done = 0;
+  while (done < bytes.length) {
+    try {
+      done += fs.writeSync(1, bytes, done);
+    } catch (err) {
+      if (err.code !== 'EAGAIN') throw err;
+      Atomics.wait(pause, 0, 0, 1); // the parent has not read yet: wait 1 ms
+    }
+  }
+}
 
 async function main() {
   const [dbPath, accountId, keyId, scope] = process.argv.slice(2);
@@ -63,9 +78,10 @@ async function main() {
       const r = await store.admit(plan);
       if (!r.admitted) throw new Error(`refused: ${r.code}`);
       if (keep) await store.keep(r.ticket);
-      // process.stdout on a pipe writes synchronously (blocking) on Linux: once it returns, the line is in the pipe
-      // and the parent reads it even after a SIGKILL.
-      process.stdout.write(`${r.billed ? 'billed' : 'free'} ${plan.id}\n`);
+      // Written with fs.writeSync: once it returns, the line is in the pipe and the parent reads it even after a
+      // SIGKILL. (process.stdout on a pipe is asynchronous in Node 20: when the parent reads slowly, lines wait in
+      // this process and a SIGKILL loses them, so the parent undercounted what was answered.)
+      printLine(`${r.billed ? 'billed' : 'free'} ${plan.id}\n`);
     }
   };
   await Promise.all(Array.from({ length: IN_FLIGHT }, worker));
