@@ -97,7 +97,15 @@ export async function forfeitWallet(
   for (;;) {
     let r: unknown[];
     try {
-      r = (await redis.eval(FORFEIT_LUA, 2, ...keys, newOrderedId('led'), accountId, FORFEIT_REF, now)) as unknown[];
+      r = (await redis.eval(
+        FORFEIT_LUA,
+        2,
+        ...keys,
+        newOrderedId('led'),
+        accountId,
+        FORFEIT_REF,
+        now,
+      )) as unknown[];
     } catch (err) {
       throw redisFault(err);
     }
