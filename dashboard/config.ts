@@ -63,6 +63,18 @@ export const dashboardConfigSchema = z
     productName: z.string().trim().min(1).max(60).optional(),
     /** Plain text at the foot of every page, e.g. the operator's name and address; default "geogate". */
     footer: z.string().trim().min(1).max(500).optional(),
+    /**
+     * Rule set B: the Unlimited plan's price as the credit page shows it (the rule set has none, D17; absent: "priced
+     * on request"). Display only: the plan is set up by the operator (admin API). Refused in rule set A, whose
+     * package price is part of the rule set.
+     */
+    unlimitedPlanPrice: z
+      .strictObject({
+        amount: z.string().regex(/^\d{1,9}(\.\d{1,4})?$/, 'a decimal amount such as "199.00"'),
+        currency: z.string().regex(/^[A-Z]{3}$/, 'an upper-case ISO 4217 code such as "EUR"'),
+        period: z.enum(['month', 'year']).default('month'),
+      })
+      .optional(),
     /** Alerts by e-mail and signed webhooks (issue 15 item 2, D30); absent: none. See gateway/notify/config.ts. */
     notifications: notificationsConfigSchema.optional(),
     /** Issue 14 item 6: absent, the dashboard runs with top-ups disabled (the credit page says so). */

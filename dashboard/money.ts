@@ -91,3 +91,15 @@ export function creditPrice(currency: string, unitsPerMinorUnit: number): string
     maximumFractionDigits: Math.min(20, min + 6),
   }).format(major);
 }
+
+/** A configured decimal price ("199.00", "0.5") in its currency: at least the currency's minor digits, e.g. "€199.00". */
+export function decimalPrice(amount: string, currency: string): string {
+  const min = minorDigits(currency);
+  const decimals = amount.includes('.') ? amount.length - amount.indexOf('.') - 1 : 0;
+  return new Intl.NumberFormat(LOCALE, {
+    style: 'currency',
+    currency,
+    minimumFractionDigits: min,
+    maximumFractionDigits: Math.max(min, decimals),
+  }).format(Number(amount));
+}

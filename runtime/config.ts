@@ -11,7 +11,18 @@ import { configSchema } from '../gateway/config/schema';
 export { ConfigError } from '../gateway/config/load';
 
 /** The gateway's schema plus the dashboard's section (absent: no dashboard). */
-export const appConfigSchema = configSchema.extend({ dashboard: dashboardConfigSchema.optional() });
+export const appConfigSchema = configSchema
+  .extend({ dashboard: dashboardConfigSchema.optional() })
+  .superRefine((c, ctx) => {
+    if (c.policy === 'A' && c.dashboard?.unlimitedPlanPrice) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['dashboard', 'unlimitedPlanPrice'],
+        message:
+          'rule set A has no Unlimited plan: its package price is part of the rule set (50 EUR per month)',
+      });
+    }
+  });
 
 /** A validated config before compilation. */
 export type AppRawConfig = z.infer<typeof appConfigSchema>;

@@ -6,7 +6,7 @@ import { DashboardError } from '../errors';
 import { handle, requirePageSession, signed } from '../middleware';
 import * as credit from '../services/credit';
 import { customer } from '../actor';
-import { creditPrice } from '../money';
+import { creditPrice, decimalPrice } from '../money';
 import * as keys from '../services/keys';
 import { usageCsv, usageCsvName } from '../services/csv';
 import { usageReport } from '../services/usage';
@@ -177,6 +177,7 @@ export function pageRoutes(router: Router, ctx: AppContext): void {
       card && ctx.rules.moneyDecimals === 0
         ? creditPrice(card.priceCurrency, card.unitsPerMinorUnit)
         : undefined;
+    const plan = ctx.config.unlimitedPlanPrice;
     const crypto = ctx.config.payments?.crypto?.btcpay;
     const cryptoCreditPrice =
       crypto && ctx.rules.moneyDecimals === 0
@@ -189,6 +190,9 @@ export function pageRoutes(router: Router, ctx: AppContext): void {
         ...view,
         ...(cardCreditPrice ? { cardCreditPrice } : {}),
         ...(cryptoCreditPrice ? { cryptoCreditPrice } : {}),
+        ...(plan && ctx.rules.unlimited !== 'package-key'
+          ? { planPrice: { price: decimalPrice(plan.amount, plan.currency), period: plan.period } }
+          : {}),
         topUpId: randomBytes(12).toString('base64url'),
         form,
       }),

@@ -17,6 +17,8 @@ export interface CreditView {
   crypto: boolean;
   /** The price of one credit when credits are bought by card (rule set B with Stripe), e.g. "€0.01". */
   cardCreditPrice?: string;
+  /** B: the Unlimited plan's configured price and period, e.g. { price: "€199.00", period: "month" }. */
+  planPrice?: { price: string; period: 'month' | 'year' };
   /** The price of one credit when credits are bought in crypto (rule set B with BTCPay Server), e.g. "€0.01". */
   cryptoCreditPrice?: string;
   /** Idempotency key of this rendering of the top-up form (a double submit credits once). */
@@ -65,11 +67,18 @@ function pricesSection(ctx: PageContext, v: CreditView): Html {
                 <strong>${priceText(ctx, limits.packagePrice)}</strong> per calendar month, paid from your
                 balance: its own key (${limits.slotsUnlimited} IP slots) with every request free
               </dd>`
-          : html`<dt>Unlimited plan</dt>
-              <dd data-price="plan">
-                Nothing charged past the free allowance (from at most ${limits.unlimitedAccountAddresses}
-                addresses per rolling 24 hours); priced on request and set up by our team
-              </dd>`
+          : v.planPrice
+            ? html`<dt>Unlimited plan</dt>
+                <dd data-price="plan">
+                  <strong>${v.planPrice.price}</strong> per ${v.planPrice.period}: nothing charged past the
+                  free allowance (from at most ${limits.unlimitedAccountAddresses} addresses per rolling 24
+                  hours); set up by our team
+                </dd>`
+            : html`<dt>Unlimited plan</dt>
+                <dd data-price="plan">
+                  Nothing charged past the free allowance (from at most ${limits.unlimitedAccountAddresses}
+                  addresses per rolling 24 hours); priced on request and set up by our team
+                </dd>`
       }
       ${
         v.cardCreditPrice

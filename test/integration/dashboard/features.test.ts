@@ -131,6 +131,23 @@ describe.each([['A'], ['B']] as const)('rule set %s', (set) => {
     for (const text of [page, overview]) expect(text).not.toMatch(/\d\.\d{4} EUR|0\.0000/);
   });
 
+  test('B: the Unlimited plan shows the price the operator configured, else "priced on request"', async () => {
+    if (set === 'A') {
+      // A's package price is part of the rule set; a plan price is refused at config load (unit: runtime config).
+      const page = (await (await signedUp(h, 'pia@example.com')).get('/credit')).text;
+      expect(page).not.toContain('data-price="plan"');
+      return;
+    }
+    const priced = await dash('B', {
+      config: { unlimitedPlanPrice: { amount: '199', currency: 'EUR', period: 'month' } },
+    });
+    const page = (await (await signedUp(priced, 'pia@example.com')).get('/credit')).text.replace(/\s+/g, ' ');
+    expect(page).toContain('<dd data-price="plan"> <strong>€199.00</strong> per month: nothing charged');
+    expect(page).not.toContain('priced on request');
+    const plain = (await (await signedUp(h, 'pia@example.com')).get('/credit')).text.replace(/\s+/g, ' ');
+    expect(plain).toContain('priced on request');
+  });
+
   test.each([['0'], ['-5'], ['abc'], ['1.23456']])(
     'refuses the top-up amount %s next to the field',
     async (amount) => {
