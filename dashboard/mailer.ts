@@ -4,6 +4,7 @@
  */
 import nodemailer from 'nodemailer';
 import type pino from 'pino';
+import { MAIL_TIMEOUTS } from '../gateway/notify/config';
 import type { DashboardConfig } from './config';
 
 /** Sends the dashboard's e-mails: sign-in links (B) and account messages (reset, e-mail change). */
@@ -63,6 +64,11 @@ export function createMailer(config: DashboardConfig, logger: pino.Logger): Mail
     host: smtp.host,
     port: smtp.port,
     secure: smtp.secure,
+    // Every send is bounded (nodemailer's defaults wait minutes): a notification's send must end well inside the
+    // delivery lease, or another process could take the delivery over and send it again.
+    connectionTimeout: MAIL_TIMEOUTS.connectionMs,
+    greetingTimeout: MAIL_TIMEOUTS.greetingMs,
+    socketTimeout: MAIL_TIMEOUTS.socketMs,
     ...(smtp.user !== undefined ? { auth: { user: smtp.user, pass: smtp.pass ?? '' } } : {}),
   });
   return {

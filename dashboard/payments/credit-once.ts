@@ -23,7 +23,13 @@ export async function creditOnce(
     );
     res.json({ received: true, credited: !r.replayed });
   } catch (err) {
-    if (err instanceof StoreConflict && err.reason === 'not_found') {
+    // An account that is gone (never existed, or deleted after checkout: its balance was forfeited and no top-up
+    // may reach it) is answered, so the provider stops retrying; the payment is refunded outside the gateway.
+    if (err instanceof StoreConflict && (err.reason === 'not_found' || err.reason === 'account_deleted')) {
+      deps.logger.warn(
+        { ...log.fields, accountId: topUp.accountId, reason: err.reason },
+        'payment for an account that no longer exists: not credited',
+      );
       res.json({ received: true, credited: false });
       return;
     }

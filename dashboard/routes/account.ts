@@ -25,6 +25,8 @@ import { pageContext } from './pages';
 const EXPORT_USAGE_DAYS = 90;
 /** Ledger rows in the data export (all of them for any account we know of). */
 const EXPORT_LEDGER_ROWS = 100_000;
+/** Receipts in the export: the newest 1,000 (the store lists at most that many at once). */
+const EXPORT_RECEIPTS = 1000; // the store's page bound
 
 const str = (x: unknown): string => (typeof x === 'string' ? x : '');
 const bodyOf = (req: Request): Record<string, unknown> => (req.body ?? {}) as Record<string, unknown>;
@@ -223,10 +225,14 @@ export function accountRoutes(router: Router, ctx: AppContext): void {
     handle(async (req, res) => {
       const { account } = signed(res);
       const now = clock.now();
-      const [keys, whitelist, ledger] = await Promise.all([
+      const [keys, whitelist, ledger, billing, receipts, alerts, endpoints] = await Promise.all([
         store.listKeys(account.id),
         rules.whitelist ? store.listWhitelist(account.id) : Promise.resolve([]),
         store.ledger(account.id, EXPORT_LEDGER_ROWS),
+        store.getBilling(account.id),
+        store.listReceipts(account.id, EXPORT_RECEIPTS),
+        store.notificationSettings(account.id),
+        store.listWebhookEndpoints(account.id),
       ]);
       const to = new Date(now).toISOString().slice(0, 10);
       const from = new Date(now - (EXPORT_USAGE_DAYS - 1) * 86_400_000).toISOString().slice(0, 10);
@@ -249,8 +255,30 @@ export function accountRoutes(router: Router, ctx: AppContext): void {
           emailVerifiedAt:
             account.emailVerifiedAt === null ? null : new Date(account.emailVerifiedAt).toISOString(),
         },
-        keys: keys.map((k) => keyView(k, now)),
+        // Key restrictions too: deletion erases what is not in here, so the export is the customer's copy.
+        keys: keys.map((k) => ({ ...keyView(k, now), restrictions: k.restrictions ?? null })),
         whitelist: whitelist.map(whitelistView),
+        billing,
+        receipts: receipts.map((r) => ({
+          number: r.number,
+          kind: r.kind,
+          method: r.method,
+          amount: r.amount,
+          currency: r.currency,
+          paid: r.paid,
+          billing: r.billing,
+          issuedAt: new Date(r.issuedAt).toISOString(),
+        })),
+        // Endpoint URLs and settings; never a signing secret (it was shown once, at creation).
+        notifications: {
+          emailAlerts: alerts.emailAlerts,
+          lowBalanceThreshold: alerts.lowBalanceThreshold,
+          webhooks: endpoints.map((e) => ({
+            id: e.id,
+            url: e.url,
+            createdAt: new Date(e.createdAt).toISOString(),
+          })),
+        },
         usage: { from, to, rows: usage },
         ledger: ledger.map((e) => ledgerView(rules, e)),
       });

@@ -8,6 +8,9 @@ import * as v from '../validate';
 import { notificationsPage, type NotificationsForm } from '../views/notifications';
 import { pageContext } from './pages';
 
+/** Test events an account may queue per hour. */
+export const TEST_EVENT_LIMIT = { count: 10, windowMs: 3_600_000 } as const;
+
 const body = (req: Request, name: string): unknown =>
   (req.body as Record<string, unknown> | undefined)?.[name];
 
@@ -85,6 +88,19 @@ export function notificationRoutes(router: Router, ctx: AppContext): void {
 
   post('/notifications/test', async (_req, res) => {
     const accountId = signed(res).account.id;
+    // Each click queues one delivery per channel and endpoint, with retries: bounded per account and hour so the
+    // button cannot turn the gateway into a request cannon or crowd out other accounts' alerts.
+    const now = ctx.clock.now();
+    const hit = await ctx.store.hitWindow(`notify-test:${accountId}`, TEST_EVENT_LIMIT.windowMs, now);
+    if (hit.count > TEST_EVENT_LIMIT.count) {
+      const wait = Math.max(1, Math.ceil((hit.resetAt - now) / 1000));
+      throw new DashboardError(
+        'rate_limited',
+        `${TEST_EVENT_LIMIT.count} test events were sent this hour. Try again in ${Math.ceil(wait / 60)} minutes.`,
+        undefined,
+        wait,
+      );
+    }
     const [settings, endpoints] = await Promise.all([
       ctx.store.notificationSettings(accountId),
       ctx.store.listWebhookEndpoints(accountId),

@@ -33,16 +33,39 @@ const worker = z.strictObject({
   batch: z.int().min(1).max(100).default(20),
 });
 
+/**
+ * Bounds of one e-mail send (the dashboard's nodemailer transport): connecting, the server's greeting, and any
+ * silence on the socket. A send therefore ends within about their sum, which the delivery lease must exceed.
+ */
+export const MAIL_TIMEOUTS = { connectionMs: 10_000, greetingMs: 10_000, socketMs: 20_000 } as const;
+const MAIL_SEND_BOUND_MS = MAIL_TIMEOUTS.connectionMs + MAIL_TIMEOUTS.greetingMs + MAIL_TIMEOUTS.socketMs;
+/** What a lease keeps above the longest send: a worker finishes and records before another may claim. */
+const LEASE_MARGIN_MS = 5_000;
+
 /** The notifications section. */
-export const notificationsConfigSchema = z.strictObject({
-  /** Send alerts by e-mail (to the account's address, through dashboard.smtp) to accounts that keep them on. */
-  email: z.boolean().default(true),
-  webhooks: webhooks.prefault({}),
-  retry: retry.prefault({}),
-  worker: worker.prefault({}),
-  /** How often low balances and Unlimited packages or plans ending within 7 days are looked for. */
-  sweepIntervalMs: z.int().min(10).max(3_600_000).default(60_000),
-});
+export const notificationsConfigSchema = z
+  .strictObject({
+    /** Send alerts by e-mail (to the account's address, through dashboard.smtp) to accounts that keep them on. */
+    email: z.boolean().default(true),
+    webhooks: webhooks.prefault({}),
+    retry: retry.prefault({}),
+    worker: worker.prefault({}),
+    /** How often low balances and Unlimited packages or plans ending within 7 days are looked for. */
+    sweepIntervalMs: z.int().min(10).max(3_600_000).default(60_000),
+  })
+  .superRefine((c, ctx) => {
+    // A delivery whose send outlives its lease could be claimed and sent again by another process.
+    const longest = Math.max(c.webhooks.timeoutMs, c.email ? MAIL_SEND_BOUND_MS : 0);
+    if (c.worker.leaseMs < longest + LEASE_MARGIN_MS) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['worker', 'leaseMs'],
+        message: `must be at least ${longest + LEASE_MARGIN_MS} ms: the longest send (${
+          c.email ? 'an e-mail, bounded at ' + MAIL_SEND_BOUND_MS + ' ms' : 'a webhook, webhooks.timeoutMs'
+        }) plus ${LEASE_MARGIN_MS} ms, so a delivery is never sent twice`,
+      });
+    }
+  });
 
 /** A validated notifications section. */
 export type NotificationsConfig = z.infer<typeof notificationsConfigSchema>;

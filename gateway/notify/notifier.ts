@@ -31,7 +31,9 @@ export class Notifier {
       store.notificationSettings(notice.accountId),
       store.listWebhookEndpoints(notice.accountId),
     ]);
-    if (!account) return false;
+    // A deleted account is told nothing (its address is a tombstone); a request in flight at its deletion may
+    // still cross 80 %.
+    if (!account || account.status === 'deleted') return false;
     const deliveries: NewDelivery[] = [];
     if (this.email && settings.emailAlerts) deliveries.push({ channel: 'email', target: account.email });
     for (const e of endpoints) deliveries.push({ channel: 'webhook', target: e.id });

@@ -6,6 +6,7 @@
  */
 import { createDashboardApp } from '../../../dashboard/app';
 import { notificationsConfigSchema } from '../../../gateway/notify/config';
+import { TEST_EVENT_LIMIT } from '../../../dashboard/routes/notifications';
 import { Notifications } from '../../../gateway/notify';
 import { BOTH, signedUp, useDashboards, type Harness } from './fixture';
 
@@ -129,6 +130,41 @@ describe.each(BOTH)('rule set %s', (set) => {
     expect(page.text).toMatch(/E-mail: tess@example.com/);
     expect(page.text).toContain('Delivered');
   });
+});
+
+test('"send test event" is limited per account and hour (429 with Retry-After); other accounts are not', async () => {
+  const { h } = await withNotifications('A');
+  const c = await signedUp(h, 'clicker@example.com');
+  await c.form('/notifications/settings', { emailAlerts: 'on', threshold: '' });
+  for (let i = 0; i < TEST_EVENT_LIMIT.count; i++) {
+    expect((await c.form('/notifications/test', {})).status).toBe(200);
+  }
+  const refused = await c.form('/notifications/test', {});
+  expect(refused.status).toBe(429);
+  expect(Number(refused.headers['retry-after'])).toBeGreaterThan(0);
+  expect(refused.text).toContain('test events were sent this hour');
+  const other = await signedUp(h, 'calm@example.com');
+  await other.form('/notifications/settings', { emailAlerts: 'on', threshold: '' });
+  expect((await other.form('/notifications/test', {})).status).toBe(200);
+  h.clock.advance(TEST_EVENT_LIMIT.windowMs);
+  expect((await c.form('/notifications/test', {})).status).toBe(200);
+});
+
+test('a deleted account is told nothing, even by an event recorded after its deletion', async () => {
+  const { h, n } = await withNotifications('B');
+  await signedUp(h, 'leaving@example.com');
+  const account = await h.store.findAccountByEmail('leaving@example.com');
+  const id = account?.id ?? '';
+  await h.store.deleteAccount(id, `deleted-${id}@deleted.invalid`, h.clock.now());
+  const recorded = await n.notifier.record({
+    name: `allowance.80:${id}:late`,
+    accountId: id,
+    type: 'allowance.80',
+    data: { late: true },
+  });
+  expect(recorded).toBe(false);
+  expect(await n.worker.tick()).toBe(0);
+  expect(h.mail.notices).toEqual([]);
 });
 
 test('without a notifications section there is no page and no link', async () => {

@@ -200,24 +200,55 @@ describe('settings: password and e-mail (rule set A)', () => {
     expect(h.logs.text).toContain('"action":"email.changed"');
   });
 
-  test('the data export holds the account, keys without secrets, usage and ledger; never the password hash', async () => {
+  test('the data export holds the account, keys (with restrictions, without secrets), usage, ledger, billing, receipts and alert settings; never a password hash or signing key', async () => {
     const c = await signedUp(h, 'erin@example.com');
     const id = (await h.store.findAccountByEmail('erin@example.com'))?.id ?? '';
     await h.store.credit(id, 5000, 'export-test', h.clock.now());
     await c.get('/keys');
     const created = await c.form('/keys', { label: 'web' });
     expect(created.status).toBe(201);
+    const key = (await h.store.listKeys(id))[0];
+    await h.store.setKeyRestrictions(key?.id ?? '', { referrers: ['https://*.example.org'], cidrs: [] });
+    await h.store.setBilling(
+      id,
+      { name: 'Erin Ltd', address: '1 Main St', vatId: 'GB123456789' },
+      h.clock.now(),
+    );
+    const { receipt } = await h.store.creditWithReceipt(id, 100, 'export-receipt', h.clock.now(), {
+      method: 'test',
+      currency: 'EUR',
+    });
+    await h.store.setNotificationSettings(id, false, 300);
+    await h.store.addWebhookEndpoint(
+      id,
+      'https://hooks.example.org/erin',
+      'c2VjcmV0LWtleS1ieXRlcw==',
+      5,
+      h.clock.now(),
+    );
     const r = await c.get('/settings/export.json');
     expect(r.status).toBe(200);
     expect(r.headers['content-disposition']).toBe(`attachment; filename="geocoding-account-${id}.json"`);
     const body = JSON.parse(r.text) as Record<string, unknown>;
     expect(body).toMatchObject({
       ruleSet: 'A',
-      account: { id, email: 'erin@example.com', balance: 5000 },
+      account: { id, email: 'erin@example.com', balance: 5100 },
       keys: [{ label: 'web' }],
-      ledger: [{ kind: 'topup' }],
       usage: { rows: [] },
+      billing: { name: 'Erin Ltd', address: '1 Main St', vatId: 'GB123456789' },
+      receipts: [{ number: receipt.number, method: 'test', amount: 100, billing: { name: 'Erin Ltd' } }],
+      notifications: {
+        emailAlerts: false,
+        lowBalanceThreshold: 300,
+        webhooks: [{ url: 'https://hooks.example.org/erin' }],
+      },
     });
+    expect((body['keys'] as { restrictions: unknown }[])[0]?.restrictions).toEqual({
+      referrers: ['https://*.example.org'],
+      cidrs: [],
+    });
+    expect((body['ledger'] as { kind: string }[]).map((e) => e.kind).sort()).toEqual(['topup', 'topup']);
+    expect(r.text).not.toContain('c2VjcmV0LWtleS1ieXRlcw=='); // the webhook signing key
     expect(r.text).not.toMatch(/passwordHash|password_hash|scrypt\$/);
     const account = await h.store.getAccount(id);
     expect(r.text).not.toContain(account?.passwordHash ?? '-');

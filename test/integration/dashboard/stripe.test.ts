@@ -141,6 +141,26 @@ describe('Stripe Checkout top-ups (rule set A)', () => {
     });
   });
 
+  test('a payment for an account deleted after checkout is answered (no retries), credits nothing, takes no receipt', async () => {
+    await signedUp(h, 'gone@example.com');
+    const account = await h.store.findAccountByEmail('gone@example.com');
+    const id = account?.id ?? '';
+    await h.store.deleteAccount(id, `deleted-${id}@deleted.invalid`, h.clock.now());
+    const body = completed('cs_test_gone', id, 100_000, 1000);
+    for (let i = 0; i < 2; i++) {
+      const r = await post(
+        body,
+        stripe.webhooks.generateTestHeaderString({ payload: body, secret: CFG.webhookSecret }),
+      );
+      expect(r.status).toBe(200);
+      expect(r.body).toEqual({ received: true, credited: false });
+    }
+    expect(await h.store.getAccount(id)).toMatchObject({ status: 'deleted', balance: 0 });
+    expect(await h.store.ledger(id, 10)).toEqual([]);
+    expect(await h.store.listReceipts(id, 10)).toEqual([]);
+    expect(h.logs.text).toContain('payment for an account that no longer exists');
+  });
+
   test('a bad or missing signature is refused with 400 and credits nothing', async () => {
     await signedUp(h, 'card@example.com');
     const account = await h.store.findAccountByEmail('card@example.com');

@@ -75,7 +75,7 @@ describeShared('notifications with two gateway instances on one shared store', (
         notifications: {
           webhooks: { allowPrivateTargets: true, timeoutMs: 2000 },
           retry: { firstDelayMs: 20, factor: 2, maxAttempts: 5 },
-          worker: { intervalMs: 20, leaseMs: 5000 },
+          worker: { intervalMs: 20 },
           sweepIntervalMs: 50,
         },
       },

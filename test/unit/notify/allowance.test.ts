@@ -70,3 +70,24 @@ test('the config section is strict and has defaults', () => {
   expect(() => notificationsConfigSchema.parse({ webhook: {} })).toThrow(/webhook/);
   expect(() => notificationsConfigSchema.parse({ retry: { maxAttempts: 0 } })).toThrow();
 });
+
+test('the delivery lease must outlast the longest send, so no delivery is sent twice', () => {
+  // E-mail on: a send is bounded at 40 s (connection, greeting, socket timeouts), plus a 5 s margin.
+  expect(() => notificationsConfigSchema.parse({ worker: { leaseMs: 44_999 } })).toThrow(/leaseMs/);
+  expect(notificationsConfigSchema.parse({ worker: { leaseMs: 45_000 } }).worker.leaseMs).toBe(45_000);
+  // E-mail off: the webhook timeout decides.
+  expect(() =>
+    notificationsConfigSchema.parse({
+      email: false,
+      webhooks: { timeoutMs: 30_000 },
+      worker: { leaseMs: 30_000 },
+    }),
+  ).toThrow(/at least 35000 ms/);
+  expect(
+    notificationsConfigSchema.parse({
+      email: false,
+      webhooks: { timeoutMs: 2_000 },
+      worker: { leaseMs: 7_000 },
+    }).worker.leaseMs,
+  ).toBe(7_000);
+});
