@@ -5,6 +5,7 @@
  */
 import type { Clock } from '../core/clock';
 import type { RuleSet } from '../policy/ruleset';
+import type { NotificationSettings } from '../store/notifications';
 import type { Store } from '../store/types';
 import { endingNotice, lowBalanceNotice, type Notice } from './events';
 
@@ -28,27 +29,41 @@ export interface SweepDeps {
  * between records it again: the same id, stored once); at or above it and disarmed → re-arm for the next crossing
  * (a top-up, or a refund, brought it back).
  */
-async function lowBalance(d: SweepDeps): Promise<void> {
-  for (const s of await d.store.lowBalanceWatch()) {
-    const threshold = s.lowBalanceThreshold;
-    if (threshold === null) continue;
-    const account = await d.store.getAccount(s.accountId);
-    if (!account || account.status !== 'active') continue;
-    if (account.balance < threshold && s.lowBalanceArmed) {
-      await d.record(lowBalanceNotice(d.rules, account.id, s.lowBalanceSeq, account.balance, threshold));
-      await d.store.armLowBalance(account.id, s.lowBalanceSeq, false);
-    } else if (account.balance >= threshold && !s.lowBalanceArmed) {
-      await d.store.armLowBalance(account.id, s.lowBalanceSeq, true);
-    }
+async function lowBalance(d: SweepDeps, s: NotificationSettings): Promise<void> {
+  const threshold = s.lowBalanceThreshold;
+  if (threshold === null) return;
+  const account = await d.store.getAccount(s.accountId);
+  if (!account || account.status !== 'active') return;
+  if (account.balance < threshold && s.lowBalanceArmed) {
+    await d.record(lowBalanceNotice(d.rules, account.id, s.lowBalanceSeq, account.balance, threshold));
+    await d.store.armLowBalance(account.id, s.lowBalanceSeq, false);
+  } else if (account.balance >= threshold && !s.lowBalanceArmed) {
+    await d.store.armLowBalance(account.id, s.lowBalanceSeq, true);
   }
 }
 
-/** One sweep. */
+/**
+ * One sweep. One account's failure (or one step's) does not stop the others: every account and step is tried, and
+ * the first failure is thrown at the end for the caller to log.
+ */
 export async function sweepOnce(d: SweepDeps): Promise<void> {
-  await lowBalance(d);
+  const failures: unknown[] = [];
+  const attempt = async (fn: () => Promise<unknown>) => {
+    try {
+      await fn();
+    } catch (err) {
+      failures.push(err);
+    }
+  };
+  await attempt(async () => {
+    for (const s of await d.store.lowBalanceWatch()) await attempt(() => lowBalance(d, s));
+  });
   const now = d.clock.now();
-  for (const e of await d.store.unlimitedEnding(now, now + WEEK_MS)) {
-    await d.record(endingNotice(e.accountId, e.keyId, e.until));
-  }
-  await d.store.pruneNotifications(now - KEEP_MS);
+  await attempt(async () => {
+    for (const e of await d.store.unlimitedEnding(now, now + WEEK_MS)) {
+      await attempt(() => d.record(endingNotice(e.accountId, e.keyId, e.until)));
+    }
+  });
+  await attempt(() => d.store.pruneNotifications(now - KEEP_MS));
+  if (failures.length > 0) throw failures[0];
 }
