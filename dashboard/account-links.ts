@@ -7,8 +7,8 @@
 import { randomBytes } from 'node:crypto';
 import { SignJWT, jwtVerify } from 'jose';
 import type { Clock } from '../gateway/core/clock';
-import type { Store } from '../gateway/store/types';
-import type { Secrets } from './session';
+import type { Account, Store } from '../gateway/store/types';
+import { credentialStamp, type Secrets } from './session';
 
 /** What a link is for. */
 export type AccountLinkPurpose = 'password-reset' | 'email-change' | 'email-verify' | 'account-delete';
@@ -40,7 +40,7 @@ export class AccountLinks {
   constructor(
     private readonly secrets: Secrets,
     private readonly clock: Clock,
-    private readonly store: Pick<Store, 'consumeOnce' | 'isConsumed'>,
+    private readonly store: Pick<Store, 'consumeOnce' | 'isConsumed' | 'getAccount'>,
   ) {}
 
   /** A fresh link token. */
@@ -73,6 +73,21 @@ export class AccountLinks {
       this.clock.now(),
     );
     return first ? claim : null;
+  }
+
+  /**
+   * Use a token once and return its claim with the account it was issued for, or null when the token is invalid or
+   * used, or the account is gone, deleted or no longer has the credentials the link was issued under (its stamp).
+   */
+  async redeemAccount(
+    token: string,
+    purpose: AccountLinkPurpose,
+  ): Promise<{ claim: AccountLinkClaim; account: Account } | null> {
+    const claim = await this.redeem(token, purpose);
+    if (!claim) return null;
+    const account = await this.store.getAccount(claim.accountId);
+    if (!account || account.status === 'deleted') return null;
+    return credentialStamp(this.secrets, account) === claim.stamp ? { claim, account } : null;
   }
 
   private async verify(token: string, purpose: AccountLinkPurpose): Promise<AccountLinkClaim | null> {

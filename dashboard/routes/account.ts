@@ -200,10 +200,9 @@ export function accountRoutes(router: Router, ctx: AppContext): void {
     handle(async (req, res) => {
       const invalid = () =>
         sendHtml(res, 400, views.accountLinkInvalidPage(ctx.brand, 'E-mail confirmation', '/settings'));
-      const claim = await ctx.accountLinks.redeem(str(bodyOf(req)['token']), 'email-change');
-      if (!claim) return invalid();
-      const account = await store.getAccount(claim.accountId);
-      if (!account || credentialStamp(ctx.secrets, account) !== claim.stamp) return invalid();
+      const used = await ctx.accountLinks.redeemAccount(str(bodyOf(req)['token']), 'email-change');
+      if (!used) return invalid();
+      const { claim, account } = used;
       let changed: Account;
       try {
         changed = await store.setEmail(account.id, claim.email);
@@ -373,10 +372,9 @@ function passwordResetRoutes(router: Router, ctx: AppContext): void {
           views.resetPage(ctx.brand, token, preSessionToken(ctx, req, res), claim.email, f.state),
         );
       }
-      const used = await ctx.accountLinks.redeem(token, 'password-reset');
+      const used = await ctx.accountLinks.redeemAccount(token, 'password-reset');
       if (!used) return invalid();
-      const account = await store.getAccount(used.accountId);
-      if (!account || credentialStamp(ctx.secrets, account) !== used.stamp) return invalid();
+      const { account } = used;
       await store.setPasswordHash(account.id, await hashPassword(password));
       // The link came from the mailbox: an unverified sign-up is proven by it as by the verification link.
       if (account.emailVerifiedAt === null) await store.markEmailVerified(account.id, clock.now());

@@ -111,11 +111,9 @@ function verificationRoutes(router: Router, ctx: AppContext): void {
   router.post(
     '/verify/email',
     handle(async (req, res) => {
-      const claim = await ctx.accountLinks.redeem(str(bodyOf(req)['token']), 'email-verify');
-      if (!claim) return invalid(res);
-      const account = await store.getAccount(claim.accountId);
-      if (!account || account.status === 'deleted' || credentialStamp(ctx.secrets, account) !== claim.stamp)
-        return invalid(res);
+      const used = await ctx.accountLinks.redeemAccount(str(bodyOf(req)['token']), 'email-verify');
+      if (!used) return invalid(res);
+      const { account } = used;
       await store.markEmailVerified(account.id, clock.now());
       ctx.accounts.audit(customer(ctx, req, res, account.id), 'email.verified', { account: account.id });
       const s = res.locals['signed'] as Signed | undefined;
@@ -228,12 +226,9 @@ function deletionRoutes(router: Router, ctx: AppContext): void {
   router.post(
     '/settings/delete/confirm',
     handle(async (req, res) => {
-      const claim = await ctx.accountLinks.redeem(str(bodyOf(req)['token']), 'account-delete');
-      if (!claim) return invalid(res);
-      const account = await ctx.store.getAccount(claim.accountId);
-      if (!account || account.status === 'deleted' || credentialStamp(ctx.secrets, account) !== claim.stamp)
-        return invalid(res);
-      await deleteNow(ctx, req, res, account);
+      const used = await ctx.accountLinks.redeemAccount(str(bodyOf(req)['token']), 'account-delete');
+      if (!used) return invalid(res);
+      await deleteNow(ctx, req, res, used.account);
     }),
   );
 }

@@ -17,7 +17,7 @@ function random80(): string {
 }
 
 /** A new opaque id with this prefix. */
-export function newId(prefix: 'acc' | 'key' | 'wl'): string {
+export function newId(prefix: 'acc' | 'key' | 'wl' | 'wh' | 'dlv'): string {
   return `${prefix}_${random80()}`;
 }
 

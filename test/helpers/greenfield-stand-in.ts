@@ -1,11 +1,11 @@
 /**
- * A local stand-in for BTCPay Server (issue 15 item 6, D32) for the browser walk. BTCPay Server itself (a .NET
+ * A local stand-in for BTCPay Server (issue 15 item 6, D32) for the tests. BTCPay Server itself (a .NET
  * service with a Bitcoin node) cannot run here, so this replays the documented shapes of its Greenfield API:
  * `InvoiceData` for "Create invoice" (POST /api/v1/stores/{storeId}/invoices) and "Get invoice" (GET
  * .../invoices/{invoiceId}), 404 `{"code":"invoice-not-found"}` for an unknown id, and a minimal checkout page at the
  * invoice's `checkoutLink` where the customer "pays" (the invoice becomes Settled) and is sent back to
  * `checkout.redirectURL`. Webhook deliveries are built and signed as BTCPay Server does (`BTCPay-Sig: sha256=<HMAC
- * hex of the body>`) by `delivery` and `sign`. Same shapes as test/integration/dashboard/btcpay.test.ts.
+ * hex of the body>`) by `delivery` and `sign`. Used by the browser walk and test/integration/dashboard/btcpay.test.ts.
  */
 import { createHmac, randomBytes } from 'node:crypto';
 import http from 'node:http';
@@ -13,28 +13,44 @@ import type { AddressInfo } from 'node:net';
 import type { BtcpayConfig } from '../../dashboard/config';
 
 export const STAND_IN_STORE = 'GkXq8RpLWfT3yZ2mJ9aVbC7nD4sE6hU1oPiKjMlNwQr';
-const API_KEY = 'greenfield-api-key-for-browser-tests';
-const WEBHOOK_SECRET = 'btcpay-webhook-secret-for-browser-tests';
+export const STAND_IN_API_KEY = 'greenfield-api-key-for-tests';
+export const STAND_IN_WEBHOOK_SECRET = 'btcpay-webhook-secret-for-tests';
 
 const esc = (s: string): string => s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 
-/** The Greenfield API and checkout stand-in. */
+/** The Greenfield API and checkout stand-in: keeps invoices, lets a test move their status, records every request. */
 export class GreenfieldStandIn {
   readonly invoices = new Map<string, Record<string, unknown>>();
+  readonly requests: { method: string; url: string; authorization: string | undefined; body: string }[] = [];
   url = '';
   private readonly server = http.createServer((req, res) => {
     let body = '';
     req.on('data', (c: Buffer) => (body += c.toString('utf8')));
-    req.on('end', () => this.answer(req, res, body));
+    req.on('end', () => {
+      if (!req.url?.startsWith('/i/') && req.url !== '/favicon.ico') {
+        this.requests.push({
+          method: req.method ?? '',
+          url: req.url ?? '',
+          authorization: req.headers.authorization,
+          body,
+        });
+      }
+      this.answer(req, res, body);
+    });
   });
+
+  /** Change an invoice as BTCPay Server would (its status, say). */
+  set(id: string, patch: Record<string, unknown>): void {
+    this.invoices.set(id, { ...this.invoices.get(id), ...patch });
+  }
 
   /** The dashboard's BTCPay section for this stand-in (1 credit per cent of EUR unless told). */
   config(unitsPerMinorUnit = 1): BtcpayConfig {
     return {
       url: this.url,
       storeId: STAND_IN_STORE,
-      apiKey: API_KEY,
-      webhookSecret: WEBHOOK_SECRET,
+      apiKey: STAND_IN_API_KEY,
+      webhookSecret: STAND_IN_WEBHOOK_SECRET,
       priceCurrency: 'EUR',
       unitsPerMinorUnit,
     };
@@ -65,7 +81,7 @@ export class GreenfieldStandIn {
     if (url === '/favicon.ico') return void res.writeHead(204).end();
     const checkout = /^\/i\/([A-Za-z0-9]+)(\/pay)?$/.exec(url);
     if (checkout) return this.checkout(req, checkout[1] ?? '', Boolean(checkout[2]), page);
-    if (req.headers.authorization !== `token ${API_KEY}`) {
+    if (req.headers.authorization !== `token ${STAND_IN_API_KEY}`) {
       return send(401, {
         code: 'unauthenticated',
         message: 'Authentication is required for accessing this endpoint',
@@ -152,7 +168,7 @@ export function delivery(type: string, invoiceId: string, redelivery = false): s
 }
 
 /** The `BTCPay-Sig` header of a body. */
-export const sign = (body: string, secret = WEBHOOK_SECRET): string =>
+export const sign = (body: string, secret = STAND_IN_WEBHOOK_SECRET): string =>
   `sha256=${createHmac('sha256', secret).update(body).digest('hex')}`;
 
 /** POST a delivery to the dashboard's webhook; resolves with status and parsed body. */

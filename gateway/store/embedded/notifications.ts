@@ -3,7 +3,6 @@
  * group commit of admissions). Claims are one conditional UPDATE: SQLite has one writer, so two processes on the
  * file never hold the same delivery.
  */
-import { randomBytes } from 'node:crypto';
 import type Database from 'better-sqlite3';
 import {
   ARM_UPDATE,
@@ -30,17 +29,13 @@ import {
   type UnlimitedEnding,
   type WebhookEndpoint,
 } from '../notifications';
+import { newId } from '../ids';
 import { StoreConflict } from '../types';
 
 type Row = Record<string, unknown>;
 
 const DUE_SELECT = `SELECT 1 FROM notification_deliveries
   WHERE status = 'pending' AND next_at <= ? AND lease_until <= ? LIMIT 1`;
-
-/** A new id with this prefix (80 random bits). */
-export function notifyId(prefix: 'wh' | 'dlv'): string {
-  return `${prefix}_${randomBytes(10).toString('hex')}`;
-}
 
 /** The notification tables on one SQLite connection. */
 export class EmbeddedNotifications {
@@ -100,7 +95,7 @@ export class EmbeddedNotifications {
           .prepare('SELECT COUNT(*) AS n FROM webhook_endpoints WHERE account_id = ?')
           .get(accountId);
         if (Number((n as Row)['n']) >= max) return null;
-        const row = { id: notifyId('wh'), account_id: accountId, url, secret, created_at: now };
+        const row = { id: newId('wh'), account_id: accountId, url, secret, created_at: now };
         this.db
           .prepare(
             'INSERT INTO webhook_endpoints (id, account_id, url, secret, created_at) VALUES (?, ?, ?, ?, ?)',
@@ -133,7 +128,7 @@ export class EmbeddedNotifications {
            lease_until, lease_owner) VALUES (?, ?, ?, ?, ?, 'pending', 0, ?, 0, NULL)`,
         );
         for (const d of deliveries) {
-          add.run(notifyId('dlv'), event.id, event.accountId, d.channel, d.target, event.createdAt);
+          add.run(newId('dlv'), event.id, event.accountId, d.channel, d.target, event.createdAt);
         }
         return true;
       })

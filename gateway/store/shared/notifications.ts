@@ -28,7 +28,7 @@ import {
   type UnlimitedEnding,
   type WebhookEndpoint,
 } from '../notifications';
-import { notifyId } from '../embedded/notifications';
+import { newId } from '../ids';
 import { StoreConflict } from '../types';
 
 type Row = Record<string, unknown>;
@@ -104,7 +104,7 @@ export class SharedNotifications {
         trx,
       );
       if (Number(n.rows[0]?.['n']) >= max) return null;
-      const row = { id: notifyId('wh'), account_id: accountId, url, secret, created_at: now };
+      const row = { id: newId('wh'), account_id: accountId, url, secret, created_at: now };
       await trx('webhook_endpoints').insert(row);
       return toEndpoint(row);
     });
@@ -130,7 +130,7 @@ export class SharedNotifications {
       if (deliveries.length > 0) {
         await trx('notification_deliveries').insert(
           deliveries.map((d) => ({
-            id: notifyId('dlv'),
+            id: newId('dlv'),
             event_id: event.id,
             account_id: event.accountId,
             channel: d.channel,

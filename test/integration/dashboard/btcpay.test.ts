@@ -8,117 +8,19 @@
  * documentation describes them (deliveryId, webhookId, originalDeliveryId, isRedelivery, type, timestamp, storeId,
  * invoiceId, manuallyMarked) and signed as BTCPay Server signs them: `BTCPay-Sig: sha256=<HMAC-SHA256 hex of the body>`.
  */
-import { createHmac, randomBytes } from 'node:crypto';
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
 import request from 'supertest';
 import type { BtcpayConfig } from '../../../dashboard/config';
 import { GreenfieldClient, invoiceAmount } from '../../../dashboard/payments/btcpay';
 import { validBtcpaySignature } from '../../../dashboard/payments/btcpay-webhook';
+import {
+  delivery,
+  GreenfieldStandIn,
+  sign,
+  STAND_IN_API_KEY,
+  STAND_IN_STORE,
+  STAND_IN_WEBHOOK_SECRET,
+} from '../../helpers/greenfield-stand-in';
 import { signedUp, type Harness, useDashboards } from './fixture';
-
-const STORE = 'GkXq8RpLWfT3yZ2mJ9aVbC7nD4sE6hU1oPiKjMlNwQr';
-
-/** A Greenfield API stand-in: keeps invoices, lets the test move their status, records every request. */
-class GreenfieldStandIn {
-  readonly invoices = new Map<string, Record<string, unknown>>();
-  readonly requests: { method: string; url: string; authorization: string | undefined; body: string }[] = [];
-  private server = http.createServer((req, res) => {
-    let body = '';
-    req.on('data', (c: Buffer) => (body += c.toString('utf8')));
-    req.on('end', () => {
-      this.requests.push({
-        method: req.method ?? '',
-        url: req.url ?? '',
-        authorization: req.headers.authorization,
-        body,
-      });
-      const base = `/api/v1/stores/${STORE}/invoices`;
-      const send = (status: number, json: unknown) => {
-        res.writeHead(status, { 'content-type': 'application/json' });
-        res.end(JSON.stringify(json));
-      };
-      if (req.headers.authorization !== 'token greenfield-api-key-for-tests') {
-        return send(401, {
-          code: 'unauthenticated',
-          message: 'Authentication is required for accessing this endpoint',
-        });
-      }
-      if (req.method === 'POST' && req.url === base) {
-        const asked = JSON.parse(body) as Record<string, unknown>;
-        const id = randomBytes(16).toString('base64url').replace(/[-_]/g, 'x').slice(0, 22);
-        const now = Math.floor(Date.now() / 1000);
-        const invoice = {
-          id,
-          storeId: STORE,
-          amount: asked['amount'],
-          currency: asked['currency'],
-          type: 'Standard',
-          checkoutLink: `${this.url}/i/${id}`,
-          status: 'New',
-          additionalStatus: 'None',
-          createdTime: now,
-          expirationTime: now + 900,
-          monitoringExpiration: now + 3600,
-          archived: false,
-          metadata: asked['metadata'],
-          checkout: asked['checkout'],
-        };
-        this.invoices.set(id, invoice);
-        return send(200, invoice);
-      }
-      const m = /^\/api\/v1\/stores\/([^/]+)\/invoices\/([^/?]+)$/.exec(req.url ?? '');
-      if (req.method === 'GET' && m && m[1] === STORE) {
-        const invoice = this.invoices.get(decodeURIComponent(m[2] ?? ''));
-        if (!invoice) return send(404, { code: 'invoice-not-found', message: 'The invoice was not found' });
-        return send(200, invoice);
-      }
-      send(404, { code: 'not-found', message: 'Not found' });
-    });
-  });
-  url = '';
-  async start(): Promise<void> {
-    await new Promise<void>((r) => this.server.listen(0, '127.0.0.1', r));
-    this.url = `http://127.0.0.1:${(this.server.address() as AddressInfo).port}`;
-  }
-  set(id: string, patch: Record<string, unknown>): void {
-    this.invoices.set(id, { ...this.invoices.get(id), ...patch });
-  }
-  close(): Promise<void> {
-    return new Promise((r) => this.server.close(() => r()));
-  }
-}
-
-function config(url: string, unitsPerMinorUnit: number): BtcpayConfig {
-  return {
-    url,
-    storeId: STORE,
-    apiKey: 'greenfield-api-key-for-tests',
-    webhookSecret: 'btcpay-webhook-secret-for-tests',
-    priceCurrency: 'EUR',
-    unitsPerMinorUnit,
-  };
-}
-
-/** A webhook delivery as BTCPay Server sends it. */
-function delivery(type: string, invoiceId: string, redelivery = false): string {
-  const deliveryId = randomBytes(8).toString('hex');
-  return JSON.stringify({
-    deliveryId,
-    webhookId: 'Wh7Sg4cXw2PrVqLz',
-    originalDeliveryId: redelivery ? 'first-delivery' : deliveryId,
-    isRedelivery: redelivery,
-    type,
-    timestamp: Math.floor(Date.now() / 1000),
-    storeId: STORE,
-    invoiceId,
-    manuallyMarked: false,
-    overPaid: false,
-  });
-}
-
-const sign = (body: string, secret = 'btcpay-webhook-secret-for-tests') =>
-  `sha256=${createHmac('sha256', secret).update(body).digest('hex')}`;
 
 let h: Harness;
 let gf: GreenfieldStandIn;
@@ -127,7 +29,7 @@ const dash = useDashboards();
 async function start(rules: 'A' | 'B', unitsPerMinorUnit: number): Promise<BtcpayConfig> {
   gf = new GreenfieldStandIn();
   await gf.start();
-  const cfg = config(gf.url, unitsPerMinorUnit);
+  const cfg = gf.config(unitsPerMinorUnit);
   h = await dash(rules, {
     config: { payments: { provider: 'test', crypto: { provider: 'btcpay', btcpay: cfg } } },
     deps: { greenfield: new GreenfieldClient(cfg) },
@@ -163,8 +65,8 @@ describe('crypto top-up, rule set B (credits)', () => {
     const account = await h.store.findAccountByEmail('sats@example.com');
     expect(gf.requests[0]).toMatchObject({
       method: 'POST',
-      url: `/api/v1/stores/${STORE}/invoices`,
-      authorization: 'token greenfield-api-key-for-tests',
+      url: `/api/v1/stores/${STAND_IN_STORE}/invoices`,
+      authorization: `token ${STAND_IN_API_KEY}`,
     });
     expect(invoice).toMatchObject({
       amount: '5.00',
@@ -326,16 +228,10 @@ describe('crypto top-up, rule set A (EUR units)', () => {
 
 test('BTCPay-Sig verification: sha256= prefix, exact bytes, constant length', () => {
   const body = Buffer.from('{"type":"InvoiceSettled"}');
-  expect(validBtcpaySignature(body, sign(body.toString()), 'btcpay-webhook-secret-for-tests')).toBe(true);
+  expect(validBtcpaySignature(body, sign(body.toString()), STAND_IN_WEBHOOK_SECRET)).toBe(true);
   expect(
-    validBtcpaySignature(
-      Buffer.from(`${body.toString()} `),
-      sign(body.toString()),
-      'btcpay-webhook-secret-for-tests',
-    ),
+    validBtcpaySignature(Buffer.from(`${body.toString()} `), sign(body.toString()), STAND_IN_WEBHOOK_SECRET),
   ).toBe(false);
-  expect(validBtcpaySignature(body, sign(body.toString()).slice(7), 'btcpay-webhook-secret-for-tests')).toBe(
-    false,
-  );
-  expect(validBtcpaySignature(body, ['a'], 'btcpay-webhook-secret-for-tests')).toBe(false);
+  expect(validBtcpaySignature(body, sign(body.toString()).slice(7), STAND_IN_WEBHOOK_SECRET)).toBe(false);
+  expect(validBtcpaySignature(body, ['a'], STAND_IN_WEBHOOK_SECRET)).toBe(false);
 });
