@@ -90,6 +90,61 @@ function chunks<T>(rows: readonly T[]): T[][] {
   return out;
 }
 
+/*
+ * Each statement below sends its rows as ONE JSON text parameter, unpacked in PostgreSQL by json_to_recordset (issue
+ * 12): a batch of 500 events is a handful of short statements instead of knex-compiled VALUES lists with thousands of
+ * bindings, whose building was most of the drain's CPU on the gateway's event loop. WITH ORDINALITY keeps the rows in
+ * the order given (ledger rows in insertion order; usage and counter rows sorted, so concurrent drains take their row
+ * locks in one order and cannot deadlock).
+ */
+
+/** The ledger's columns as json_to_recordset reads them. */
+const LEDGER_INSERT = `INSERT INTO ledger (id, account_id, amount, kind, key_id, ref, created_at)
+  SELECT id, account_id, amount, kind, key_id, ref, created_at
+  FROM ROWS FROM (json_to_recordset(?::json)
+    AS (id text, account_id text, amount bigint, kind text, key_id text, ref text, created_at bigint))
+    WITH ORDINALITY AS x(id, account_id, amount, kind, key_id, ref, created_at, ord)
+  ORDER BY ord
+  ON CONFLICT DO NOTHING
+  RETURNING account_id, amount`;
+
+const LEDGER_DELETE = `DELETE FROM ledger l
+  USING json_to_recordset(?::json) AS x(account_id text, ref text)
+  WHERE l.kind = 'charge' AND l.account_id = x.account_id AND l.ref = x.ref
+  RETURNING l.account_id, l.amount`;
+
+const USAGE_UPSERT = `INSERT INTO usage_daily (day, subject, free, billed, refused)
+  SELECT day, subject, free, billed, refused
+  FROM ROWS FROM (json_to_recordset(?::json)
+    AS (day text, subject text, free bigint, billed bigint, refused bigint))
+    WITH ORDINALITY AS x(day, subject, free, billed, refused, ord)
+  ORDER BY ord
+  ON CONFLICT (day, subject) DO UPDATE SET
+    free = GREATEST(usage_daily.free + excluded.free, 0),
+    billed = GREATEST(usage_daily.billed + excluded.billed, 0),
+    refused = usage_daily.refused + excluded.refused`;
+
+const USAGE_DROP_EMPTY = `DELETE FROM usage_daily u
+  USING json_to_recordset(?::json) AS x(day text, subject text)
+  WHERE u.day = x.day AND u.subject = x.subject AND u.free = 0 AND u.billed = 0 AND u.refused = 0`;
+
+const COUNTERS_UPSERT = `INSERT INTO counters_daily (day, counter_id, used)
+  SELECT day, counter_id, used
+  FROM ROWS FROM (json_to_recordset(?::json) AS (day text, counter_id text, used bigint))
+    WITH ORDINALITY AS x(day, counter_id, used, ord)
+  ORDER BY ord
+  ON CONFLICT (day, counter_id) DO UPDATE SET used = GREATEST(counters_daily.used + excluded.used, 0)`;
+
+const DRAINED_INSERT = `INSERT INTO shared_drained (event_id, drained_at)
+  SELECT value, ?::bigint FROM json_array_elements_text(?::json)
+  ON CONFLICT (event_id) DO NOTHING
+  RETURNING event_id`;
+
+/** The rows a statement returned. */
+function rowsOf<T>(result: unknown): T[] {
+  return (result as { rows: T[] }).rows;
+}
+
 /**
  * Ledger rows in, released charges out. `accounts.balance` follows exactly the rows inserted and deleted here, so it
  * always equals the ledger sum.
@@ -99,19 +154,17 @@ async function applyLedger(trx: Knex.Transaction, d: Deltas): Promise<void> {
   const add = (acc: unknown, n: unknown) =>
     balances.set(String(acc), (balances.get(String(acc)) ?? 0) + Number(n));
   for (const rows of chunks(d.inserts)) {
-    const ins = await trx('ledger').insert(rows).onConflict().ignore().returning(['account_id', 'amount']);
-    for (const r of ins as { account_id: string; amount: string }[]) add(r.account_id, r.amount);
+    const ins = rowsOf<{ account_id: string; amount: string }>(
+      await trx.raw(LEDGER_INSERT, [JSON.stringify(rows)]),
+    );
+    for (const r of ins) add(r.account_id, r.amount);
   }
   for (const dels of chunks(d.deletes)) {
-    const gone = await trx('ledger')
-      .where({ kind: 'charge' })
-      .whereIn(
-        ['account_id', 'ref'],
-        dels.map((x) => [x.accountId, x.ref]),
-      )
-      .delete()
-      .returning(['account_id', 'amount']);
-    for (const r of gone as { account_id: string; amount: string }[]) add(r.account_id, -Number(r.amount));
+    const rows = dels.map((x) => ({ account_id: x.accountId, ref: x.ref }));
+    const gone = rowsOf<{ account_id: string; amount: string }>(
+      await trx.raw(LEDGER_DELETE, [JSON.stringify(rows)]),
+    );
+    for (const r of gone) add(r.account_id, -Number(r.amount));
   }
   for (const [acc, n] of [...balances.entries()].sort()) {
     if (n !== 0) await trx('accounts').where({ id: acc }).increment('balance', n);
@@ -127,23 +180,11 @@ async function applyUsage(trx: Knex.Transaction, d: Deltas): Promise<void> {
       const [day, subject] = k.split('\t');
       return { day: day ?? '', subject: subject ?? '', free, billed, refused };
     });
-  for (const part of chunks(rows)) {
-    await trx('usage_daily')
-      .insert(part)
-      .onConflict(['day', 'subject'])
-      .merge({
-        free: trx.raw('GREATEST(usage_daily.free + excluded.free, 0)'),
-        billed: trx.raw('GREATEST(usage_daily.billed + excluded.billed, 0)'),
-        refused: trx.raw('usage_daily.refused + excluded.refused'),
-      });
-  }
-  const emptied = rows.filter((r) => r.free < 0 || r.billed < 0).map((r) => [r.day, r.subject]);
-  for (const part of chunks(emptied)) {
-    await trx('usage_daily')
-      .whereIn(['day', 'subject'], part)
-      .andWhere({ free: 0, billed: 0, refused: 0 })
-      .delete();
-  }
+  for (const part of chunks(rows)) await trx.raw(USAGE_UPSERT, [JSON.stringify(part)]);
+  const emptied = rows
+    .filter((r) => r.free < 0 || r.billed < 0)
+    .map((r) => ({ day: r.day, subject: r.subject }));
+  for (const part of chunks(emptied)) await trx.raw(USAGE_DROP_EMPTY, [JSON.stringify(part)]);
 }
 
 /** Daily counters as the drained events moved them (for reconcile). */
@@ -155,12 +196,7 @@ async function applyCounters(trx: Knex.Transaction, d: Deltas): Promise<void> {
       const [day, id] = k.split('\t');
       return { day: day ?? '', counter_id: id ?? '', used };
     });
-  for (const part of chunks(rows)) {
-    await trx('counters_daily')
-      .insert(part)
-      .onConflict(['day', 'counter_id'])
-      .merge({ used: trx.raw('GREATEST(counters_daily.used + excluded.used, 0)') });
-  }
+  for (const part of chunks(rows)) await trx.raw(COUNTERS_UPSERT, [JSON.stringify(part)]);
 }
 
 /** Write a batch's deltas (rows in a fixed order, so concurrent drains cannot deadlock). */
@@ -271,14 +307,11 @@ export class Drain {
     const parsed = parseEntries(entries);
     try {
       await this.knex.transaction(async (trx) => {
-        const marks = parsed.map((p) => ({
-          event_id: `${this.layout.prefix}${p.ev.e}`,
-          drained_at: Date.now(),
-        }));
+        const marks = parsed.map((p) => `${this.layout.prefix}${p.ev.e}`);
         const fresh = new Set(
-          (
-            await trx('shared_drained').insert(marks).onConflict('event_id').ignore().returning('event_id')
-          ).map((r: { event_id: string }) => r.event_id),
+          rowsOf<{ event_id: string }>(
+            await trx.raw(DRAINED_INSERT, [Date.now(), JSON.stringify(marks)]),
+          ).map((r) => r.event_id),
         );
         const d: Deltas = { usage: new Map(), counters: new Map(), inserts: [], deletes: [] };
         for (const p of parsed) if (fresh.has(`${this.layout.prefix}${p.ev.e}`)) collect(d, p.ev);
