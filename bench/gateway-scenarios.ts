@@ -26,6 +26,11 @@ export interface Scenario {
   headers?: Record<string, string>;
   /** Compared against the issue 12 targets (single-worker scenarios of the main path). */
   targets?: boolean;
+  /**
+   * Run this compiled bench program instead of a gateway (`--backend URL` is passed; no store is used): the floor,
+   * `bench/bare-proxy.ts`.
+   */
+  program?: string;
 }
 
 export const PATH = '/v1/reverse?lat=48.8584&lon=2.2945';
@@ -52,6 +57,20 @@ export const SCENARIOS: Scenario[] = [
   main('shared', false, 2),
   main('shared', true, 2),
 ];
+
+/**
+ * The floor (issue 12): a bare Node proxy of the same call (Node's HTTP server + the forwarder's undici Pool, nothing
+ * else), measured beside nginx like a scenario; the targets report prints it beside each target. Run whenever a
+ * target scenario is (BENCH_FLOOR=0 leaves it out).
+ */
+export const FLOOR: Scenario = {
+  name: 'bare Node proxy (floor)',
+  store: 'embedded',
+  size: 'small',
+  billed: false,
+  workers: 1,
+  program: 'dist/bench/bare-proxy.js',
+};
 
 /** Scenarios added by other modules (e.g. connector or passthrough hosts); run after SCENARIOS. */
 export const extraScenarios: Scenario[] = [];

@@ -11,7 +11,10 @@
  * options for the gateway, e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof"), BENCH_ELD_DIR (event-loop delay
  * histograms of each gateway process written there, see bench/eld-probe.ts), BENCH_LARGE_KEYS (default 100000),
  * BENCH_BASE (the main.js of another build, e.g. of main: each scenario then also runs that build, in the same rounds,
- * as "… [base]", for before/after comparisons side by side).
+ * as "… [base]", for before/after comparisons side by side), BENCH_FLOOR=0 (leave out the floor: a bare Node proxy of
+ * the same call, bench/bare-proxy.ts, run first whenever a target scenario runs), BENCH_RATE (default 1000: after the
+ * two windows of each round, nginx and each gateway also run one window at this fixed rate with Debian's hey, for CPU
+ * µs per request at equal work; 0 leaves it out).
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -22,13 +25,14 @@ import { repoRoot } from '../gateway/core/paths';
 import { cleanupAll, createDatabase, onCleanup, startRedis, track, type BenchRedis } from './bench-services';
 import {
   extraScenarios,
+  FLOOR,
   PATH,
   SCENARIOS,
   type Scenario,
   type StoreKind,
   type StoreSize,
 } from './gateway-scenarios';
-import { haveWrk, load, MANY, ONE, type Result, type Shape } from './load';
+import { fixedRate, haveWrk, load, MANY, ONE, type Result, type Shape } from './load';
 import { startNginx } from './nginx';
 import { printSummary, printTargets, type Measurement } from './report';
 import {
@@ -40,12 +44,14 @@ import {
   type RedisWindow,
 } from './redis-stats';
 import { BENCH_PEPPER, LARGE, ledgerRows, seedStore, type Seeded } from './seed';
-import { ensureDebian, WRK } from './tools';
+import { ensureDebian, HEY, WRK } from './tools';
 import { backendRuns, connectorCostLines } from './backends';
 
 const SECONDS = Number(process.env['BENCH_SECONDS'] ?? 5);
 const WARMUP = Number(process.env['BENCH_WARMUP_SECONDS'] ?? 2);
 const ROUNDS = Number(process.env['BENCH_ROUNDS'] ?? 2);
+/** The fixed rate (requests/s) of the steadier CPU figure (bench/load.ts fixedRate); 0: no fixed-rate windows. */
+const RATE = Number(process.env['BENCH_RATE'] ?? 1_000);
 const ONLY = process.env['BENCH_ONLY'] ? new RegExp(process.env['BENCH_ONLY']) : null;
 const NODE_ARGS = (process.env['BENCH_NODE_ARGS'] ?? '').split(/\s+/).filter((a) => a !== '');
 const ELD_DIR = process.env['BENCH_ELD_DIR'];
@@ -111,6 +117,7 @@ async function gateway(
   cfg: StoreConfig,
   main = 'dist/gateway/main.js',
 ) {
+  if (s.program !== undefined) return start(s.program, ['--backend', backendUrl], NODE_ARGS);
   const file = path.join(dir, `gateway-${index}.yaml`);
   writeFileSync(
     file,
@@ -181,13 +188,12 @@ async function runScenario(
 ): Promise<Measurement[]> {
   const seeded = await env.stores.get(s.store, s.size);
   // The base build gets its own store (the same seed), so the two never share a file or a key prefix.
-  const baseSeeded =
-    BASE !== undefined && s.workers === 1 ? await env.stores.get(s.store, s.size, '-base') : seeded;
+  const withBase = BASE !== undefined && s.workers === 1 && s.program === undefined;
+  const baseSeeded = withBase ? await env.stores.get(s.store, s.size, '-base') : seeded;
   // The base build runs beside only where it can (a build without `workers:` refuses a multi-worker config).
-  const variants: { scenario: Scenario; main?: string }[] =
-    BASE !== undefined && s.workers === 1
-      ? [{ scenario: { ...s, name: `${s.name} [base]` }, main: BASE }, { scenario: s }]
-      : [{ scenario: s }];
+  const variants: { scenario: Scenario; main?: string }[] = withBase
+    ? [{ scenario: { ...s, name: `${s.name} [base]` }, main: BASE }, { scenario: s }]
+    : [{ scenario: s }];
   const redis = s.store === 'shared' ? env.stores.redis : null;
   const gws: Proc[] = [];
   const ms: Measurement[] = variants.map((v) => ({ scenario: v.scenario, rounds: [], redis: null }));
@@ -205,6 +211,7 @@ async function runScenario(
       return { many: { ...MANY, ...script } as Shape, one: { ...ONE, ...script } as Shape };
     });
     const { many, one } = shapes[shapes.length - 1] as { many: Shape; one: Shape };
+    const v = (i: number) => variants[i] as { scenario: Scenario; main?: string };
     const procs = (gw: Proc) => [gw.child.pid, env.backend.child.pid, redis?.child.pid];
     const ngProcs = [env.nginx.child.pid, env.backend.child.pid];
     for (const [i, gw] of gws.entries())
@@ -222,11 +229,30 @@ async function runScenario(
       const gw1: Result[] = [];
       for (const [i, gw] of gws.entries())
         gw1.push(await load(gw.url + gwPath, procs(gw), headers, SECONDS, shapes[i]?.one ?? one));
+      // The fixed-rate windows: one key for billed runs (hey sends one header set; the key cache path is the same).
+      const fixedHeaders = s.billed ? { ...headers, 'x-api-key': seeded.keys[0] as string } : headers;
+      const nginxFixed =
+        RATE > 0 ? fixedRate(env.nginx.url + ngPath, ngProcs, fixedHeaders, SECONDS, RATE) : null;
+      const gwFixed: (Result | null)[] = [];
+      for (const [i, gw] of gws.entries()) {
+        const h = s.billed
+          ? { ...headers, 'x-api-key': (v(i).main ? baseSeeded : seeded).keys[0] as string }
+          : headers;
+        gwFixed.push(RATE > 0 ? fixedRate(gw.url + gwPath, procs(gw), h, SECONDS, RATE) : null);
+      }
       const avg = loadavg()[0] ?? NaN;
       for (const [i, m] of ms.entries()) {
         const g32 = gw32[i] as Result;
         const g1 = gw1[i] as Result;
-        m.rounds.push({ nginx32, gw32: g32, nginx1, gw1: g1, load: avg });
+        m.rounds.push({
+          nginx32,
+          gw32: g32,
+          nginx1,
+          gw1: g1,
+          nginxFixed,
+          gwFixed: gwFixed[i] ?? null,
+          load: avg,
+        });
         console.log(
           `  ${m.scenario.name}, round ${r + 1}: nginx ${nginx32.rps.toFixed(0)}/s, geogate ${g32.rps.toFixed(0)}/s ` +
             `(${(g32.rps / nginx32.rps).toFixed(2)}×), ${((Number(g32.cpuMs[0]) * 1000) / g32.requests).toFixed(0)} µs; ` +
@@ -303,6 +329,7 @@ function printEarlier(alone: Result, ms: Measurement[]): void {
 
 async function run(): Promise<void> {
   ensureDebian(WRK, 'wrk');
+  if (RATE > 0) ensureDebian(HEY, 'hey');
   const dir = mkdtempSync(path.join(tmpdir(), 'geogate-bench-'));
   onCleanup(() => rmSync(dir, { recursive: true, force: true }));
   const loadStart = loadavg()
@@ -315,7 +342,10 @@ async function run(): Promise<void> {
   const nginx: Proc = { url: nginxProc.url, child: nginxProc.child };
   const alone = await load(backend.url + PATH.replace('/v1', ''), [backend.child.pid], {}, SECONDS, MANY);
   const stores = new Stores(dir);
-  const chosen = [...SCENARIOS, ...extraScenarios].filter((s) => ONLY === null || ONLY.test(s.name));
+  const picked = [...SCENARIOS, ...extraScenarios].filter((s) => ONLY === null || ONLY.test(s.name));
+  // The floor runs first whenever a target scenario runs (the targets report prints it beside them).
+  const floor = process.env['BENCH_FLOOR'] !== '0' && picked.some((s) => s.targets === true);
+  const chosen = floor && !picked.includes(FLOOR) ? [FLOOR, ...picked] : picked;
   const measured: Measurement[] = [];
   let failure: unknown = null;
   for (const [i, s] of chosen.entries()) {

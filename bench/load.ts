@@ -6,7 +6,7 @@ import { spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import http from 'node:http';
 import { cpuBetween, treeCpu } from './procs';
-import { WRK } from './tools';
+import { HEY, WRK } from './tools';
 
 export const CONNECTIONS = Number(process.env['BENCH_CONNECTIONS'] ?? 32);
 
@@ -108,6 +108,44 @@ async function nodeLoad(
   const q = (p: number) => lat[Math.min(lat.length - 1, Math.floor(p * lat.length))] ?? NaN;
   const rps = lat.length / ((Date.now() - started) / 1000);
   return { rps, p50: q(0.5), p99: q(0.99), non2xx, requests: lat.length, cpuMs: [] };
+}
+
+/** Workers of the fixed-rate load (hey -c), each sending rate / FIXED_WORKERS requests per second. */
+const FIXED_WORKERS = 8;
+
+/**
+ * Load `url` at a fixed `rate` (requests/s, hey -q per worker) for `seconds`, recording the CPU of the given process
+ * trees meanwhile. At saturation the CPU per request depends on the throughput reached (fewer requests per event-loop
+ * turn: more system calls and commits per request), so it moves with the machine's other load; at one fixed rate
+ * every build and proxy does the same work per second, which makes this the steadier figure for before/after
+ * comparisons (issue 12, docs/benchmarks.md). Latency figures are hey's, in ms.
+ */
+export function fixedRate(
+  url: string,
+  pids: (number | undefined)[],
+  headers: Record<string, string>,
+  seconds: number,
+  rate: number,
+): Result {
+  const before = pids.map(treeCpu);
+  const hs = Object.entries(headers).flatMap(([k, v]) => ['-H', `${k}: ${v}`]);
+  const perWorker = Math.max(1, Math.round(rate / FIXED_WORKERS));
+  const args = ['-z', `${seconds}s`, '-c', String(FIXED_WORKERS), '-q', String(perWorker), ...hs, url];
+  const r = spawnSync(HEY, args, { encoding: 'utf8', timeout: (seconds + 30) * 1000 });
+  const cpuMs = pids.map((pid, i) => cpuBetween(before[i] ?? new Map(), treeCpu(pid)));
+  const out = r.stdout ?? '';
+  const codes = [...out.matchAll(/\[(\d{3})\]\s+(\d+) responses/g)].map((m) => [Number(m[1]), Number(m[2])]);
+  if (codes.length === 0) throw new Error(`hey failed: ${r.stderr ?? ''}${out}`);
+  const requests = codes.reduce((n, [, c]) => n + (c as number), 0);
+  const secs = (p: string) => Number(new RegExp(`${p}% in ([\\d.]+) secs`).exec(out)?.[1]) * 1000;
+  return {
+    requests,
+    cpuMs,
+    rps: Number(/Requests\/sec:\s+([\d.]+)/.exec(out)?.[1]),
+    p50: secs('50'),
+    p99: secs('99'),
+    non2xx: codes.reduce((n, [code, c]) => n + ((code as number) >= 300 ? (c as number) : 0), 0),
+  };
 }
 
 /** Load `url` for `seconds`, recording the CPU the given process trees spend meanwhile. */

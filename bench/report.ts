@@ -9,6 +9,9 @@ export interface Round {
   gw32: Result;
   nginx1: Result;
   gw1: Result;
+  /** Fixed-rate windows (BENCH_RATE), null when off. */
+  nginxFixed: Result | null;
+  gwFixed: Result | null;
   load: number;
 }
 
@@ -52,6 +55,10 @@ export function figures(m: Measurement) {
     redisCpu: med((r) => us(r.gw32, 2)),
     nginxCpu: med((r) => us(r.nginx32, 0)),
     gw1Cpu: med((r) => us(r.gw1, 0)),
+    fixedRps: med((r) => r.gwFixed?.rps ?? NaN),
+    fixedCpu: med((r) => (r.gwFixed ? us(r.gwFixed, 0) : NaN)),
+    fixedNginxCpu: med((r) => (r.nginxFixed ? us(r.nginxFixed, 0) : NaN)),
+    fixedP99: med((r) => r.gwFixed?.p99 ?? NaN),
     non2xx: R.reduce((n, r) => n + r.gw32.non2xx + r.gw1.non2xx, 0),
     load: med((r) => r.load),
   };
@@ -74,6 +81,7 @@ export function printSummary(ms: Measurement[]): void {
     '**c1 p99 added ms**',
     '**gateway CPU µs/req**',
     'backend / redis / nginx µs',
+    '**CPU µs/req at a fixed rate** (geogate / nginx; rate reached)',
     'non-2xx',
     'load',
   ];
@@ -94,6 +102,7 @@ export function printSummary(ms: Measurement[]): void {
       `**${f2(x.c1Diff)}**`,
       `**${f0(x.gwCpu)}**`,
       `${f0(x.backendCpu)} / ${redis} / ${f0(x.nginxCpu)}`,
+      `**${f0(x.fixedCpu)}** / ${f0(x.fixedNginxCpu)} (${f0(x.fixedRps)}/s)`,
       String(x.non2xx),
       f2(x.load),
     ];
@@ -105,6 +114,16 @@ export function printSummary(ms: Measurement[]): void {
 export function printTargets(ms: Measurement[]): void {
   const lines: string[] = [];
   const mark = (ok: boolean) => (ok ? 'holds' : 'MISSED');
+  // The floor (bench/bare-proxy.ts): what a Node proxy of the same call costs with nothing of the gateway in it.
+  const floorM = ms.find((m) => m.scenario.program !== undefined && m.rounds.length > 0);
+  if (floorM) {
+    const fl = figures(floorM);
+    lines.push(
+      `- floor, ${floorM.scenario.name}: throughput ${f2(fl.ratio)}× nginx; c1 p99 +${f2(fl.c1Diff)} ms; ` +
+        `c32 p99 ${f2(fl.p99Ratio)}×; CPU ${f0(fl.gwCpu)} µs (nginx ${f0(fl.nginxCpu)} µs in the same windows); ` +
+        `at a fixed rate ${f0(fl.fixedCpu)} µs (nginx ${f0(fl.fixedNginxCpu)})`,
+    );
+  }
   for (const m of ms) {
     const s = m.scenario;
     if (!s.targets || m.rounds.length === 0) continue;
@@ -115,7 +134,11 @@ export function printTargets(ms: Measurement[]): void {
       `- ${s.name}: throughput ${f2(x.ratio)}× nginx (≥ ${minRatio}: ${mark(x.ratio >= minRatio)}); ` +
         `c1 p99 +${f2(x.c1Diff)} ms (≤ 0.5: ${mark(x.c1Diff <= 0.5)}); ` +
         `c32 p99 ${f2(x.p99Ratio)}× (≤ 3: ${mark(x.p99Ratio <= 3)}); ` +
-        `CPU ${f0(x.gwCpu)} µs (≤ ${maxCpu}: ${mark(x.gwCpu <= maxCpu)})`,
+        `CPU ${f0(x.gwCpu)} µs (≤ ${maxCpu}: ${mark(x.gwCpu <= maxCpu)})` +
+        (floorM
+          ? `; over the floor: CPU +${f0(x.gwCpu - figures(floorM).gwCpu)} µs, ` +
+            `at a fixed rate ${f0(x.fixedCpu)} µs (+${f0(x.fixedCpu - figures(floorM).fixedCpu)})`
+          : ''),
     );
   }
   for (const large of ms.filter((m) => m.scenario.size === 'large' && m.rounds.length > 0)) {

@@ -1,5 +1,5 @@
 /**
- * The load generator and the reference proxy the gateway benchmark needs, from Debian: wrk and nginx are installed
+ * The load generators and the reference proxy the gateway benchmark needs, from Debian: wrk, hey and nginx are installed
  * with apt-get when missing (the bench runs as root on the project's machine; elsewhere install them yourself).
  */
 import { spawnSync } from 'node:child_process';
@@ -7,6 +7,8 @@ import { existsSync } from 'node:fs';
 
 export const WRK = '/usr/bin/wrk';
 export const NGINX = '/usr/sbin/nginx';
+/** Debian's hey: the fixed-rate load of the bench's steadier CPU figure (BENCH_RATE). */
+export const HEY = '/usr/bin/hey';
 
 function aptGet(args: string[]): boolean {
   const r = spawnSync('apt-get', args, {
