@@ -172,7 +172,9 @@ describeShared(
         await expect(store.release(r.ticket)).rejects.toBeInstanceOf(StoreUnavailableError);
         await redis.start();
         const deadline = performance.now() + 10_000;
-        while ((await store.getAccount(acc.id))?.balance !== 10) {
+        // While Redis is still coming back, getAccount answers the drained PostgreSQL balance, which may already read
+        // 10 (the charge not drained yet): wait for Redis itself, whose wallet reads 10 only after the release.
+        while (!(await store.readiness()).redis || (await store.getAccount(acc.id))?.balance !== 10) {
           if (performance.now() > deadline)
             throw new Error('the release did not happen after Redis returned');
           await sleep(50);
