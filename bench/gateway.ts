@@ -16,13 +16,13 @@
  * two windows of each round, nginx and each gateway also run one window at this fixed rate with Debian's hey, for CPU
  * µs per request at equal work; 0 leaves it out).
  */
-import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import path from 'node:path';
 import type { StoreConfig } from '../gateway/store';
 import { repoRoot } from '../gateway/core/paths';
-import { cleanupAll, createDatabase, onCleanup, startRedis, track, type BenchRedis } from './bench-services';
+import { cleanupAll, createDatabase, onCleanup, startRedis, type BenchRedis } from './bench-services';
+import { start, stop, type Proc } from './spawn';
 import {
   extraScenarios,
   FLOOR,
@@ -56,50 +56,6 @@ const ONLY = process.env['BENCH_ONLY'] ? new RegExp(process.env['BENCH_ONLY']) :
 const NODE_ARGS = (process.env['BENCH_NODE_ARGS'] ?? '').split(/\s+/).filter((a) => a !== '');
 const ELD_DIR = process.env['BENCH_ELD_DIR'];
 const BASE = process.env['BENCH_BASE'];
-
-interface Proc {
-  url: string;
-  child: ChildProcess;
-}
-
-/** Spawn a compiled entry point and wait for its first "listening on URL". */
-function start(
-  script: string,
-  args: string[],
-  nodeArgs: string[] = [],
-  env: NodeJS.ProcessEnv = {},
-  listeners = 1,
-): Promise<Proc> {
-  const child = spawn(process.execPath, [...nodeArgs, path.resolve(repoRoot(), script), ...args], {
-    stdio: ['ignore', 'pipe', 'pipe'],
-    env: { ...process.env, ...env },
-  });
-  track(child);
-  return new Promise((resolve, reject) => {
-    let out = '';
-    child.stdout?.on('data', (c: Buffer) => {
-      out += c.toString();
-      // With workers, each prints its own line once it listens: wait for all of them.
-      const lines = [...out.matchAll(/listening on (http:\/\/[^\s"]+)/g)];
-      if (lines.length >= listeners) resolve({ url: (lines[0] as RegExpMatchArray)[1] as string, child });
-    });
-    child.stderr?.on('data', (c: Buffer) => (out += c.toString()));
-    child.once('exit', (code) => reject(new Error(`${script} exited ${code}: ${out}`)));
-  });
-}
-
-/** Stop a child (SIGTERM, SIGKILL after 10 s) and wait. */
-function stop(p: Proc): Promise<void> {
-  return new Promise((resolve) => {
-    if (p.child.exitCode !== null || p.child.signalCode !== null) return resolve();
-    const timer = setTimeout(() => p.child.kill('SIGKILL'), 10_000);
-    p.child.once('exit', () => {
-      clearTimeout(timer);
-      resolve();
-    });
-    p.child.kill('SIGTERM');
-  });
-}
 
 /** The store section of a gateway config file. */
 function storeYaml(cfg: StoreConfig): string {
