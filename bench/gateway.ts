@@ -14,7 +14,9 @@
  * as "… [base]", for before/after comparisons side by side), BENCH_FLOOR=0 (leave out the floor: a bare Node proxy of
  * the same call, bench/bare-proxy.ts, run first whenever a target scenario runs), BENCH_RATE (default 1000: after the
  * two windows of each round, nginx and each gateway also run one window at this fixed rate with Debian's hey, for CPU
- * µs per request at equal work; 0 leaves it out).
+ * µs per request at equal work; 0 leaves it out), BENCH_ABLATE (comma-separated ablations, each stages joined by "+":
+ * admit, render, metrics; each runs beside every single-worker scenario as "… [ablate: X]", this build with those
+ * stages replaced by bench/ablate.ts, and the report prints its CPU against the full pipeline).
  */
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
@@ -23,6 +25,7 @@ import type { StoreConfig } from '../gateway/store';
 import { repoRoot } from '../gateway/core/paths';
 import { cleanupAll, createDatabase, onCleanup, startRedis, type BenchRedis } from './bench-services';
 import { start, stop, type Proc } from './spawn';
+import { ablatedParts } from './ablate';
 import {
   extraScenarios,
   FLOOR,
@@ -56,6 +59,18 @@ const ONLY = process.env['BENCH_ONLY'] ? new RegExp(process.env['BENCH_ONLY']) :
 const NODE_ARGS = (process.env['BENCH_NODE_ARGS'] ?? '').split(/\s+/).filter((a) => a !== '');
 const ELD_DIR = process.env['BENCH_ELD_DIR'];
 const BASE = process.env['BENCH_BASE'];
+/** Ablations (bench/ablate.ts) run beside each single-worker scenario, e.g. "admit,admit+render". */
+const ABLATE = (process.env['BENCH_ABLATE'] ?? '').split(',').filter((a) => a !== '');
+
+/** One gateway of a scenario: this build, the base build, or this build with stages ablated; its own store. */
+interface Variant {
+  scenario: Scenario;
+  seeded: Seeded;
+  /** The base build's main.js. */
+  main?: string;
+  /** GG_ABLATE of bench/ablate.ts. */
+  ablate?: string;
+}
 
 /** The store section of a gateway config file. */
 function storeYaml(cfg: StoreConfig): string {
@@ -72,6 +87,7 @@ async function gateway(
   backendUrl: string,
   cfg: StoreConfig,
   main = 'dist/gateway/main.js',
+  ablate?: string,
 ) {
   if (s.program !== undefined) return start(s.program, ['--backend', backendUrl], NODE_ARGS);
   const file = path.join(dir, `gateway-${index}.yaml`);
@@ -93,8 +109,11 @@ async function gateway(
     ].join('\n'),
   );
   const eld = ELD_DIR !== undefined ? ['--require', path.join(repoRoot(), 'dist/bench/eld-probe.js')] : [];
-  const env = ELD_DIR !== undefined ? { GG_ELD_FILE: path.join(ELD_DIR, `eld-${index}`) } : {};
-  return start(main, ['--config', file], [...NODE_ARGS, ...eld], env, s.workers);
+  const env: NodeJS.ProcessEnv =
+    ELD_DIR !== undefined ? { GG_ELD_FILE: path.join(ELD_DIR, `eld-${index}`) } : {};
+  const cut = ablate !== undefined ? ['--require', path.join(repoRoot(), 'dist/bench/ablate.js')] : [];
+  if (ablate !== undefined) env['GG_ABLATE'] = ablate;
+  return start(main, ['--config', file], [...NODE_ARGS, ...eld, ...cut], env, s.workers);
 }
 
 /** The stores of the run, started and seeded when a scenario first needs them. */
@@ -143,31 +162,39 @@ async function runScenario(
   env: { dir: string; backend: Proc; nginx: Proc; stores: Stores },
 ): Promise<Measurement[]> {
   const seeded = await env.stores.get(s.store, s.size);
-  // The base build gets its own store (the same seed), so the two never share a file or a key prefix.
-  const withBase = BASE !== undefined && s.workers === 1 && s.program === undefined;
-  const baseSeeded = withBase ? await env.stores.get(s.store, s.size, '-base') : seeded;
-  // The base build runs beside only where it can (a build without `workers:` refuses a multi-worker config).
-  const variants: { scenario: Scenario; main?: string }[] = withBase
-    ? [{ scenario: { ...s, name: `${s.name} [base]` }, main: BASE }, { scenario: s }]
-    : [{ scenario: s }];
+  // The base build and each ablation get their own store (the same seed), so no two share a file or a key prefix.
+  // They run beside only where they can (a build without `workers:` refuses a multi-worker config).
+  const beside = s.workers === 1 && s.program === undefined;
+  const variants: Variant[] = [];
+  if (beside && BASE !== undefined)
+    variants.push({
+      scenario: { ...s, name: `${s.name} [base]` },
+      main: BASE,
+      seeded: await env.stores.get(s.store, s.size, '-base'),
+    });
+  variants.push({ scenario: s, seeded });
+  if (beside)
+    for (const [i, spec] of ABLATE.entries())
+      variants.push({
+        scenario: { ...s, name: `${s.name} [ablate: ${spec}]`, targets: false },
+        ablate: spec,
+        seeded: await env.stores.get(s.store, s.size, `-ablate${i}`),
+      });
   const redis = s.store === 'shared' ? env.stores.redis : null;
   const gws: Proc[] = [];
   const ms: Measurement[] = variants.map((v) => ({ scenario: v.scenario, rounds: [], redis: null }));
   try {
     for (const [i, v] of variants.entries())
-      gws.push(
-        await gateway(env.dir, s, index * 2 + i, env.backend.url, (v.main ? baseSeeded : seeded).cfg, v.main),
-      );
+      gws.push(await gateway(env.dir, s, index * 10 + i, env.backend.url, v.seeded.cfg, v.main, v.ablate));
     const headers = s.headers ?? {};
     const gwPath = s.path ?? PATH;
     const ngPath = s.nginxPath ?? gwPath;
     // Nginx gets the same wrk script as the gateway it is compared with (the key header is ignored there).
     const shapes = variants.map((v) => {
-      const script = s.billed ? { script: (v.main ? baseSeeded : seeded).script } : {};
+      const script = s.billed ? { script: v.seeded.script } : {};
       return { many: { ...MANY, ...script } as Shape, one: { ...ONE, ...script } as Shape };
     });
     const { many, one } = shapes[shapes.length - 1] as { many: Shape; one: Shape };
-    const v = (i: number) => variants[i] as { scenario: Scenario; main?: string };
     const procs = (gw: Proc) => [gw.child.pid, env.backend.child.pid, redis?.child.pid];
     const ngProcs = [env.nginx.child.pid, env.backend.child.pid];
     for (const [i, gw] of gws.entries())
@@ -186,16 +213,19 @@ async function runScenario(
       for (const [i, gw] of gws.entries())
         gw1.push(await load(gw.url + gwPath, procs(gw), headers, SECONDS, shapes[i]?.one ?? one));
       // The fixed-rate windows: one key for billed runs (hey sends one header set; the key cache path is the same).
-      const fixedHeaders = s.billed ? { ...headers, 'x-api-key': seeded.keys[0] as string } : headers;
+      const fixedHeaders = (v: Variant) =>
+        s.billed ? { ...headers, 'x-api-key': v.seeded.keys[0] as string } : headers;
       const nginxFixed =
-        RATE > 0 ? fixedRate(env.nginx.url + ngPath, ngProcs, fixedHeaders, SECONDS, RATE) : null;
+        RATE > 0
+          ? fixedRate(env.nginx.url + ngPath, ngProcs, fixedHeaders(variants[0] as Variant), SECONDS, RATE)
+          : null;
       const gwFixed: (Result | null)[] = [];
-      for (const [i, gw] of gws.entries()) {
-        const h = s.billed
-          ? { ...headers, 'x-api-key': (v(i).main ? baseSeeded : seeded).keys[0] as string }
-          : headers;
-        gwFixed.push(RATE > 0 ? fixedRate(gw.url + gwPath, procs(gw), h, SECONDS, RATE) : null);
-      }
+      for (const [i, gw] of gws.entries())
+        gwFixed.push(
+          RATE > 0
+            ? fixedRate(gw.url + gwPath, procs(gw), fixedHeaders(variants[i] as Variant), SECONDS, RATE)
+            : null,
+        );
       const avg = loadavg()[0] ?? NaN;
       for (const [i, m] of ms.entries()) {
         const g32 = gw32[i] as Result;
@@ -284,6 +314,7 @@ function printEarlier(alone: Result, ms: Measurement[]): void {
 }
 
 async function run(): Promise<void> {
+  for (const spec of ABLATE) ablatedParts(spec); // an unknown part fails here, before anything starts
   ensureDebian(WRK, 'wrk');
   if (RATE > 0) ensureDebian(HEY, 'hey');
   const dir = mkdtempSync(path.join(tmpdir(), 'geogate-bench-'));

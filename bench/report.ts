@@ -142,7 +142,7 @@ export function printTargets(ms: Measurement[]): void {
     );
   }
   for (const large of ms.filter((m) => m.scenario.size === 'large' && m.rounds.length > 0)) {
-    const variant = (m: Measurement) => m.scenario.name.endsWith('[base]');
+    const variant = (m: Measurement) => /\[[^\]]*\]$/.exec(m.scenario.name)?.[0] ?? '';
     const small = ms.find(
       (m) =>
         m.scenario.size === 'small' &&
@@ -161,4 +161,24 @@ export function printTargets(ms: Measurement[]): void {
     );
   }
   if (lines.length > 0) console.log(`\nIssue 12 targets (medians over rounds):\n${lines.join('\n')}`);
+  printAblations(ms);
+}
+
+/** Each ablated gateway (BENCH_ABLATE, bench/ablate.ts) against the full pipeline of the same build and scenario. */
+function printAblations(ms: Measurement[]): void {
+  const lines: string[] = [];
+  for (const m of ms) {
+    const cut = /^(.*) \[ablate: ([^\]]+)\]$/.exec(m.scenario.name);
+    const full = cut ? ms.find((o) => o.scenario.name === cut[1] && o.rounds.length > 0) : undefined;
+    if (!cut || !full || m.rounds.length === 0) continue;
+    const a = figures(m);
+    const f = figures(full);
+    lines.push(
+      `- ${cut[1]}, without ${cut[2]}: CPU ${f0(a.gwCpu)} µs (${f0(a.gwCpu - f.gwCpu)} against the full pipeline), ` +
+        `at a fixed rate ${f0(a.fixedCpu)} µs (${f0(a.fixedCpu - f.fixedCpu)}); throughput ${f2(a.ratio)}× nginx ` +
+        `(full ${f2(f.ratio)}×)`,
+    );
+  }
+  if (lines.length > 0)
+    console.log(`\nAblations (medians over rounds; same build, stages replaced):\n${lines.join('\n')}`);
 }
