@@ -42,9 +42,18 @@ export function passthroughRoute(ctx: RequestContext): PassthroughRoute | Refusa
   return matchRoute(ctx.host.passthrough, path);
 }
 
+/** Each adapter's credential names, built once (adapters are fixed for the process's life). */
+const NAMES = new WeakMap<object, ReadonlySet<string>>();
+
 /** The credential parameter names stripped from a passthrough query and form body (rule set and adapter). */
 function credentialNames(ctx: RequestContext): ReadonlySet<string> {
-  return new Set(['key', ...ctx.host.adapter.credentialParams].map((n) => n.toLowerCase()));
+  const adapter = ctx.host.adapter;
+  let names = NAMES.get(adapter);
+  if (names === undefined) {
+    names = new Set(['key', ...adapter.credentialParams].map((n) => n.toLowerCase()));
+    NAMES.set(adapter, names);
+  }
+  return names;
 }
 
 /** Serve a passthrough request; a refusal is returned, a store fault thrown. */
