@@ -138,3 +138,14 @@ export async function createDatabase(): Promise<string> {
 export function onCleanup(c: Cleanup): void {
   cleanups.push(c);
 }
+
+/** Run a bench's main function, then stop what it started; a failure is printed and exits 1 (after the clean-up). */
+export function runBench(run: () => Promise<void>): void {
+  run()
+    .then(() => cleanupAll())
+    .catch(async (err: unknown) => {
+      console.error(err);
+      await cleanupAll();
+      process.exit(1);
+    });
+}

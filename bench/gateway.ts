@@ -23,7 +23,7 @@ import { cpus, loadavg, tmpdir } from 'node:os';
 import path from 'node:path';
 import type { StoreConfig } from '../gateway/store';
 import { repoRoot } from '../gateway/core/paths';
-import { cleanupAll, createDatabase, onCleanup, startRedis, type BenchRedis } from './bench-services';
+import { runBench, createDatabase, onCleanup, startRedis, type BenchRedis } from './bench-services';
 import { start, stop, type Proc } from './spawn';
 import { ablatedParts } from './ablate';
 import {
@@ -430,10 +430,4 @@ async function run(): Promise<void> {
   if (failure !== null) throw failure;
 }
 
-run()
-  .then(() => cleanupAll())
-  .catch(async (err: unknown) => {
-    console.error(err);
-    await cleanupAll();
-    process.exit(1);
-  });
+runBench(run);
