@@ -43,12 +43,40 @@ function formState(err: unknown, values: Record<string, string>): { status: numb
 }
 
 /** The link of `purpose` for `token` on this dashboard. */
-export function linkUrl(ctx: AppContext, path: string, token: string): string {
+function linkUrl(ctx: AppContext, path: string, token: string): string {
   return `${ctx.config.publicUrl.replace(/\/+$/, '')}${path}?token=${encodeURIComponent(token)}`;
 }
 
+/** What an account link e-mail says and where its link leads. */
+export interface LinkMail {
+  purpose: AccountLinkPurpose;
+  /** The address the link is for and goes to (default: the account's own). */
+  to?: string;
+  subject: string;
+  lines: string[];
+  /** The dashboard path that redeems it. */
+  path: string;
+}
+
+/** Issue a single-use link of `mail.purpose` for `account` and e-mail it (issue, then mailLink). */
+export async function mailAccountLink(
+  ctx: AppContext,
+  res: Response,
+  account: Account,
+  mail: LinkMail,
+): Promise<void> {
+  const to = mail.to ?? account.email;
+  const token = await ctx.accountLinks.issue(
+    mail.purpose,
+    account.id,
+    to,
+    credentialStamp(ctx.secrets, account),
+  );
+  await mailLink(ctx, res, to, mail.purpose, mail.subject, mail.lines, linkUrl(ctx, mail.path, token));
+}
+
 /** E-mail an account link; a mail failure is a clear 503, never a lost secret in the log. */
-export async function mailLink(
+async function mailLink(
   ctx: AppContext,
   res: Response,
   to: string,
@@ -147,21 +175,15 @@ export function accountRoutes(router: Router, ctx: AppContext): void {
         // The same answer whether or not the address is taken (no enumeration); a taken one gets no link.
         const owner = await store.findAccountByEmail(email);
         if (!owner) {
-          const token = await ctx.accountLinks.issue(
-            'email-change',
-            account.id,
-            email,
-            credentialStamp(ctx.secrets, account),
-          );
-          await mailLink(
-            ctx,
-            res,
-            email,
-            'email-change',
-            'Confirm your new e-mail address',
-            [`Open this link to use ${email} for your geocoding account (${account.email} until then).`],
-            linkUrl(ctx, '/settings/email/confirm', token),
-          );
+          await mailAccountLink(ctx, res, account, {
+            purpose: 'email-change',
+            to: email,
+            subject: 'Confirm your new e-mail address',
+            lines: [
+              `Open this link to use ${email} for your geocoding account (${account.email} until then).`,
+            ],
+            path: '/settings/email/confirm',
+          });
         }
         ctx.accounts.audit(customer(ctx, req, res, account.id), 'email.change_requested', {
           account: account.id,
@@ -304,24 +326,15 @@ function passwordResetRoutes(router: Router, ctx: AppContext): void {
         const account = await store.findAccountByEmail(email);
         // The same answer whether the address has an account or not (no enumeration).
         if (account?.passwordHash) {
-          const token = await ctx.accountLinks.issue(
-            'password-reset',
-            account.id,
-            account.email,
-            credentialStamp(ctx.secrets, account),
-          );
-          await mailLink(
-            ctx,
-            res,
-            account.email,
-            'password-reset',
-            'Reset your password',
-            [
+          await mailAccountLink(ctx, res, account, {
+            purpose: 'password-reset',
+            subject: 'Reset your password',
+            lines: [
               'Open this link to choose a new password for your geocoding account.',
               'If you did not ask for it, ignore this e-mail: your password stays as it is.',
             ],
-            linkUrl(ctx, '/password/reset', token),
-          );
+            path: '/password/reset',
+          });
           ctx.accounts.audit(customer(ctx, req, res, account.id), 'password.reset_requested', {
             account: account.id,
           });

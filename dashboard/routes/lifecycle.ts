@@ -11,12 +11,12 @@ import { customer } from '../actor';
 import type { AppContext } from '../context';
 import { DashboardError } from '../errors';
 import { handle, preSessionToken, requirePageSession, signed, type Signed } from '../middleware';
-import { credentialStamp, endSession } from '../session';
+import { endSession } from '../session';
 import { limitAttempt } from '../throttle';
 import type { FormState } from '../views/auth';
 import * as views from '../views/lifecycle';
 import { accountLinkInvalidPage } from '../views/settings';
-import { linkUrl, mailLink, requirePassword } from './account';
+import { mailAccountLink, requirePassword } from './account';
 import { pageContext } from './pages';
 
 /** Verification e-mails one account may ask for per window (the one sent at sign-up not counted). */
@@ -39,24 +39,15 @@ export async function sendVerification(
   res: Response,
   account: Account,
 ): Promise<void> {
-  const token = await ctx.accountLinks.issue(
-    'email-verify',
-    account.id,
-    account.email,
-    credentialStamp(ctx.secrets, account),
-  );
-  await mailLink(
-    ctx,
-    res,
-    account.email,
-    'email-verify',
-    'Confirm your e-mail address',
-    [
+  await mailAccountLink(ctx, res, account, {
+    purpose: 'email-verify',
+    subject: 'Confirm your e-mail address',
+    lines: [
       'Open this link to confirm the e-mail address of your new geocoding account.',
       'Until then you can look around the dashboard, but not create keys or top up.',
     ],
-    linkUrl(ctx, '/verify/email', token),
-  );
+    path: '/verify/email',
+  });
   ctx.accounts.audit(customer(ctx, req, res, account.id), 'email.verification_sent', { account: account.id });
 }
 
@@ -175,24 +166,15 @@ function deletionRoutes(router: Router, ctx: AppContext): void {
           return await deleteNow(ctx, req, res, account);
         }
         // B: no password; a fresh link to the mailbox confirms it is the owner.
-        const token = await ctx.accountLinks.issue(
-          'account-delete',
-          account.id,
-          account.email,
-          credentialStamp(ctx.secrets, account),
-        );
-        await mailLink(
-          ctx,
-          res,
-          account.email,
-          'account-delete',
-          'Confirm the deletion of your account',
-          [
+        await mailAccountLink(ctx, res, account, {
+          purpose: 'account-delete',
+          subject: 'Confirm the deletion of your account',
+          lines: [
             'Open this link to delete your geocoding account for good: its keys stop working and the balance is forfeited.',
             'If you did not ask for it, ignore this e-mail: nothing changes.',
           ],
-          linkUrl(ctx, '/settings/delete/confirm', token),
-        );
+          path: '/settings/delete/confirm',
+        });
         ctx.accounts.audit(customer(ctx, req, res, account.id), 'account.deletion_requested', {
           account: account.id,
         });

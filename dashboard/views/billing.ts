@@ -1,7 +1,7 @@
 /** Billing page (issue 15 item 3, D31): the billing details printed on receipts, and the list of receipts. */
 import type { BillingDetails, Receipt } from '../../gateway/store/receipts';
 import type { ReceiptDoc } from '../receipt-doc';
-import { html, time, type Html } from './html';
+import { dataTable, html, time, type Html } from './html';
 import { field, page, type PageContext } from './layout';
 
 /** What the billing page shows. */
@@ -56,9 +56,6 @@ function detailsForm(ctx: PageContext, v: BillingView): Html {
 }
 
 function receiptsTable(v: BillingView): Html {
-  if (v.receipts.length === 0) {
-    return html`<p class="empty">No receipts yet: every top-up and package purchase gets one.</p>`;
-  }
   const rows = v.receipts.map(
     ({ receipt: r, doc }) =>
       html`<tr data-receipt="${r.number}">
@@ -72,23 +69,12 @@ function receiptsTable(v: BillingView): Html {
         </td>
       </tr>`,
   );
-  return html`<div class="table-wrap">
-    <table class="receipts">
-      <thead>
-        <tr>
-          <th>Number</th>
-          <th>Date</th>
-          <th>Item</th>
-          <th>Method</th>
-          <th class="num">Total</th>
-          <th>PDF</th>
-        </tr>
-      </thead>
-      <tbody>
-        ${rows}
-      </tbody>
-    </table>
-  </div>`;
+  return dataTable(
+    'receipts',
+    ['Number', 'Date', 'Item', 'Method', { text: 'Total', num: true }, 'PDF'],
+    rows,
+    'No receipts yet: every top-up and package purchase gets one.',
+  );
 }
 
 /** The billing page. */

@@ -3,7 +3,7 @@ import type { LedgerEntry } from '../../gateway/store/types';
 import { formatBalance, formatExact, hasSubMinorRemainder, moneyUnit } from '../money';
 import type { KeyJson } from '../services/views';
 import { iso } from '../services/views';
-import { html, time, type Html } from './html';
+import { dataTable, html, time, type Html } from './html';
 import { field, page, type PageContext } from './layout';
 
 /** What the credit page shows. */
@@ -184,23 +184,6 @@ export function creditPage(ctx: PageContext, v: CreditView): string {
       ${topUpForm(ctx, v, unit)} ${pricesSection(ctx, v)} ${unlimitedSection(ctx, v)}
       <h2>Ledger</h2>
       <p class="hint">Receipts of top-ups and packages are on the <a href="/billing">Billing</a> page.</p>
-      ${
-        ledger.length
-          ? html`<div class="table-wrap">
-              <table class="ledger">
-                <thead>
-                  <tr>
-                    <th>When</th>
-                    <th>What</th>
-                    <th class="num">Amount</th>
-                  </tr>
-                </thead>
-                <tbody>
-                  ${ledger}
-                </tbody>
-              </table>
-            </div>`
-          : html`<p class="empty">No entries yet.</p>`
-      }`,
+      ${dataTable('ledger', ['When', 'What', { text: 'Amount', num: true }], ledger, 'No entries yet.')}`,
   );
 }

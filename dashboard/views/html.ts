@@ -45,3 +45,34 @@ export function time(isoText: string | null, fallback = '—'): Html {
   const utc = isoText.replace('T', ' ').replace(/\.\d{3}Z$/, ' UTC');
   return html`<time datetime="${isoText}" data-local>${utc}</time>`;
 }
+
+/** A column heading of `dataTable`: its text, or its text with `num` for a right-aligned number column. */
+export type Column = string | { text: string; num: true };
+
+/**
+ * A list page's table: `rows` under `columns` in a scrolling `.table-wrap`, or the `empty` sentence when there are
+ * no rows.
+ */
+export function dataTable(
+  cls: string,
+  columns: readonly Column[],
+  rows: readonly Html[],
+  empty: string,
+): Html {
+  if (rows.length === 0) return html`<p class="empty">${empty}</p>`;
+  const heads = columns.map((c) =>
+    typeof c === 'string' ? html`<th>${c}</th>` : html`<th class="num">${c.text}</th>`,
+  );
+  return html`<div class="table-wrap">
+    <table class="${cls}">
+      <thead>
+        <tr>
+          ${heads}
+        </tr>
+      </thead>
+      <tbody>
+        ${rows}
+      </tbody>
+    </table>
+  </div>`;
+}

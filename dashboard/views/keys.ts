@@ -4,7 +4,7 @@
  */
 import type { KeyDetail } from '../services/keys';
 import type { KeyJson } from '../services/views';
-import { html, time, type Html } from './html';
+import { dataTable, html, time, type Html } from './html';
 import { field, page, type PageContext } from './layout';
 
 const KIND: Record<string, string> = { payg: 'Pay-per-use', unlimited: 'Unlimited' };
@@ -63,27 +63,7 @@ export function keysPage(
         ${field({ name: 'label', label: 'Label', value: form.label ?? '', error: form.error, hint: 'Say where the key is used, e.g. "production server".', required: ctx.rules.keyLabelRequired })}
         <button type="submit">Create key</button>
       </form>
-      ${
-        keys.length === 0
-          ? html`<p class="empty">No keys yet.</p>`
-          : html`<div class="table-wrap">
-              <table class="keys">
-                <thead>
-                  <tr>
-                    <th>Label</th>
-                    <th>Prefix</th>
-                    <th>Kind</th>
-                    <th>Status</th>
-                    <th>Created</th>
-                    <th></th>
-                  </tr>
-                </thead>
-                <tbody>
-                  ${rows}
-                </tbody>
-              </table>
-            </div>`
-      }
+      ${dataTable('keys', ['Label', 'Prefix', 'Kind', 'Status', 'Created', ''], rows, 'No keys yet.')}
       ${rotationHelp(ctx)}`,
   );
 }
@@ -201,25 +181,7 @@ export function keyDetailPage(
       </dl>
       <h2>IP slots: ${k.slots.length} of ${k.slotCapacity} in use</h2>
       <p class="hint">${mode}</p>
-      ${
-        k.slots.length === 0
-          ? html`<p class="empty">No address holds a slot.</p>`
-          : html`<div class="table-wrap">
-              <table class="slots">
-                <thead>
-                  <tr>
-                    <th>Address</th>
-                    <th>First seen</th>
-                    <th>Last seen</th>
-                    <th>Frees at</th>
-                  </tr>
-                </thead>
-                <tbody>
-                  ${slots}
-                </tbody>
-              </table>
-            </div>`
-      }
+      ${dataTable('slots', ['Address', 'First seen', 'Last seen', 'Frees at'], slots, 'No address holds a slot.')}
       ${restrictionsEditor(ctx, k, restrictions)}
       <p><a href="/usage?subject=${k.id}">Usage of this key</a></p>
       ${k.status === 'active' ? html`<p><a class="button danger" href="/keys/${k.id}/revoke">Revoke this key</a></p>` : ''}`,

@@ -1,6 +1,6 @@
 /** The Notifications page (issue 15 item 2, D30): e-mail alerts, low-balance threshold, webhooks, delivery log. */
 import type { DeliveryLogEntry, WebhookEndpoint } from '../../gateway/store/notifications';
-import { html, time, type Html } from './html';
+import { dataTable, html, time, type Html } from './html';
 import { field, page, type PageContext } from './layout';
 
 /** What the page shows. */
@@ -115,24 +115,7 @@ function endpointsCard(ctx: PageContext, v: NotificationsView, f: NotificationsF
       (headers <code>webhook-id</code>, <code>webhook-timestamp</code>, <code>webhook-signature</code>), and
       retried with growing waits until your endpoint answers 2xx. At most ${v.maxEndpoints} endpoints.
     </p>
-    ${
-      v.endpoints.length === 0
-        ? html`<p class="empty">No endpoints yet.</p>`
-        : html`<div class="table-wrap">
-            <table class="notify">
-              <thead>
-                <tr>
-                  <th>URL</th>
-                  <th>Added</th>
-                  <th></th>
-                </tr>
-              </thead>
-              <tbody>
-                ${rows}
-              </tbody>
-            </table>
-          </div>`
-    }
+    ${dataTable('notify', ['URL', 'Added', ''], rows, 'No endpoints yet.')}
     ${
       v.endpoints.length < v.maxEndpoints
         ? html`<form method="post" action="/notifications/webhooks" class="inline">
@@ -164,26 +147,7 @@ function logCard(v: NotificationsView): Html {
   );
   return html`<section class="card">
     <h2>Delivery log</h2>
-    ${
-      v.log.length === 0
-        ? html`<p class="empty">Nothing sent yet.</p>`
-        : html`<div class="table-wrap">
-            <table class="notify log">
-              <thead>
-                <tr>
-                  <th>Time</th>
-                  <th>Event</th>
-                  <th>Sent to</th>
-                  <th>Attempt</th>
-                  <th>Result</th>
-                </tr>
-              </thead>
-              <tbody>
-                ${rows}
-              </tbody>
-            </table>
-          </div>`
-    }
+    ${dataTable('notify log', ['Time', 'Event', 'Sent to', 'Attempt', 'Result'], rows, 'Nothing sent yet.')}
   </section>`;
 }
 

@@ -1,6 +1,6 @@
 /** Rule set B: the whitelist page. */
 import type { WhitelistJson } from '../services/views';
-import { html, time } from './html';
+import { dataTable, html, time } from './html';
 import { field, page, type PageContext } from './layout';
 
 /** The entries with add and remove forms; a refused address is shown next to the field (D18). */
@@ -41,23 +41,6 @@ export function whitelistPage(
         ${field({ name: 'address', label: 'Address', value: form.address ?? '', error: form.error, hint: `An IPv4 address, or an IPv6 address or block up to /${ctx.rules.limits.whitelistMinIpv6Prefix} (e.g. 2001:db8:1:2::/64).`, required: true })}
         <button type="submit">Add</button>
       </form>
-      ${
-        entries.length === 0
-          ? html`<p class="empty">No addresses yet.</p>`
-          : html`<div class="table-wrap">
-              <table class="whitelist">
-                <thead>
-                  <tr>
-                    <th>Address</th>
-                    <th>Added</th>
-                    <th></th>
-                  </tr>
-                </thead>
-                <tbody>
-                  ${rows}
-                </tbody>
-              </table>
-            </div>`
-      }`,
+      ${dataTable('whitelist', ['Address', 'Added', ''], rows, 'No addresses yet.')}`,
   );
 }
