@@ -16,6 +16,17 @@ const httpUrl = z.string().refine(
   { message: 'not an http(s) URL' },
 );
 
+/** Whether a URL's host is this machine's loopback (localhost, 127.0.0.0/8, ::1): a local demo's address. */
+export function isLoopbackUrl(url: string): boolean {
+  let host: string;
+  try {
+    host = new URL(url).hostname;
+  } catch {
+    return false;
+  }
+  return host === 'localhost' || host === '[::1]' || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(host);
+}
+
 const smtp = z.strictObject({
   host: z.string().min(1),
   port,
@@ -91,7 +102,13 @@ export const dashboardConfigSchema = z
       })
       .optional(),
   })
-  .strict();
+  .strict()
+  // Development mode writes sign-in and account links (secrets) to the log: only for a demo on this machine.
+  .refine((c) => c.development !== true || c.smtp !== undefined || isLoopbackUrl(c.publicUrl), {
+    message:
+      'development: true writes sign-in links to the log, so it needs a loopback publicUrl (localhost, 127.x, [::1]) or an smtp section; a link signs in, and a public dashboard must not log it',
+    path: ['development'],
+  });
 
 /** A validated dashboard config. */
 export type DashboardConfig = z.infer<typeof dashboardConfigSchema>;

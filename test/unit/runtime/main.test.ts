@@ -31,7 +31,7 @@ const config = (extra: Record<string, unknown> = {}) =>
 const dashboard = (development?: boolean) => ({
   dashboard: {
     listen: { port: 0 },
-    publicUrl: 'http://dash.test',
+    publicUrl: 'http://localhost:8082', // development mode needs a loopback address
     sessionSecret: 's'.repeat(40),
     payments: { provider: 'test' },
     ...(development === undefined ? {} : { development }),
