@@ -10,6 +10,8 @@ import type { Store } from '../store/types';
 import { endingNotice, lowBalanceNotice, type Notice } from './events';
 
 const WEEK_MS = 7 * 86_400_000;
+/** Accounts read per page of the low-balance list. */
+const WATCH_PAGE = 1_000;
 /** Events, deliveries and attempts are kept this long (the log shows the newest only). */
 const KEEP_MS = 90 * 86_400_000;
 
@@ -56,7 +58,13 @@ export async function sweepOnce(d: SweepDeps): Promise<void> {
     }
   };
   await attempt(async () => {
-    for (const s of await d.store.lowBalanceWatch()) await attempt(() => lowBalance(d, s));
+    // Page by page in account order, so every watched account is swept however many there are.
+    for (let after: string | null = null; ;) {
+      const page = await d.store.lowBalanceWatch(after, WATCH_PAGE);
+      for (const s of page) await attempt(() => lowBalance(d, s));
+      if (page.length < WATCH_PAGE) break;
+      after = (page[page.length - 1] as NotificationSettings).accountId;
+    }
   });
   const now = d.clock.now();
   await attempt(async () => {

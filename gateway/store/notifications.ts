@@ -20,6 +20,19 @@ export interface NotificationSettings {
   lowBalanceSeq: number;
 }
 
+/** The largest page of `Store.lowBalanceWatch`. */
+export const WATCH_PAGE_MAX = 10_000;
+
+/** A `lowBalanceWatch` page size, checked: an integer from 1 to WATCH_PAGE_MAX (a bug otherwise, thrown). */
+export function pageSize(limit: number): number {
+  if (!Number.isSafeInteger(limit) || limit < 1 || limit > WATCH_PAGE_MAX) {
+    throw new RangeError(
+      `lowBalanceWatch: limit must be an integer from 1 to ${WATCH_PAGE_MAX}, not ${limit}`,
+    );
+  }
+  return limit;
+}
+
 /** A customer's webhook endpoint (its secret is never read back). */
 export interface WebhookEndpoint {
   id: string;

@@ -437,8 +437,11 @@ export interface Store {
     emailAlerts: boolean,
     lowBalanceThreshold: number | null,
   ): Promise<NotificationSettings>;
-  /** Every account's settings that have a low-balance threshold (the sweep's list), at most 10,000. */
-  lowBalanceWatch(): Promise<NotificationSettings[]>;
+  /**
+   * One page of the settings that have a low-balance threshold (the sweep's list), in account id order: at most
+   * `limit` (1 to 10,000), those after account `after` (null: from the first). The sweep pages until a short page.
+   */
+  lowBalanceWatch(after: string | null, limit: number): Promise<NotificationSettings[]>;
   /**
    * Disarm (`armed` false: told for crossing `seq`) or re-arm (true: crossing seq + 1) the low-balance alert, only
    * from the other state at `seq`; false when it was not in it (another instance did it first).

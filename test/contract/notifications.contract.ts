@@ -58,8 +58,38 @@ export function notificationRules(h: StoreHolder): void {
       // A new threshold: armed, a new crossing.
       const changed = await h.store.setNotificationSettings(a.id, true, 7_000);
       expect(changed).toMatchObject({ lowBalanceArmed: true, lowBalanceSeq: seq + 1 });
-      expect((await h.store.lowBalanceWatch()).some((w) => w.accountId === a.id)).toBe(true);
+      expect((await h.store.lowBalanceWatch(null, 10_000)).some((w) => w.accountId === a.id)).toBe(true);
       await expectConflict(h.store.setNotificationSettings(uid('acc_'), true, null), 'not_found');
+    });
+
+    it('lists the watched accounts page by page in account order, each once, however small the page', async () => {
+      const watched = new Set<string>();
+      for (let i = 0; i < 5; i++) {
+        const a = await account(h.store);
+        await h.store.setNotificationSettings(a.id, true, 100 + i);
+        watched.add(a.id);
+      }
+      const unwatched = await account(h.store);
+      await h.store.setNotificationSettings(unwatched.id, true, null);
+      const seen: string[] = [];
+      let pages = 0;
+      for (let after: string | null = null; ; pages++) {
+        const page = await h.store.lowBalanceWatch(after, 2);
+        expect(page.length).toBeLessThanOrEqual(2);
+        seen.push(...page.map((w) => w.accountId));
+        if (page.length < 2) break;
+        after = page[page.length - 1]?.accountId ?? null;
+      }
+      expect(pages).toBeGreaterThanOrEqual(2);
+      expect([...seen].sort()).toEqual(seen); // account id order, so `after` never skips or repeats one
+      expect(new Set(seen).size).toBe(seen.length);
+      for (const id of watched) expect(seen).toContain(id);
+      expect(seen).not.toContain(unwatched.id);
+      const all = await h.store.lowBalanceWatch(null, 10_000);
+      expect(all.map((w) => w.accountId)).toEqual(seen);
+      for (const bad of [0, 10_001, 1.5, Number.NaN]) {
+        await expect(h.store.lowBalanceWatch(null, bad)).rejects.toThrow(RangeError);
+      }
     });
 
     it('re-arms a disarmed alert once, bumping the crossing, even when two instances race', async () => {

@@ -62,10 +62,13 @@ export class EmbeddedNotifications {
       .immediate();
   }
 
-  watched(): NotificationSettings[] {
+  watched(after: string | null, limit: number): NotificationSettings[] {
     const rows = this.db
-      .prepare('SELECT * FROM notification_settings WHERE low_balance_threshold IS NOT NULL LIMIT 10000')
-      .all() as Row[];
+      .prepare(
+        `SELECT * FROM notification_settings WHERE low_balance_threshold IS NOT NULL AND account_id > ?
+         ORDER BY account_id LIMIT ?`,
+      )
+      .all(after ?? '', limit) as Row[];
     return rows.map(toSettings);
   }
 

@@ -67,6 +67,7 @@ import type {
   UnlimitedEnding,
   WebhookEndpoint,
 } from '../notifications';
+import { pageSize } from '../notifications';
 import { setKeyRestrictions } from './restrictions';
 import * as lifecycle from './account-lifecycle';
 
@@ -409,8 +410,8 @@ export class EmbeddedStore implements Store {
   async setNotificationSettings(accountId: string, emailAlerts: boolean, threshold: number | null) {
     return this.notifications().setSettings(accountId, emailAlerts, threshold);
   }
-  async lowBalanceWatch(): Promise<NotificationSettings[]> {
-    return this.notifications().watched();
+  async lowBalanceWatch(after: string | null, limit: number): Promise<NotificationSettings[]> {
+    return this.notifications().watched(after, pageSize(limit));
   }
   async armLowBalance(accountId: string, seq: number, armed: boolean): Promise<boolean> {
     return this.notifications().arm(accountId, seq, armed);

@@ -67,10 +67,12 @@ export class SharedNotifications {
     return this.settings(accountId);
   }
 
-  async watched(): Promise<NotificationSettings[]> {
+  async watched(after: string | null, limit: number): Promise<NotificationSettings[]> {
     const res = await this.raw(
-      'SELECT * FROM notification_settings WHERE low_balance_threshold IS NOT NULL LIMIT 10000',
-      [],
+      // Byte order whatever the database's collation, as on SQLite: the page boundary and the order agree.
+      `SELECT * FROM notification_settings WHERE low_balance_threshold IS NOT NULL AND account_id COLLATE "C" > ?
+       ORDER BY account_id COLLATE "C" LIMIT ?`,
+      [after ?? '', limit],
     );
     return res.rows.map(toSettings);
   }

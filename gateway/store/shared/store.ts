@@ -56,6 +56,7 @@ import type {
   UnlimitedEnding,
   WebhookEndpoint,
 } from '../notifications';
+import { pageSize } from '../notifications';
 import { connectRedis, type RedisClient } from './redis-client';
 import { MARK_TTL_S, type MarkRef } from './step';
 import { Wallets } from './wallet';
@@ -701,8 +702,9 @@ export class SharedStore implements Store {
   ): Promise<NotificationSettings> {
     return this.pg(() => this.notices.setSettings(accountId, emailAlerts, threshold));
   }
-  lowBalanceWatch(): Promise<NotificationSettings[]> {
-    return this.pg(() => this.notices.watched());
+  async lowBalanceWatch(after: string | null, limit: number): Promise<NotificationSettings[]> {
+    const n = pageSize(limit);
+    return this.pg(() => this.notices.watched(after, n));
   }
   armLowBalance(accountId: string, seq: number, armed: boolean): Promise<boolean> {
     return this.pg(() => this.notices.arm(accountId, seq, armed));

@@ -21,7 +21,8 @@ test('an account whose read fails is skipped; the others, the endings and the pr
   const disarmed: string[] = [];
   let pruned = 0;
   const store: SweepDeps['store'] = {
-    lowBalanceWatch: async () => [watched('acc_1'), watched('acc_broken'), watched('acc_3')],
+    lowBalanceWatch: async (after) =>
+      after === null ? [watched('acc_1'), watched('acc_broken'), watched('acc_3')] : [],
     getAccount: async (id) => {
       if (id === 'acc_broken') throw new Error('store unavailable');
       return account(id);
@@ -63,4 +64,34 @@ test('a clean sweep resolves', async () => {
   await expect(
     sweepOnce({ store, rules: RULE_SET_B, clock: new ManualClock(T), record: async () => undefined }),
   ).resolves.toBeUndefined();
+});
+
+test('pages through every watched account, however many (more than one page)', async () => {
+  const ids = Array.from({ length: 2_345 }, (_, i) => `acc_${String(i).padStart(5, '0')}`);
+  const calls: [string | null, number][] = [];
+  const told: string[] = [];
+  const store: SweepDeps['store'] = {
+    lowBalanceWatch: async (after, limit) => {
+      calls.push([after, limit]);
+      return ids
+        .filter((id) => after === null || id > after)
+        .slice(0, limit)
+        .map(watched);
+    },
+    getAccount: async (id) => account(id),
+    armLowBalance: async () => true,
+    unlimitedEnding: async () => [],
+    pruneNotifications: async () => 0,
+  };
+  await sweepOnce({
+    store,
+    rules: RULE_SET_B,
+    clock: new ManualClock(T),
+    record: async (n) => void told.push(n.accountId),
+  });
+  expect(told).toEqual(ids);
+  expect(calls.length).toBeGreaterThan(1);
+  expect(calls[0]?.[0]).toBeNull();
+  // Each page starts after the previous one's last account; the last page is the short one.
+  for (let i = 1; i < calls.length; i++) expect(calls[i]?.[0]).toBe(ids[i * (calls[0]?.[1] ?? 0) - 1]);
 });
