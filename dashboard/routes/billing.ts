@@ -11,7 +11,8 @@ import { DashboardError } from '../errors';
 import { handle, requirePageSession, signed } from '../middleware';
 import { receiptDoc } from '../receipt-doc';
 import { receiptPdf } from '../receipt-pdf';
-import { parseBilling, RECEIPT_ROWS, receiptOf } from '../services/billing';
+import type { Receipt } from '../../gateway/store/receipts';
+import { parseBilling, RECEIPT_ROWS, receiptOf, receiptsPage } from '../services/billing';
 import { billingPage, receiptPage, type BillingView } from '../views/billing';
 import { pageContext } from './pages';
 
@@ -22,11 +23,11 @@ export function billingRoutes(router: Router, ctx: AppContext): void {
   const post = (path: string, fn: (req: Request, res: Response) => Promise<void>) =>
     router.post(path, requirePageSession, handle(fn));
 
-  const view = async (res: Response, status: number, form: BillingView['form'] = {}) => {
+  const view = async (res: Response, status: number, form: BillingView['form'] = {}, before?: unknown) => {
     const { account } = signed(res);
     const [billing, receipts] = await Promise.all([
       ctx.store.getBilling(account.id),
-      ctx.store.listReceipts(account.id, RECEIPT_ROWS),
+      receiptsPage(ctx, account.id, before),
     ]);
     const docs = receipts.map((r) => ({
       receipt: r,
@@ -35,10 +36,22 @@ export function billingRoutes(router: Router, ctx: AppContext): void {
     res
       .status(status)
       .type('html')
-      .send(billingPage(pageContext(ctx, res), { billing, receipts: docs, form }));
+      .send(
+        billingPage(pageContext(ctx, res), {
+          billing,
+          receipts: docs,
+          form,
+          page: {
+            after: before === undefined ? null : String(before),
+            older:
+              receipts.length === RECEIPT_ROWS ? (receipts[receipts.length - 1] as Receipt).number : null,
+          },
+        }),
+      );
   };
 
-  get('/billing', async (_req, res) => view(res, 200));
+  // ?before=NUMBER: the page of receipts older than that one (the "Older receipts" link).
+  get('/billing', async (req, res) => view(res, 200, {}, req.query['before']));
 
   post('/billing', async (req, res) => {
     const body = req.body as Record<string, unknown> | undefined;

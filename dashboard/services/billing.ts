@@ -67,6 +67,16 @@ export function parseBilling(body: Record<string, unknown> | undefined): Billing
 }
 
 /** The account's receipt, or 404 (none with that number, or another account's). */
+/**
+ * A page of the account's receipts, newest first: the first, or the one after receipt `before` (the billing page's
+ * "Older receipts" link). A `before` that is not one of the account's receipt numbers is 404, like the receipt itself.
+ */
+export async function receiptsPage(ctx: AppContext, accountId: string, before: unknown): Promise<Receipt[]> {
+  if (before === undefined) return ctx.store.listReceipts(accountId, RECEIPT_ROWS);
+  const n = await receiptOf(ctx, accountId, before);
+  return ctx.store.listReceipts(accountId, RECEIPT_ROWS, n.number);
+}
+
 export async function receiptOf(ctx: AppContext, accountId: string, number: unknown): Promise<Receipt> {
   const n = typeof number === 'string' ? number : '';
   const r = isReceiptNumber(n) ? await ctx.store.getReceipt(accountId, n) : null;

@@ -8,6 +8,11 @@ import { field, page, type PageContext } from './layout';
 export interface BillingView {
   billing: BillingDetails;
   receipts: { receipt: Receipt; doc: ReceiptDoc }[];
+  /**
+   * Where this page of receipts sits: `after`, the receipt number it continues after (null: the newest page);
+   * `older`, the number to continue after for the next older page (null: this page holds the oldest).
+   */
+  page?: { after: string | null; older: string | null };
   form?: {
     values?: { billingName?: string; billingAddress?: string; vatId?: string };
     error?: { field: string; message: string };
@@ -73,8 +78,18 @@ function receiptsTable(v: BillingView): Html {
     'receipts',
     ['Number', 'Date', 'Item', 'Method', { text: 'Total', num: true }, 'PDF'],
     rows,
-    'No receipts yet: every top-up and package purchase gets one.',
+    v.page?.after ? 'No older receipts.' : 'No receipts yet: every top-up and package purchase gets one.',
   );
+}
+
+/** Links between pages of receipts: back to the newest, and on to older ones when there are more. */
+function receiptsNav(v: BillingView): Html | '' {
+  const p = v.page;
+  if (!p || (p.after === null && p.older === null)) return '';
+  return html`<nav class="pager" aria-label="Receipt pages">
+    ${p.after !== null ? html`<a href="/billing">Newest receipts</a>` : ''}
+    ${p.older !== null ? html`<a href="/billing?before=${p.older}" rel="next">Older receipts</a>` : ''}
+  </nav>`;
 }
 
 /** The billing page. */
@@ -87,7 +102,7 @@ export function billingPage(ctx: PageContext, v: BillingView): string {
       ${v.form?.message ? html`<p class="alert ok" role="status">${v.form.message}</p>` : ''}
       ${detailsForm(ctx, v)}
       <h2>Receipts</h2>
-      ${receiptsTable(v)}`,
+      ${receiptsTable(v)} ${receiptsNav(v)}`,
   );
 }
 

@@ -149,6 +149,11 @@ export function receiptRow(
   };
 }
 
+/** A `before` receipt number that is not the account's (listReceipts): not_found, like an unknown receipt. */
+export function unknownReceipt(number: string): StoreConflict {
+  return new StoreConflict('not_found', `receipt ${String(number).slice(0, 40)} not found`);
+}
+
 /** Throw invalid_input unless a page size is 1..1000. */
 export function requireReceiptLimit(limit: number): void {
   if (!Number.isSafeInteger(limit) || limit < 1 || limit > 1000) {

@@ -420,8 +420,11 @@ export interface Store {
     now: number,
     receipt: ReceiptInput,
   ): Promise<{ key: ApiKey; balance: number; receipt: Receipt }>;
-  /** The account's newest `limit` receipts (1..1000), newest first; unknown account → not_found. */
-  listReceipts(accountId: string, limit: number): Promise<Receipt[]>;
+  /**
+   * The account's newest `limit` receipts (1..1000), newest first; with `before` (a receipt number of this account),
+   * the next older page after that receipt. Unknown account, or a `before` that is not this account's → not_found.
+   */
+  listReceipts(accountId: string, limit: number, before?: string): Promise<Receipt[]>;
   /** The account's receipt with this number, or null (none, or another account's). */
   getReceipt(accountId: string, number: string): Promise<Receipt | null>;
 

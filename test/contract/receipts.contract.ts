@@ -157,6 +157,31 @@ export function receiptRules(h: StoreHolder): void {
       expect(seqOf(lastOf2026.receipt)).toBe(in2026 + 1);
     });
 
+    it('pages the receipts newest first after a given receipt, each once, same-millisecond ones included', async () => {
+      const a = await account(h.store);
+      const b = await account(h.store);
+      const made = [];
+      // Two pairs share a millisecond: the page boundary orders them by their number within the series.
+      for (const at of [T0, T0 + 10, T0 + 10, T0 + 20, T0 + 30, T0 + 30, T0 + 40]) {
+        made.push((await h.store.creditWithReceipt(a.id, 1, null, at, TEST)).receipt);
+      }
+      await h.store.creditWithReceipt(b.id, 1, null, T0 + 25, TEST); // another account's, never listed
+      const newest = [...made].reverse();
+      expect(await h.store.listReceipts(a.id, 1000)).toEqual(newest);
+      const seen = [];
+      for (let before: string | undefined; ;) {
+        const page = await h.store.listReceipts(a.id, 3, before);
+        seen.push(...page);
+        if (page.length < 3) break;
+        before = page[page.length - 1]?.number;
+      }
+      expect(seen).toEqual(newest);
+      expect(await h.store.listReceipts(a.id, 3, made[0]?.number)).toEqual([]); // the oldest has nothing after it
+      const other = (await h.store.listReceipts(b.id, 1))[0]?.number as string;
+      await expectConflict(h.store.listReceipts(a.id, 3, other), 'not_found'); // not this account's
+      await expectConflict(h.store.listReceipts(a.id, 3, '1999-000001'), 'not_found');
+    });
+
     it("answers null for another account's receipt number and for an unknown one", async () => {
       const a = await account(h.store);
       const b = await account(h.store);

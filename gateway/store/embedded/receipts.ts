@@ -9,6 +9,7 @@ import {
   requireReceiptInput,
   requireReceiptLimit,
   seriesOf,
+  unknownReceipt,
   toBilling,
   toReceipt,
   type BillingDetails,
@@ -112,12 +113,30 @@ export function buyPackageWithReceipt(
 }
 
 /** The account's newest receipts. */
-export function listReceipts(db: Database.Database, accountId: string, limit: number): Receipt[] {
+export function listReceipts(
+  db: Database.Database,
+  accountId: string,
+  limit: number,
+  before?: string,
+): Receipt[] {
   requireReceiptLimit(limit);
   requireAccount(db, accountId);
+  if (before === undefined) {
+    const rows = db
+      .prepare('SELECT * FROM receipts WHERE account_id = ? ORDER BY issued_at DESC, seq DESC LIMIT ?')
+      .all(accountId, limit) as object[];
+    return rows.map(toReceipt);
+  }
+  const anchor = db
+    .prepare('SELECT issued_at, seq FROM receipts WHERE account_id = ? AND number = ?')
+    .get(accountId, String(before)) as { issued_at: number; seq: number } | undefined;
+  if (!anchor) throw unknownReceipt(before);
   const rows = db
-    .prepare('SELECT * FROM receipts WHERE account_id = ? ORDER BY issued_at DESC, seq DESC LIMIT ?')
-    .all(accountId, limit) as object[];
+    .prepare(
+      `SELECT * FROM receipts WHERE account_id = ? AND (issued_at < ? OR (issued_at = ? AND seq < ?))
+       ORDER BY issued_at DESC, seq DESC LIMIT ?`,
+    )
+    .all(accountId, anchor.issued_at, anchor.issued_at, anchor.seq, limit) as object[];
   return rows.map(toReceipt);
 }
 

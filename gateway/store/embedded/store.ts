@@ -391,8 +391,8 @@ export class EmbeddedStore implements Store {
   ) {
     return receipts.buyPackageWithReceipt(this.db, accountId, price, key, now, receipt);
   }
-  async listReceipts(accountId: string, limit: number): Promise<Receipt[]> {
-    return receipts.listReceipts(this.db, accountId, limit);
+  async listReceipts(accountId: string, limit: number, before?: string): Promise<Receipt[]> {
+    return receipts.listReceipts(this.db, accountId, limit, before);
   }
   async getReceipt(accountId: string, number: string): Promise<Receipt | null> {
     return receipts.getReceipt(this.db, accountId, number);

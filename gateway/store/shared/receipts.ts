@@ -13,6 +13,7 @@ import {
   receiptRow,
   requireReceiptLimit,
   seriesOf,
+  unknownReceipt,
   toBilling,
   toReceipt,
   type BillingDetails,
@@ -76,11 +77,27 @@ export async function issue(
 }
 
 /** The account's newest receipts. */
-export async function listReceipts(db: Knex, accountId: string, limit: number): Promise<Receipt[]> {
+export async function listReceipts(
+  db: Knex,
+  accountId: string,
+  limit: number,
+  before?: string,
+): Promise<Receipt[]> {
   requireReceiptLimit(limit);
   await requireAccount(db, accountId);
-  const rows = await db('receipts')
-    .where({ account_id: accountId })
+  const q = db('receipts').where({ account_id: accountId });
+  if (before !== undefined) {
+    const anchor = (await db('receipts')
+      .where({ account_id: accountId, number: String(before) })
+      .first('issued_at', 'seq')) as { issued_at: string | number; seq: string | number } | undefined;
+    if (!anchor) throw unknownReceipt(before);
+    const at = Number(anchor.issued_at);
+    const seq = Number(anchor.seq);
+    void q.andWhere((w) =>
+      w.where('issued_at', '<', at).orWhere((x) => x.where('issued_at', at).andWhere('seq', '<', seq)),
+    );
+  }
+  const rows = await q
     .orderBy([
       { column: 'issued_at', order: 'desc' },
       { column: 'seq', order: 'desc' },

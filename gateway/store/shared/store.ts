@@ -674,8 +674,8 @@ export class SharedStore implements Store {
     return { ...r, receipt };
   }
 
-  listReceipts(accountId: string, limit: number): Promise<Receipt[]> {
-    return this.pg(() => receipts.listReceipts(this.knex, accountId, limit));
+  listReceipts(accountId: string, limit: number, before?: string): Promise<Receipt[]> {
+    return this.pg(() => receipts.listReceipts(this.knex, accountId, limit, before));
   }
 
   getReceipt(accountId: string, number: string): Promise<Receipt | null> {

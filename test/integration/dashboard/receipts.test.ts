@@ -141,6 +141,46 @@ describe.each(BOTH)('receipts, rule set %s', (rules) => {
     expect(await h.store.listReceipts(id, 10)).toHaveLength(2);
   });
 
+  test('receipts beyond a page: "Older receipts" pages through all of them, each once; a bad page is 404', async () => {
+    const h = await dash(rules);
+    const c = await signedUp(h, 'many@example.com');
+    const id = (await h.store.findAccountByEmail('many@example.com'))!.id;
+    const input = { method: 'test' as const, currency: rules === 'A' ? 'EUR' : 'credits' };
+    const made: string[] = [];
+    for (let i = 0; i < 103; i++) {
+      made.push((await h.store.creditWithReceipt(id, 1, null, h.clock.now() + i, input)).receipt.number);
+    }
+    const numbersIn = (text: string): string[] =>
+      [...text.matchAll(/<a href="\/receipts\/(\d{4}-\d{6,12})">/g)].map((m) => m[1] as string);
+    const first = await c.get('/billing');
+    expect(first.status).toBe(200);
+    const page1 = numbersIn(first.text);
+    expect(page1).toEqual([...made].reverse().slice(0, 100)); // newest first, one full page
+    expect(first.text).toContain(`href="/billing?before=${page1[99]}"`);
+    expect(first.text).toContain('Older receipts');
+    expect(first.text).not.toContain('Newest receipts');
+    const second = await c.get(`/billing?before=${page1[99]}`);
+    expect(second.status).toBe(200);
+    const page2 = numbersIn(second.text);
+    expect(page2).toEqual([...made].reverse().slice(100)); // the 3 oldest
+    expect(second.text).toContain('href="/billing">Newest receipts');
+    expect(second.text).not.toContain('Older receipts');
+    expect(new Set([...page1, ...page2]).size).toBe(103);
+    // After the oldest: an empty page that says so.
+    const none = await c.get(`/billing?before=${made[0]}`);
+    expect(none.status).toBe(200);
+    expect(none.text).toContain('No older receipts.');
+    // Not a receipt number, an unknown one, another account's: 404 like the receipt itself.
+    const other = await signedUp(h, 'someone@example.com');
+    const otherId = (await h.store.findAccountByEmail('someone@example.com'))!.id;
+    const theirs = (await h.store.creditWithReceipt(otherId, 1, null, h.clock.now(), input)).receipt.number;
+    for (const bad of ['x', '2026-999999', theirs, '<script>']) {
+      expect((await c.get(`/billing?before=${encodeURIComponent(bad)}`)).status).toBe(404);
+    }
+    expect((await c.get('/billing?before=a&before=b')).status).toBe(404);
+    expect((await other.get(`/billing?before=${page1[0]}`)).status).toBe(404);
+  });
+
   test("an operator's credit (admin API path: no payment) is an adjustment without a receipt", async () => {
     const h = await dash(rules);
     await signedUp(h, 'adj@example.com');
