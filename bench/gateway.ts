@@ -83,14 +83,15 @@ function storeYaml(cfg: StoreConfig): string {
 async function gateway(
   dir: string,
   s: Scenario,
-  index: number,
+  /** Names the gateway's config file (and its event-loop histogram): unique in the run. */
+  id: string,
   backendUrl: string,
   cfg: StoreConfig,
   main = 'dist/gateway/main.js',
   ablate?: string,
 ) {
   if (s.program !== undefined) return start(s.program, ['--backend', backendUrl], NODE_ARGS);
-  const file = path.join(dir, `gateway-${index}.yaml`);
+  const file = path.join(dir, `gateway-${id}.yaml`);
   writeFileSync(
     file,
     [
@@ -110,7 +111,7 @@ async function gateway(
   );
   const eld = ELD_DIR !== undefined ? ['--require', path.join(repoRoot(), 'dist/bench/eld-probe.js')] : [];
   const env: NodeJS.ProcessEnv =
-    ELD_DIR !== undefined ? { GG_ELD_FILE: path.join(ELD_DIR, `eld-${index}`) } : {};
+    ELD_DIR !== undefined ? { GG_ELD_FILE: path.join(ELD_DIR, `eld-${id}`) } : {};
   const cut = ablate !== undefined ? ['--require', path.join(repoRoot(), 'dist/bench/ablate.js')] : [];
   if (ablate !== undefined) env['GG_ABLATE'] = ablate;
   return start(main, ['--config', file], [...NODE_ARGS, ...eld, ...cut], env, s.workers);
@@ -185,7 +186,7 @@ async function runScenario(
   const ms: Measurement[] = variants.map((v) => ({ scenario: v.scenario, rounds: [], redis: null }));
   try {
     for (const [i, v] of variants.entries())
-      gws.push(await gateway(env.dir, s, index * 10 + i, env.backend.url, v.seeded.cfg, v.main, v.ablate));
+      gws.push(await gateway(env.dir, s, `${index}-${i}`, env.backend.url, v.seeded.cfg, v.main, v.ablate));
     const headers = s.headers ?? {};
     const gwPath = s.path ?? PATH;
     const ngPath = s.nginxPath ?? gwPath;

@@ -4,6 +4,7 @@
  */
 import type { BillingDetails, Receipt } from '../../gateway/store/receipts';
 import { BILLING_LIMITS, isReceiptNumber } from '../../gateway/store/receipts';
+import { StoreConflict } from '../../gateway/store/types';
 import type { AppContext } from '../context';
 import { DashboardError, invalidField } from '../errors';
 
@@ -66,20 +67,28 @@ export function parseBilling(body: Record<string, unknown> | undefined): Billing
   };
 }
 
-/** The account's receipt, or 404 (none with that number, or another account's). */
 /**
  * A page of the account's receipts, newest first: the first, or the one after receipt `before` (the billing page's
- * "Older receipts" link). A `before` that is not one of the account's receipt numbers is 404, like the receipt itself.
+ * "Older receipts" link). A `before` that is not one of the account's receipt numbers is 404, like the receipt itself
+ * (the store checks it while it reads the page).
  */
 export async function receiptsPage(ctx: AppContext, accountId: string, before: unknown): Promise<Receipt[]> {
   if (before === undefined) return ctx.store.listReceipts(accountId, RECEIPT_ROWS);
-  const n = await receiptOf(ctx, accountId, before);
-  return ctx.store.listReceipts(accountId, RECEIPT_ROWS, n.number);
+  if (typeof before !== 'string' || !isReceiptNumber(before)) throw noSuchReceipt();
+  try {
+    return await ctx.store.listReceipts(accountId, RECEIPT_ROWS, before);
+  } catch (err) {
+    if (err instanceof StoreConflict && err.reason === 'not_found') throw noSuchReceipt();
+    throw err;
+  }
 }
 
+const noSuchReceipt = (): DashboardError => new DashboardError('not_found', 'No such receipt');
+
+/** The account's receipt, or 404 (none with that number, or another account's). */
 export async function receiptOf(ctx: AppContext, accountId: string, number: unknown): Promise<Receipt> {
   const n = typeof number === 'string' ? number : '';
   const r = isReceiptNumber(n) ? await ctx.store.getReceipt(accountId, n) : null;
-  if (!r) throw new DashboardError('not_found', 'No such receipt');
+  if (!r) throw noSuchReceipt();
   return r;
 }

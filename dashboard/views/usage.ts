@@ -1,7 +1,7 @@
 /** Usage page: today against the free allowance, the reset time, and a 30-day chart (inline SVG). */
 import type { DayCounts, UsageReport } from '../services/usage';
 import type { KeyJson } from '../services/views';
-import { html, time, type Html } from './html';
+import { dataTable, html, time, type Html } from './html';
 import { page, type PageContext } from './layout';
 
 const W = 600;
@@ -133,21 +133,7 @@ export function usagePage(ctx: PageContext, r: UsageReport, keys: KeyJson[]): st
       </p>
       <details>
         <summary>As a table</summary>
-        <div class="table-wrap">
-          <table class="usage">
-            <thead>
-              <tr>
-                <th>Day (UTC)</th>
-                <th>Free</th>
-                <th>Billed</th>
-                <th>Refused</th>
-              </tr>
-            </thead>
-            <tbody>
-              ${rows}
-            </tbody>
-          </table>
-        </div>
+        ${dataTable('usage', ['Day (UTC)', 'Free', 'Billed', 'Refused'], rows, 'No days yet.')}
       </details>`,
   );
 }

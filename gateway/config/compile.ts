@@ -36,6 +36,8 @@ export interface CompiledHost {
   ipBackend: CompiledBackend | null;
   /** D26: routes forwarded as they are, checked before the adapter's own endpoints. */
   passthrough: PassthroughRoute[];
+  /** D26: the credential parameter names stripped from a passthrough query and form body (lower-case). */
+  credentialNames: ReadonlySet<string>;
 }
 
 /** Where the state lives (mirrors the store factory's config). */
@@ -105,15 +107,17 @@ export function compileConfig(raw: RawConfig, file: string): CompiledConfig {
   if (first === undefined) throw new Error('compileConfig: no backend (the config was not validated)');
   const hosts: CompiledHost[] = raw.hosts.map((h) => {
     const ipName = ipBackendName(h, backends);
+    const adapter = ADAPTERS[h.adapter] as CompiledHost['adapter'];
     return {
       label: h.name ?? `port:${h.port}`,
       name: h.name?.toLowerCase() ?? null,
       port: h.port ?? null,
-      adapter: ADAPTERS[h.adapter] as CompiledHost['adapter'],
+      adapter,
       anonymous: h.anonymous,
       backend: backends.get(reverseBackendName(h)) ?? first,
       ipBackend: ipName === null ? null : (backends.get(ipName) ?? null),
       passthrough: compileRoutes(h.passthrough),
+      credentialNames: new Set(['key', ...adapter.credentialParams].map((n) => n.toLowerCase())),
     };
   });
   const maxTimeout = Math.max(...[...backends.values()].map((b) => b.timeoutMs));

@@ -24,7 +24,7 @@ export interface NotificationSettings {
 export const WATCH_PAGE_MAX = 10_000;
 
 /** A `lowBalanceWatch` page size, checked: an integer from 1 to WATCH_PAGE_MAX (a bug otherwise, thrown). */
-export function pageSize(limit: number): number {
+export function watchPageSize(limit: number): number {
   if (!Number.isSafeInteger(limit) || limit < 1 || limit > WATCH_PAGE_MAX) {
     throw new RangeError(
       `lowBalanceWatch: limit must be an integer from 1 to ${WATCH_PAGE_MAX}, not ${limit}`,

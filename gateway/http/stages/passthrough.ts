@@ -42,20 +42,6 @@ export function passthroughRoute(ctx: RequestContext): PassthroughRoute | Refusa
   return matchRoute(ctx.host.passthrough, path);
 }
 
-/** Each adapter's credential names, built once (adapters are fixed for the process's life). */
-const NAMES = new WeakMap<object, ReadonlySet<string>>();
-
-/** The credential parameter names stripped from a passthrough query and form body (rule set and adapter). */
-function credentialNames(ctx: RequestContext): ReadonlySet<string> {
-  const adapter = ctx.host.adapter;
-  let names = NAMES.get(adapter);
-  if (names === undefined) {
-    names = new Set(['key', ...adapter.credentialParams].map((n) => n.toLowerCase()));
-    NAMES.set(adapter, names);
-  }
-  return names;
-}
-
 /** Serve a passthrough request; a refusal is returned, a store fault thrown. */
 export async function servePassthrough(
   ctx: RequestContext,
@@ -90,7 +76,7 @@ export async function servePassthrough(
   const tickets = await admitCost(ctx, route.cost);
   if (!Array.isArray(tickets)) return tickets;
 
-  const names = credentialNames(ctx);
+  const names = ctx.host.credentialNames;
   const backend = ctx.host.backend;
   const proxies = ctx.deps.passthrough;
   if (proxies === undefined) throw new Error('passthrough route without a passthrough transport');

@@ -67,7 +67,7 @@ import type {
   UnlimitedEnding,
   WebhookEndpoint,
 } from '../notifications';
-import { pageSize } from '../notifications';
+import { watchPageSize } from '../notifications';
 import { setKeyRestrictions } from './restrictions';
 import * as lifecycle from './account-lifecycle';
 
@@ -411,7 +411,7 @@ export class EmbeddedStore implements Store {
     return this.notifications().setSettings(accountId, emailAlerts, threshold);
   }
   async lowBalanceWatch(after: string | null, limit: number): Promise<NotificationSettings[]> {
-    return this.notifications().watched(after, pageSize(limit));
+    return this.notifications().watched(after, watchPageSize(limit));
   }
   async armLowBalance(accountId: string, seq: number, armed: boolean): Promise<boolean> {
     return this.notifications().arm(accountId, seq, armed);

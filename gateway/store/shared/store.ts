@@ -56,7 +56,7 @@ import type {
   UnlimitedEnding,
   WebhookEndpoint,
 } from '../notifications';
-import { pageSize } from '../notifications';
+import { watchPageSize } from '../notifications';
 import { connectRedis, type RedisClient } from './redis-client';
 import { MARK_TTL_S, type MarkRef } from './step';
 import { Wallets } from './wallet';
@@ -703,7 +703,7 @@ export class SharedStore implements Store {
     return this.pg(() => this.notices.setSettings(accountId, emailAlerts, threshold));
   }
   async lowBalanceWatch(after: string | null, limit: number): Promise<NotificationSettings[]> {
-    const n = pageSize(limit);
+    const n = watchPageSize(limit);
     return this.pg(() => this.notices.watched(after, n));
   }
   armLowBalance(accountId: string, seq: number, armed: boolean): Promise<boolean> {
