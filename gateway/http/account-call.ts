@@ -9,7 +9,7 @@ import type { IpAddress } from '../net/address';
 import type { Identity } from '../policy/identity';
 import { hasValidPackage, hasValidPlan, planAdmission } from '../policy/planner';
 import { formatMoney, type RuleSet } from '../policy/ruleset';
-import type { AdmissionPlan, Store } from '../store/types';
+import type { Account, AdmissionPlan, SlotView, Store } from '../store/types';
 import { resetUnix } from './headers';
 
 /** The daily free allowance of an admission plan, or null when its overflow is free (Unlimited, D5/D17). */
@@ -18,12 +18,14 @@ export function rateOf(plan: AdmissionPlan, quota: { used: number; limit: number
   return { limit: quota.limit, remaining: Math.max(0, quota.limit - quota.used), reset: resetUnix(plan.now) };
 }
 
-/** The store reads an account view makes: the usage history, and for the detail the account and its slots. */
+/** The store reads an account view makes: the usage history, and for a keyed or whitelisted caller the account and its slots. */
 export type AccountReads = Pick<Store, 'usage' | 'getAccount' | 'listSlots'>;
 
 /**
- * The caller's allowance today and its usage today and this month, from the usage history (one store read); with
- * `detail`, also the account's balance, Unlimited end and IP slots (two more reads, in parallel).
+ * The caller's allowance today and its usage today and this month, from the usage history (one store read). For a
+ * caller whose requests past the allowance are billed, also the account read fresh (the balance pays for
+ * `paid`; the identity's copy may come from a key cache, which both stores keep); with `detail`, also the account's
+ * Unlimited end and IP slots. The reads run in parallel.
  */
 export async function accountView(
   rules: RuleSet,
@@ -34,23 +36,21 @@ export async function accountView(
   detail = false,
 ): Promise<AccountView> {
   const plan = planAdmission({ rules, identity, address, now, id: 'account-view' });
-  if (detail && identity.kind !== 'anonymous') {
-    const [view, more] = await Promise.all([
-      usageView(rules, store, plan, identity),
-      accountDetail(rules, store, plan, identity),
-    ]);
-    return { ...view, detail: more };
-  }
-  return usageView(rules, store, plan, identity);
+  const billed = plan.overflow.kind === 'bill' && rules.limits.pricePerRequest > 0;
+  if (identity.kind === 'anonymous' || (!detail && !billed)) return usageView(plan, store);
+  const [view, fresh, held] = await Promise.all([
+    usageView(plan, store),
+    store.getAccount(identity.account.id),
+    detail ? Promise.all(plan.slots.map((s) => store.listSlots(s.scope, s.mode, s.windowMs, now))) : null,
+  ]);
+  const account = fresh ?? identity.account;
+  const paid = billed ? Math.floor(account.balance / rules.limits.pricePerRequest) : null;
+  if (held === null) return { ...view, paid };
+  return { ...view, paid, detail: accountDetail(rules, plan, identity, account, held) };
 }
 
-/** The allowance and usage part of a view (one read of the usage history). */
-async function usageView(
-  rules: RuleSet,
-  store: Pick<Store, 'usage'>,
-  plan: AdmissionPlan,
-  identity: Identity,
-): Promise<AccountView> {
+/** The allowance and usage part of a view (one read of the usage history); `paid` is the caller's to fill in. */
+async function usageView(plan: AdmissionPlan, store: Pick<Store, 'usage'>): Promise<AccountView> {
   const now = plan.now;
   const today = utcDay(now);
   const subject = plan.usage[0] as string;
@@ -69,32 +69,22 @@ async function usageView(
     .map((c) => ({ used: freeToday.get(c.id) ?? 0, limit: c.limit }))
     .sort((a, b) => a.limit - a.used - (b.limit - b.used))[0];
   const rate = rateOf(plan, tightest ?? null);
-  const account = identity.kind === 'anonymous' ? null : identity.account;
-  const price = rules.limits.pricePerRequest;
-  const paid =
-    plan.overflow.kind === 'bill' && account !== null && price > 0
-      ? Math.floor(account.balance / price)
-      : null;
-  return { rate, today: todayCount, month, paid };
+  return { rate, today: todayCount, month, paid: null };
 }
 
 /**
- * The account detail of a keyed or whitelisted caller: the balance read fresh from the store (the identity's copy may
- * come from the key cache), the Unlimited package (A: the key's) or plan (B: the account's) in force, and the slot
- * sets the caller's plan holds a slot in, each with its capacity, slots in use and when the first one frees.
+ * The account detail of a keyed or whitelisted caller from its account as read fresh and the slot views of each of
+ * its plan's slot sets: the balance, the Unlimited package (A: the key's) or plan (B: the account's) in force, and
+ * the slot sets, each with its capacity, slots in use and when the first one frees.
  */
-async function accountDetail(
+function accountDetail(
   rules: RuleSet,
-  store: Pick<Store, 'getAccount' | 'listSlots'>,
   plan: AdmissionPlan,
   identity: Exclude<Identity, { kind: 'anonymous' }>,
-): Promise<AccountDetail> {
+  account: Account,
+  held: SlotView[][],
+): AccountDetail {
   const now = plan.now;
-  const [fresh, ...held] = await Promise.all([
-    store.getAccount(identity.account.id),
-    ...plan.slots.map((s) => store.listSlots(s.scope, s.mode, s.windowMs, now)),
-  ]);
-  const account = fresh ?? identity.account;
   const key = identity.kind === 'key' ? identity.key : null;
   const unlimitedUntil =
     rules.unlimited === 'package-key'

@@ -84,5 +84,25 @@ export function refusalRules(h: StoreHolder): void {
       await expectFault(h.store.admit(p));
       expect(await snapshot(h.store, { accountId: acc.id, subjects: [k] })).toEqual(before);
     });
+
+    it('a fault among admissions submitted together fails that one alone; the others are charged and counted once', async () => {
+      const acc = await account(h.store, 10);
+      const k = uid('key:');
+      const p = () => plan({ free: [counter(k, 0)], overflow: bill(acc.id, 2), usage: [k] });
+      const first = p();
+      admitted(await h.store.admit(first));
+      // One turn: on the embedded store one group commit, whose at-once run the duplicate breaks.
+      const outcomes = await Promise.allSettled([p(), first, p(), p()].map((x) => h.store.admit(x)));
+      expect(outcomes.map((o) => (o.status === 'fulfilled' ? o.value.admitted : 'fault'))).toEqual([
+        true,
+        'fault',
+        true,
+        true,
+      ]);
+      const after = await snapshot(h.store, { accountId: acc.id, subjects: [k] });
+      expect(after.balance).toBe(10 - 4 * 2);
+      expect(after.ledger.filter((e) => e.kind === 'charge')).toHaveLength(4);
+      expect(after.usage.map((u) => [u.free, u.billed])).toEqual([[0, 4]]);
+    });
   });
 }

@@ -1,7 +1,9 @@
 /**
- * Group commit: admissions submitted in the same turn of the event loop run in one IMMEDIATE transaction, each in
- * its own savepoint (all-or-nothing per admission, D10), and their promises resolve only after that transaction
- * committed. Under load this shares one commit among many requests; an answered admission is still durable.
+ * Group commit: admissions submitted in the same turn of the event loop run in one IMMEDIATE transaction, all-or-nothing
+ * per admission (D10), and their promises resolve only after that transaction committed. A batch first runs without
+ * savepoints (a refusal writes nothing, so only a throw needs one; issue 12: a savepoint and its release were two
+ * statements per admission); when an admission throws, the whole transaction is rolled back and the batch runs again
+ * with each admission in its own savepoint, so the throw fails that admission alone. Under load this shares one commit among many requests; an answered admission is still durable.
  * Small writes that may wait for the next commit (keeps: deleting release marks) ride in the same transaction
  * (`defer`), so a request costs one commit, not two. A lone request never waits on a timer: the flush runs at the
  * end of the current turn (setImmediate), right after the I/O callbacks that queued it.
@@ -53,6 +55,8 @@ export class GroupCommit<I, O> {
   /** A batch of one with nothing deferred: `one` and the batch's last writes in one transaction, no savepoint. */
   private readonly single: Database.Transaction<(input: I) => O>;
   private readonly many: Database.Transaction<(inputs: I[], tasks: (() => void)[]) => Outcome<O>[]>;
+  /** The batch without savepoints: any throw rolls the whole transaction back (then `many` runs it). */
+  private readonly manyAtOnce: Database.Transaction<(inputs: I[], tasks: (() => void)[]) => O[]>;
 
   constructor(
     private readonly db: Database.Database,
@@ -63,6 +67,8 @@ export class GroupCommit<I, O> {
     private readonly busyTimeoutMs: number | null = null,
     /** Writes of the whole batch, run last inside its transaction (usage-fold.ts); a throw fails the batch. */
     beforeCommit: () => void = () => {},
+    /** Forget what `one` kept outside the database for a batch rolled back as a whole (usage-fold.ts). */
+    private readonly rolledBack: () => void = () => {},
   ) {
     this.one = db.transaction(one);
     this.single = db.transaction((input: I) => {
@@ -75,6 +81,12 @@ export class GroupCommit<I, O> {
       const outcomes = inputs.map((input) => this.attempt(() => this.one(input)));
       beforeCommit();
       return outcomes;
+    });
+    this.manyAtOnce = db.transaction((inputs: I[], tasks: (() => void)[]) => {
+      for (const t of tasks) t();
+      const values = inputs.map(one);
+      beforeCommit();
+      return values;
     });
   }
 
@@ -132,7 +144,7 @@ export class GroupCommit<I, O> {
       const only = batch.length === 1 && tasks.length === 0 ? batch[0] : undefined;
       outcomes = only
         ? [this.attempt(() => this.single.immediate(only.input))]
-        : this.many.immediate(
+        : this.runMany(
             batch.map((b) => b.input),
             tasks,
           );
@@ -162,6 +174,21 @@ export class GroupCommit<I, O> {
     } catch (error) {
       // Housekeeping after the commit must never take the process down (this runs from setImmediate).
       this.onError(error);
+    }
+  }
+
+  /**
+   * The batch at once; when that throws for any reason but a locked file (an admission's fault, or a write that
+   * failed), again with a savepoint per admission, which fails only what throws. A failure of the retry's own
+   * transaction (its BEGIN, a deferred write, the COMMIT) fails the batch as before.
+   */
+  private runMany(inputs: I[], tasks: (() => void)[]): Outcome<O>[] {
+    try {
+      return this.manyAtOnce.immediate(inputs, tasks).map((value) => ({ ok: true, value }));
+    } catch (error) {
+      this.rolledBack();
+      if (isBusy(error)) throw error;
+      return this.many.immediate(inputs, tasks);
     }
   }
 

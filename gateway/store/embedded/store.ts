@@ -135,14 +135,22 @@ export class EmbeddedStore implements Store {
       try {
         return admitInTransaction(st, plan, mark, usage);
       } catch (err) {
-        usage.rollback(at); // the admission is rolled back to its savepoint (or its transaction fails)
+        usage.rollback(at); // the admission is rolled back to its savepoint (or its whole transaction is)
         throw err;
       }
     };
     const prune = () => this.pruner.maybePrune(this.lastNow);
     const onError = (err: unknown) => this.logger?.error({ err }, 'embedded store: pruning failed');
     const busy = this.opts.sharedByProcesses === true ? BUSY_TIMEOUT_MS : null;
-    this.batcher = new GroupCommit(this.db, one, prune, onError, busy, () => usage.write());
+    this.batcher = new GroupCommit(
+      this.db,
+      one,
+      prune,
+      onError,
+      busy,
+      () => usage.write(),
+      () => usage.clear(),
+    );
     if (log) this.startSweeper();
   }
 
@@ -204,15 +212,12 @@ export class EmbeddedStore implements Store {
     const st = this.st();
     const now = performance.now();
     const cached = this.keyCache.get(hash, now);
-    if (cached !== undefined) {
-      const account = st.accountById.get(cached.accountId) as object | undefined;
-      return account ? { key: cached, account: toAccount(account) } : null;
-    }
+    if (cached !== undefined) return cached;
     const row = st.keyByHash.get(hash) as object | undefined;
     if (!row) return null;
-    const key = toKey(row, 'k_');
-    this.keyCache.set(hash, key, now);
-    return { key, account: toAccount(row) };
+    const identity = { key: toKey(row, 'k_'), account: toAccount(row) };
+    this.keyCache.set(hash, identity, now);
+    return identity;
   }
 
   /**
@@ -260,6 +265,15 @@ export class EmbeddedStore implements Store {
     return this.admissions().defer(() => void mark.remove(id));
   }
 
+  /**
+   * A key or an account changed through this store (everything but an admission's debit, whose balance the cached
+   * identity does not decide on): forget the cached identities so the change is seen at once. Returns `result`.
+   */
+  private changed<T>(result: T): T {
+    this.keyCache.clear();
+    return result;
+  }
+
   private releaseMark(): ReleaseMark {
     if (!this.mark) throw new Error('embedded store: migrate() was not called');
     return this.mark;
@@ -288,22 +302,22 @@ export class EmbeddedStore implements Store {
     return row ? toAccount(row) : null;
   }
   async setAccountStatus(id: string, status: AccountStatus): Promise<Account> {
-    return accounts.updateAccount(this.db, id, 'status', status);
+    return this.changed(accounts.updateAccount(this.db, id, 'status', status));
   }
   async setUnlimitedUntil(id: string, until: number | null): Promise<Account> {
-    return accounts.updateAccount(this.db, id, 'unlimited_until', until);
+    return this.changed(accounts.updateAccount(this.db, id, 'unlimited_until', until));
   }
   async setPasswordHash(id: string, hash: string): Promise<void> {
-    accounts.updateAccount(this.db, id, 'password_hash', hash);
+    this.changed(accounts.updateAccount(this.db, id, 'password_hash', hash));
   }
   async setEmail(id: string, email: string): Promise<Account> {
-    return accounts.setEmail(this.db, id, email);
+    return this.changed(accounts.setEmail(this.db, id, email));
   }
   async credit(accountId: string, amount: number, idempotencyKey: string | null, now: number) {
-    return accounts.credit(this.db, accountId, amount, idempotencyKey, now);
+    return this.changed(accounts.credit(this.db, accountId, amount, idempotencyKey, now));
   }
   async buyPackage(accountId: string, price: number, key: NewKey, now: number) {
-    return accounts.buyPackage(this.db, accountId, price, key, now);
+    return this.changed(accounts.buyPackage(this.db, accountId, price, key, now));
   }
   async createKey(input: NewKey, now: number): Promise<ApiKey> {
     return this.db.transaction(() => keys.insertKey(this.db, input, now)).immediate();
@@ -321,15 +335,11 @@ export class EmbeddedStore implements Store {
     return listing.listKeyPage(this.knex, query);
   }
   async revokeKey(id: string, now: number): Promise<ApiKey> {
-    const key = keys.revokeKey(this.db, id, now);
-    this.keyCache.clear();
-    return key;
+    return this.changed(keys.revokeKey(this.db, id, now));
   }
   async setKeyLabel(id: string, label: string | null): Promise<ApiKey> {
-    const key = keys.setKeyLabel(this.db, id, label);
     // A cached key record carries the old label: a rename through this store is seen at once, like a revocation.
-    this.keyCache.clear();
-    return key;
+    return this.changed(keys.setKeyLabel(this.db, id, label));
   }
   async listSlots(
     scope: string,
@@ -380,7 +390,7 @@ export class EmbeddedStore implements Store {
     now: number,
     receipt: ReceiptInput,
   ) {
-    return receipts.creditWithReceipt(this.db, accountId, amount, idempotencyKey, now, receipt);
+    return this.changed(receipts.creditWithReceipt(this.db, accountId, amount, idempotencyKey, now, receipt));
   }
   async buyPackageWithReceipt(
     accountId: string,
@@ -389,7 +399,7 @@ export class EmbeddedStore implements Store {
     now: number,
     receipt: ReceiptInput,
   ) {
-    return receipts.buyPackageWithReceipt(this.db, accountId, price, key, now, receipt);
+    return this.changed(receipts.buyPackageWithReceipt(this.db, accountId, price, key, now, receipt));
   }
   async listReceipts(accountId: string, limit: number, before?: string): Promise<Receipt[]> {
     return receipts.listReceipts(this.db, accountId, limit, before);
@@ -460,24 +470,20 @@ export class EmbeddedStore implements Store {
 
   /* --- key restrictions (issue 15 item 4) --- */
   async setKeyRestrictions(id: string, restrictions: KeyRestrictions | null): Promise<ApiKey> {
-    const key = setKeyRestrictions(this.db, id, restrictions);
     // Seen at once by this process, like a revocation; other processes on the file within the cache's 500 ms.
-    this.keyCache.clear();
-    return key;
+    return this.changed(setKeyRestrictions(this.db, id, restrictions));
   }
 
   /* --- account lifecycle (issue 15 item 1; account-lifecycle.ts) --- */
   async markEmailVerified(id: string, now: number): Promise<Account> {
-    return lifecycle.markEmailVerified(this.db, id, now);
+    return this.changed(lifecycle.markEmailVerified(this.db, id, now));
   }
   async deleteAccount(
     id: string,
     tombstone: string,
     now: number,
   ): Promise<{ account: Account; forfeited: number }> {
-    const done = lifecycle.deleteAccount(this.db, id, tombstone, now);
     // Cached key records of the account are revoked now: seen at once through this store, like revokeKey.
-    this.keyCache.clear();
-    return done;
+    return this.changed(lifecycle.deleteAccount(this.db, id, tombstone, now));
   }
 }

@@ -59,6 +59,21 @@ describe('GET /v1/account, rule set A', () => {
     expect((await g.store.getAccount(acc.id))?.balance).toBe(12_345);
   });
 
+  test('past the allowance, the balance and billable requests are read fresh, not from the cached key identity', async () => {
+    const price = g.config.rules.limits.pricePerRequest;
+    const acc = await g.account(10 * price);
+    const { key } = await g.key(acc.id);
+    expect((await get('/v1/account', key)).json).toMatchObject({ billable_requests: 10 }); // the identity is cached now
+    for (let i = 0; i < 8; i++) expect((await get('/v1/reverse?lat=48.85&lon=2.29', key)).status).toBe(200);
+    // The free allowance (shared with the network under rule set A) is used up, the rest was billed.
+    const stored = (await g.store.getAccount(acc.id))?.balance ?? NaN;
+    expect(stored).toBeLessThanOrEqual(7 * price);
+    expect((await get('/v1/account', key)).json).toMatchObject({
+      balance: { units: stored },
+      billable_requests: stored / price,
+    });
+  });
+
   test('an Unlimited package key shows no allowance and when its package ends', async () => {
     const acc = await g.account(0);
     const key = generateKey();
