@@ -8,8 +8,9 @@
  * (`defer`), so a request costs one commit, not two. A lone request never waits on a timer: the flush runs at the
  * end of the current turn (setImmediate), right after the I/O callbacks that queued it.
  *
- * Several processes on one file (`workers`, issue 12; only when the store is told so): the batch's BEGIN runs with
- * `busy_timeout` 0. When another process holds the write lock, the batch is put back at the head of the queue and
+ * Another connection taking the write lock (other processes on one file, `workers`, issue 12; the background
+ * checkpointer's WAL restarts, checkpointer.ts; only when the store says so): the batch's BEGIN runs with
+ * `busy_timeout` 0. When another connection holds the write lock, the batch is put back at the head of the queue and
  * tried again (at the end of the turn, then every 1 ms) instead of sleeping in SQLite's busy handler, which blocks
  * the event loop for 1 ms and more per attempt; meanwhile new admissions join the batch. After `BUSY_BUDGET_MS` of
  * retrying, the batch waits in SQLite like any other statement (busy_timeout), so a stuck lock still ends in an
@@ -57,19 +58,27 @@ export class GroupCommit<I, O> {
   private readonly many: Database.Transaction<(inputs: I[], tasks: (() => void)[]) => Outcome<O>[]>;
   /** The batch without savepoints: any throw rolls the whole transaction back (then `many` runs it). */
   private readonly manyAtOnce: Database.Transaction<(inputs: I[], tasks: (() => void)[]) => O[]>;
+  /** Set busy_timeout to 0 and back (only when `busyTimeoutMs` is given). */
+  private readonly noWait: Database.Statement | null = null;
+  private readonly wait: Database.Statement | null = null;
 
   constructor(
     private readonly db: Database.Database,
     one: (input: I) => O,
     private readonly afterCommit: () => void = () => {},
     private readonly onError: (error: unknown) => void = () => {},
-    /** The connection's busy_timeout when other processes write the same file (retry without blocking), else null. */
+    /** The connection's busy_timeout when other connections take the write lock (retry without blocking), else null. */
     private readonly busyTimeoutMs: number | null = null,
     /** Writes of the whole batch, run last inside its transaction (usage-fold.ts); a throw fails the batch. */
     beforeCommit: () => void = () => {},
     /** Forget what `one` kept outside the database for a batch rolled back as a whole (usage-fold.ts). */
     private readonly rolledBack: () => void = () => {},
   ) {
+    if (busyTimeoutMs !== null) {
+      // Prepared once: db.pragma() prepares its statement on every call, and these run around every batch.
+      this.noWait = db.prepare('PRAGMA busy_timeout = 0');
+      this.wait = db.prepare(`PRAGMA busy_timeout = ${busyTimeoutMs}`);
+    }
     this.one = db.transaction(one);
     this.single = db.transaction((input: I) => {
       const out = one(input);
@@ -192,15 +201,15 @@ export class GroupCommit<I, O> {
     }
   }
 
-  /** Turn SQLite's busy wait off for the batch's BEGIN (only when other processes share the file). */
+  /** Turn SQLite's busy wait off for the batch's BEGIN (only when other connections take the write lock). */
   private noBusyWait(): boolean {
-    if (this.busyTimeoutMs === null) return false;
-    this.db.pragma('busy_timeout = 0');
+    if (this.noWait === null) return false;
+    this.noWait.get();
     return true;
   }
 
   private restoreBusyWait(): void {
-    if (this.db.open) this.db.pragma(`busy_timeout = ${this.busyTimeoutMs}`);
+    if (this.db.open) this.wait?.get();
   }
 
   /** Another process holds the write lock: put the batch back at the head and try again next turn. */

@@ -11,6 +11,9 @@ import ClientBetterSqlite3 from 'knex/lib/dialects/better-sqlite3';
 /** How long a statement waits for another connection's write lock (SQLite's busy handler). */
 export const BUSY_TIMEOUT_MS = 5000;
 
+/** What a WAL file left larger is trimmed to when the WAL restarts (journal_size_limit; checkpointer.ts). */
+export const WAL_BOUND_BYTES = 64 * 1024 * 1024;
+
 /**
  * Open the database with the pragmas the store relies on. WAL + synchronous=NORMAL: a committed transaction
  * survives a process crash (kill -9); a power loss may lose the last transactions (fsync only at checkpoints).
@@ -22,6 +25,7 @@ export function openDatabase(path: string): Database.Database {
   db.pragma('synchronous = NORMAL');
   db.pragma(`busy_timeout = ${BUSY_TIMEOUT_MS}`);
   db.pragma('foreign_keys = ON');
+  db.pragma(`journal_size_limit = ${WAL_BOUND_BYTES}`);
   return db;
 }
 

@@ -141,7 +141,8 @@ export class EmbeddedStore implements Store {
     };
     const prune = () => this.pruner.maybePrune(this.lastNow);
     const onError = (err: unknown) => this.logger?.error({ err }, 'embedded store: pruning failed');
-    const busy = this.opts.sharedByProcesses === true ? BUSY_TIMEOUT_MS : null;
+    // Other processes, or the checkpointer's WAL restarts, take the write lock: batches retry instead of blocking.
+    const busy = this.opts.sharedByProcesses === true || this.checkpointer ? BUSY_TIMEOUT_MS : null;
     this.batcher = new GroupCommit(
       this.db,
       one,

@@ -10,6 +10,7 @@ import { join } from 'node:path';
 import { ManualClock, utcDay } from '../../../gateway/core/clock';
 import { EmbeddedStore } from '../../../gateway/store';
 import { KeyCache, TTL_MS } from '../../../gateway/store/embedded/key-cache';
+import { WAL_BOUND_BYTES } from '../../../gateway/store/embedded/open';
 import type { Account, AdmissionPlan, ApiKey, KeyIdentity } from '../../../gateway/store/types';
 
 const T0 = Date.UTC(2026, 10, 25, 12, 0, 0);
@@ -134,6 +135,32 @@ describe('embedded store on a file', () => {
     // admissions table is not written at all.
     expect(store.db.prepare('SELECT plan_id FROM embedded_inflight').pluck().all()).toEqual(['k2']);
     expect(store.db.prepare('SELECT count(*) FROM admissions').pluck().get()).toBe(0);
+  });
+
+  test('under writes without a pause the WAL stays bounded: the background thread restarts it', async () => {
+    // Passive checkpoints alone never catch up with a writer that commits every turn, so the WAL grew without end
+    // (1.5 GB in 25 s of bench:gateway, billed), each new frame written past the end of the file.
+    const acc = await store.createAccount({ email: 'bound@example.org' }, T0);
+    await store.credit(acc.id, 1_000_000, null, T0);
+    const key = await store.createKey(
+      { accountId: acc.id, hash: 'h-bound', prefix: 'gk_bnd01', kind: 'payg' },
+      T0,
+    );
+    const wal = join(dir, 'g.db-wal');
+    let n = 0;
+    let most = 0;
+    const started = performance.now();
+    while (performance.now() - started < 3_000) {
+      const batch = await Promise.all(
+        Array.from({ length: 8 }, () => store.admit(billed(`b${n++}`, acc.id, key.id))),
+      );
+      await Promise.all(batch.map((r) => (r.admitted ? store.keep(r.ticket) : undefined)));
+      most = Math.max(most, statSync(wal).size);
+    }
+    expect(n).toBeGreaterThan(2_000);
+    expect((await store.getAccount(acc.id))?.balance).toBe(1_000_000 - n);
+    // The restart threshold (4,000 frames, about 16 MB) plus what is written in one 50 ms period; before, 1 GB.
+    expect(most).toBeLessThan(WAL_BOUND_BYTES);
   });
 
   test('commits leave checkpoints to the background thread, which empties the WAL into the database file', async () => {
