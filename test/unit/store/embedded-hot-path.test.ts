@@ -57,6 +57,14 @@ describe('embedded store on a file', () => {
     rmSync(dir, { recursive: true, force: true });
   });
 
+  /** An account with `balance` and one pay-per-use key of hash `hash`. */
+  async function payingKey(email: string, balance: number, hash: string, prefix: string) {
+    const acc = await store.createAccount({ email }, T0);
+    await store.credit(acc.id, balance, null, T0);
+    const key = await store.createKey({ accountId: acc.id, hash, prefix, kind: 'payg' }, T0);
+    return { acc, key };
+  }
+
   const billed = (id: string, accountId: string, keyId: string): AdmissionPlan => ({
     id,
     now: T0,
@@ -69,12 +77,7 @@ describe('embedded store on a file', () => {
   });
 
   test('a cached identity is served for its 500 ms; a change through the store is seen at once', async () => {
-    const acc = await store.createAccount({ email: 'hot@example.org' }, T0);
-    await store.credit(acc.id, 5, null, T0);
-    const key = await store.createKey(
-      { accountId: acc.id, hash: 'h-hot', prefix: 'gk_hot01', kind: 'payg' },
-      T0,
-    );
+    const { acc, key } = await payingKey('hot@example.org', 5, 'h-hot', 'gk_hot01');
     expect((await store.findKeyByHash('h-hot'))?.account.balance).toBe(5);
     const r = await store.admit(billed('p1', acc.id, key.id));
     expect(r.admitted).toBe(true);
@@ -115,12 +118,7 @@ describe('embedded store on a file', () => {
   });
 
   test("keeps of one turn commit with that turn's admissions; a kept admission can no longer be released", async () => {
-    const acc = await store.createAccount({ email: 'keep@example.org' }, T0);
-    await store.credit(acc.id, 10, null, T0);
-    const key = await store.createKey(
-      { accountId: acc.id, hash: 'h-keep', prefix: 'gk_keep1', kind: 'payg' },
-      T0,
-    );
+    const { acc, key } = await payingKey('keep@example.org', 10, 'h-keep', 'gk_keep1');
     const first = await store.admit(billed('k1', acc.id, key.id));
     if (!first.admitted) throw new Error('refused');
     const [kept, second] = await Promise.all([
@@ -140,12 +138,7 @@ describe('embedded store on a file', () => {
   test('under writes without a pause the WAL stays bounded: the background thread restarts it', async () => {
     // Passive checkpoints alone never catch up with a writer that commits every turn, so the WAL grew without end
     // (1.5 GB in 25 s of bench:gateway, billed), each new frame written past the end of the file.
-    const acc = await store.createAccount({ email: 'bound@example.org' }, T0);
-    await store.credit(acc.id, 1_000_000, null, T0);
-    const key = await store.createKey(
-      { accountId: acc.id, hash: 'h-bound', prefix: 'gk_bnd01', kind: 'payg' },
-      T0,
-    );
+    const { acc, key } = await payingKey('bound@example.org', 1_000_000, 'h-bound', 'gk_bnd01');
     const wal = join(dir, 'g.db-wal');
     let n = 0;
     let most = 0;
@@ -165,12 +158,7 @@ describe('embedded store on a file', () => {
 
   test('commits leave checkpoints to the background thread, which empties the WAL into the database file', async () => {
     expect(store.db.pragma('wal_autocheckpoint', { simple: true })).toBe(0);
-    const acc = await store.createAccount({ email: 'wal@example.org' }, T0);
-    await store.credit(acc.id, 1000, null, T0);
-    const key = await store.createKey(
-      { accountId: acc.id, hash: 'h-wal', prefix: 'gk_wal01', kind: 'payg' },
-      T0,
-    );
+    const { acc, key } = await payingKey('wal@example.org', 1000, 'h-wal', 'gk_wal01');
     for (let i = 0; i < 300; i++) await store.admit(billed(`w${i}`, acc.id, key.id));
     const before = statSync(join(dir, 'g.db')).size;
     const deadline = Date.now() + 5_000;
