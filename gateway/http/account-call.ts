@@ -18,7 +18,7 @@ export function rateOf(plan: AdmissionPlan, quota: { used: number; limit: number
   return { limit: quota.limit, remaining: Math.max(0, quota.limit - quota.used), reset: resetUnix(plan.now) };
 }
 
-/** The store reads an account view makes: the usage history, and for a keyed or whitelisted caller the account and its slots. */
+/** The store reads an account view makes: the usage history; for a keyed or whitelisted caller, its account and slots. */
 export type AccountReads = Pick<Store, 'usage' | 'getAccount' | 'listSlots'>;
 
 /**

@@ -1,9 +1,10 @@
 /**
- * Group commit: admissions submitted in the same turn of the event loop run in one IMMEDIATE transaction, all-or-nothing
- * per admission (D10), and their promises resolve only after that transaction committed. A batch first runs without
+ * Group commit: admissions submitted in the same turn of the event loop run in one IMMEDIATE transaction,
+ * all-or-nothing per admission (D10), and their promises resolve only after that transaction committed. Under load
+ * this shares one commit among many requests; an answered admission is still durable. A batch first runs without
  * savepoints (a refusal writes nothing, so only a throw needs one; issue 12: a savepoint and its release were two
  * statements per admission); when an admission throws, the whole transaction is rolled back and the batch runs again
- * with each admission in its own savepoint, so the throw fails that admission alone. Under load this shares one commit among many requests; an answered admission is still durable.
+ * with each admission in its own savepoint, so the throw fails that admission alone.
  * Small writes that may wait for the next commit (keeps: deleting release marks) ride in the same transaction
  * (`defer`), so a request costs one commit, not two. A lone request never waits on a timer: the flush runs at the
  * end of the current turn (setImmediate), right after the I/O callbacks that queued it.
@@ -93,7 +94,7 @@ export class GroupCommit<I, O> {
     });
     this.manyAtOnce = db.transaction((inputs: I[], tasks: (() => void)[]) => {
       for (const t of tasks) t();
-      const values = inputs.map(one);
+      const values = inputs.map((input) => one(input));
       beforeCommit();
       return values;
     });
