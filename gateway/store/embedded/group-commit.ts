@@ -148,8 +148,10 @@ export class GroupCommit<I, O> {
     const tasks = deferred?.tasks ?? [];
     let outcomes: Outcome<O>[];
     const waitInSqlite = this.busySince !== null && performance.now() - this.busySince > BUSY_BUDGET_MS;
-    const toggled = !waitInSqlite && this.noBusyWait();
+    let toggled = false;
     try {
+      // Inside the try: on a closed database this throws too, and the batch is rejected like any failed commit.
+      toggled = !waitInSqlite && this.noBusyWait();
       // A batch of one with nothing deferred needs no savepoint: its own transaction is all-or-nothing.
       const only = batch.length === 1 && tasks.length === 0 ? batch[0] : undefined;
       outcomes = only
