@@ -11,18 +11,18 @@
  * (16 % of the gateway's CPU). So when the WAL holds more than RESTART_FRAMES after a passive pass, the worker runs a
  * RESTART checkpoint: it takes the write lock for the few frames left and the fsyncs, and the next commit starts the
  * WAL again from its beginning, overwriting blocks already in the page cache. The store's group commit meets that
- * lock without blocking (group-commit.ts: it tries again next turn); journal_size_limit trims a WAL left larger.
+ * lock without blocking (group-commit.ts: it tries again next turn); the store's own connection, which restarts the
+ * WAL, trims one left larger (journal_size_limit, open.ts).
  */
 import { Worker } from 'node:worker_threads';
-import { WAL_BOUND_BYTES } from './open';
+import { BUSY_TIMEOUT_MS } from './open';
 
 /** The worker's code (plain CommonJS, so it also runs where the store's own files are TypeScript, e.g. in tests). */
 const WORKER = `
 const { workerData, parentPort } = require('node:worker_threads');
 const Database = require(workerData.driver);
 const db = new Database(workerData.path);
-db.pragma('busy_timeout = 5000');
-db.pragma('journal_size_limit = ' + workerData.limitBytes);
+db.pragma('busy_timeout = ' + workerData.busyTimeoutMs);
 const pause = new Int32Array(new SharedArrayBuffer(4));
 const passive = db.prepare('PRAGMA wal_checkpoint(PASSIVE)');
 const restart = db.prepare('PRAGMA wal_checkpoint(RESTART)');
@@ -38,7 +38,7 @@ const checkpoint = () => {
       const until = Date.now() + workerData.restartBudgetMs;
       while (restart.get().busy !== 0 && Date.now() < until) Atomics.wait(pause, 0, 0, workerData.restartPollMs);
     } finally {
-      db.pragma('busy_timeout = 5000');
+      db.pragma('busy_timeout = ' + workerData.busyTimeoutMs);
     }
   } catch (err) { parentPort.postMessage(String(err && err.message)); }
 };
@@ -61,6 +61,10 @@ const EVERY_MS = 50;
  */
 const RESTART_FRAMES = 4_000;
 
+/** How often a restart tries for the write lock, and for how long at most before the next period. */
+const RESTART_POLL_MS = 0.2;
+const RESTART_BUDGET_MS = 1_000;
+
 /** Runs checkpoints of `path` from a worker thread until stopped (PASSIVE, RESTART past RESTART_FRAMES). */
 export class Checkpointer {
   private readonly worker: Worker;
@@ -74,9 +78,9 @@ export class Checkpointer {
         driver: require.resolve('better-sqlite3'),
         everyMs: EVERY_MS,
         restartFrames: RESTART_FRAMES,
-        restartPollMs: 0.2,
-        restartBudgetMs: 1_000,
-        limitBytes: WAL_BOUND_BYTES,
+        restartPollMs: RESTART_POLL_MS,
+        restartBudgetMs: RESTART_BUDGET_MS,
+        busyTimeoutMs: BUSY_TIMEOUT_MS,
       },
     });
     this.worker.on('message', (m: unknown) => onError(String(m)));
