@@ -6,8 +6,10 @@
  * statements per admission); when an admission throws, the whole transaction is rolled back and the batch runs again
  * with each admission in its own savepoint, so the throw fails that admission alone.
  * Small writes that may wait for the next commit (keeps: deleting release marks) ride in the same transaction
- * (`defer`), so a request costs one commit, not two. A lone request never waits on a timer: the flush runs at the
- * end of the current turn (setImmediate), right after the I/O callbacks that queued it.
+ * (`defer`), so a request costs one commit, not two. A deferred write alone waits up to `DEFER_MS` for an
+ * admission to ride with (issue 12: one request at a time made a commit for its admission and another for its keep,
+ * half the store's CPU per request); an admission never waits on a timer: the flush runs at the end of the current
+ * turn (setImmediate), right after the I/O callbacks that queued it.
  *
  * Another connection taking the write lock (other processes on one file, `workers`, issue 12; the background
  * checkpointer's WAL restarts, checkpointer.ts; only when the store says so): the batch's BEGIN runs with
@@ -23,6 +25,8 @@ type Outcome<O> = { ok: true; value: O } | { ok: false; error: unknown };
 
 /** How long a batch retries without blocking before it waits in SQLite's busy handler. */
 const BUSY_BUDGET_MS = 2_000;
+/** How long deferred writes wait for an admission's commit to ride in before they commit alone. */
+export const DEFER_MS = 5;
 
 /** SQLITE_BUSY (another connection holds the write lock), as better-sqlite3 reports it. */
 function isBusy(error: unknown): boolean {
@@ -48,6 +52,8 @@ export class GroupCommit<I, O> {
   private pending: Pending<I, O>[] = [];
   private deferred: Deferred | null = null;
   private scheduled = false;
+  /** The flush of deferred writes alone, when no admission came within DEFER_MS. */
+  private deferTimer: NodeJS.Timeout | null = null;
   /** When the batch at the head first found the file locked (performance.now), or null. */
   private busySince: number | null = null;
   /** Retries of the batch at the head since it last committed. */
@@ -123,7 +129,13 @@ export class GroupCommit<I, O> {
       this.deferred = d;
     }
     d.tasks.push(task);
-    this.schedule();
+    if (this.deferTimer === null && !this.scheduled) {
+      this.deferTimer = setTimeout(() => {
+        this.deferTimer = null;
+        this.schedule();
+      }, DEFER_MS);
+      this.deferTimer.unref(); // close() drains what is deferred; the timer must not hold the process
+    }
     return d.done;
   }
 
@@ -140,6 +152,10 @@ export class GroupCommit<I, O> {
 
   private flush(): void {
     this.scheduled = false;
+    if (this.deferTimer !== null) {
+      clearTimeout(this.deferTimer);
+      this.deferTimer = null;
+    }
     const batch = this.pending;
     const deferred = this.deferred;
     if (batch.length === 0 && deferred === null) return; // drained early

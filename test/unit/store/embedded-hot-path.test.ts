@@ -135,6 +135,34 @@ describe('embedded store on a file', () => {
     expect(store.db.prepare('SELECT count(*) FROM admissions').pluck().get()).toBe(0);
   });
 
+  test('a keep alone waits for the next admission and commits with it (one commit per request at one connection)', async () => {
+    const { acc, key } = await payingKey('defer@example.org', 10, 'h-defer', 'gk_defer1');
+    const inflight = () =>
+      store.db.prepare('SELECT plan_id FROM embedded_inflight ORDER BY plan_id').pluck().all();
+    const first = await store.admit(billed('d1', acc.id, key.id));
+    if (!first.admitted) throw new Error('refused');
+    let keptAt = 0;
+    const kept = store.keep(first.ticket).then(() => (keptAt = performance.now()));
+    // The next request arrives a few turns later (as it does over the network), within DEFER_MS: the keep has not
+    // committed on its own meanwhile.
+    for (let i = 0; i < 3; i++) await new Promise<void>((resolve) => setImmediate(resolve));
+    expect(keptAt).toBe(0);
+    expect(inflight()).toEqual(['d1']);
+    const second = await store.admit(billed('d2', acc.id, key.id));
+    const admittedAt = performance.now();
+    await kept;
+    expect(keptAt).toBeGreaterThan(0);
+    expect(keptAt).toBeLessThanOrEqual(admittedAt); // settled by the admission's commit
+    expect(inflight()).toEqual(['d2']);
+    // With no admission to ride with, a keep still commits alone, within DEFER_MS.
+    if (!second.admitted) throw new Error('refused');
+    const t0 = performance.now();
+    await store.keep(second.ticket);
+    expect(performance.now() - t0).toBeLessThan(1_000);
+    expect(inflight()).toEqual([]);
+    expect((await store.getAccount(acc.id))?.balance).toBe(8);
+  });
+
   test('under writes without a pause the WAL stays bounded: the background thread restarts it', async () => {
     // Passive checkpoints alone never catch up with a writer that commits every turn, so the WAL grew without end
     // (1.5 GB in 25 s of bench:gateway, billed), each new frame written past the end of the file.
