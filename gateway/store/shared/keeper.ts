@@ -1,7 +1,11 @@
 /**
  * Keeping and sweeping admissions on Redis (issue 13): a kept admission (answered, D11) deletes its marks and its
- * in-flight entries; keeps that arrive in one event-loop turn share one script call per shard. The sweeper releases
- * admissions still in flight past the reservation timeout: their instance died (kill -9) before keeping or releasing.
+ * in-flight entries. Keeps are batched for `DEFER_MS`: on one Redis server one script call carries every keep of the
+ * batch, on a cluster one call per shard (issue 12: at one connection each request made its own keep call, a second
+ * Redis round trip per request). The answer never waits for its keep; a kill -9 before the batch is sent leaves those
+ * answered admissions to the sweeper, which releases them (never charges an unanswered one). `settle()` sends what
+ * is batched (the store's close). The sweeper releases admissions still in flight past the reservation timeout:
+ * their instance died (kill -9) before keeping or releasing.
  */
 import type { Clock } from '../../core/clock';
 import { redisFault } from './errors';
@@ -11,10 +15,22 @@ import type { MarkRef } from './step';
 
 /** How many in-flight entries one sweep reads per shard and pass. */
 const SWEEP_BATCH = 500;
+/** How long keeps wait for others to share their script call. */
+export const DEFER_MS = 5;
+/** At most this many keeps in one script call (a batch is sent early when a call reaches it). */
+const MAX_CALL = 256;
+
+/** One script call's KEYS (mark, in-flight index, in pairs) and ARGV (in-flight members). */
+interface Call {
+  keys: string[];
+  members: string[];
+}
 
 interface Batch {
-  marks: Map<number, { keys: string[]; members: string[] }>;
+  /** By shard on a cluster; everything under shard 0 on one server. */
+  calls: Map<number, Call>;
   done: Promise<void>;
+  send(): void;
 }
 
 /** The in-flight member of a step: "planId:step". */
@@ -30,39 +46,62 @@ export class Keeper {
     private readonly redis: RedisClient,
     private readonly layout: Layout,
     private readonly clock: Clock,
+    /** A Redis Cluster: a script call may only touch one shard's keys. */
+    private readonly cluster: boolean,
   ) {}
 
-  /** Keep one admission's steps; resolves when Redis has deleted its marks (with the other keeps of this turn). */
+  /** Keep one admission's steps; resolves when Redis has deleted its marks (with the other keeps of the batch). */
   keep(planId: string, marks: readonly MarkRef[]): Promise<void> {
     const batch = this.batch ?? this.open();
+    let full = false;
     for (const [shard, step] of marks) {
-      const e = batch.marks.get(shard) ?? { keys: [], members: [] };
-      e.keys.push(this.layout.mark(shard, planId, step));
-      e.members.push(inflightMember(planId, step));
-      batch.marks.set(shard, e);
+      const at = this.cluster ? shard : 0;
+      let call = batch.calls.get(at);
+      if (call === undefined) {
+        call = { keys: [], members: [] };
+        batch.calls.set(at, call);
+      }
+      call.keys.push(this.layout.mark(shard, planId, step), this.layout.inflight(shard));
+      call.members.push(inflightMember(planId, step));
+      full ||= call.members.length >= MAX_CALL;
     }
+    if (full) batch.send(); // bounded script calls under any load
     return batch.done;
   }
 
+  /** Send the batched keeps now; resolves when they are done (failures were reported to their callers). */
+  async settle(): Promise<void> {
+    const batch = this.batch;
+    if (batch === null) return;
+    batch.send();
+    await batch.done.catch(() => undefined);
+  }
+
   private open(): Batch {
-    const marks: Batch['marks'] = new Map();
+    const calls: Batch['calls'] = new Map();
+    let send!: () => void;
     const done = new Promise<void>((resolve, reject) => {
-      setImmediate(() => {
-        if (this.batch?.marks === marks) this.batch = null;
-        this.flush(marks).then(resolve, reject);
-      });
+      let sent = false;
+      send = () => {
+        if (sent) return;
+        sent = true;
+        clearTimeout(timer);
+        if (this.batch?.calls === calls) this.batch = null;
+        this.flush(calls).then(resolve, reject);
+      };
     });
+    const timer = setTimeout(send, DEFER_MS);
     done.catch(() => undefined); // a caller that does not wait must not see an unhandled rejection
-    this.batch = { marks, done };
+    this.batch = { calls, done, send };
     return this.batch;
   }
 
-  private async flush(marks: Batch['marks']): Promise<void> {
-    const calls = [...marks].map(([shard, e]) =>
-      scriptsOf(this.redis).ggKeep(e.keys.length + 1, this.layout.inflight(shard), ...e.keys, ...e.members),
+  private async flush(calls: Batch['calls']): Promise<void> {
+    const sent = [...calls.values()].map((c) =>
+      scriptsOf(this.redis).ggKeep(c.keys.length, ...c.keys, ...c.members),
     );
     try {
-      await Promise.all(calls);
+      await Promise.all(sent);
     } catch (err) {
       throw redisFault(err);
     }

@@ -156,14 +156,15 @@ return 1
 
 /**
  * Keep admissions (the backend answered: the charge stands, D11): delete their marks and in-flight entries, so
- * nothing per request outlives its need. KEYS[1] = the shard's in-flight index, KEYS[2..] = marks of that shard;
- * ARGV[i] = the in-flight member of KEYS[i + 1]. Reply: how many marks were still there.
+ * nothing per request outlives its need. KEYS in pairs: KEYS[2j - 1] = a mark, KEYS[2j] = its shard's in-flight
+ * index; ARGV[j] = the mark's in-flight member. On one Redis server the pairs may span shards (one call for every
+ * keep of a batch); on a cluster a call holds one shard's. Reply: how many marks were still there.
  */
 export const KEEP_LUA = `
 local kept = 0
-for i = 2, #KEYS do
-  kept = kept + redis.call('DEL', KEYS[i])
-  redis.call('ZREM', KEYS[1], ARGV[i - 1])
+for j = 1, #ARGV do
+  kept = kept + redis.call('DEL', KEYS[2 * j - 1])
+  redis.call('ZREM', KEYS[2 * j], ARGV[j])
 end
 return kept
 `;

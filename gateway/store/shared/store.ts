@@ -136,7 +136,7 @@ export class SharedStore implements Store {
     this.wallets = new Wallets(redis, knex, this.layout, this.clock);
     this.marks = new SharedMarks(knex);
     this.notices = new SharedNotifications(knex);
-    this.keeper = new Keeper(redis, this.layout, this.clock);
+    this.keeper = new Keeper(redis, this.layout, this.clock, cluster);
     this.windows = new SharedWindows(redis, this.layout.prefix);
     this.drain = new Drain(redis, knex, this.layout);
     this.admitter = new Admitter(
@@ -270,8 +270,11 @@ export class SharedStore implements Store {
     this.closed = true;
     if (this.timer) clearInterval(this.timer);
     if (this.sweepTimer) clearInterval(this.sweepTimer);
-    // Unreachable Redis: nothing can be drained, and waiting would only delay the release of the handles below.
-    if (this.redis.status === 'ready') await this.drain.flush().catch(() => undefined);
+    // Unreachable Redis: nothing can be kept or drained, and waiting would only delay the release of the handles.
+    if (this.redis.status === 'ready') {
+      await this.keeper.settle(); // keeps still batched (keeper.ts DEFER_MS)
+      await this.drain.flush().catch(() => undefined);
+    }
     await this.bus.stop();
     this.redis.disconnect();
     await this.knex.destroy();
