@@ -8,12 +8,11 @@ import { Drain } from '../../../gateway/store/shared/drain';
 import { SHARDS } from '../../../gateway/store/shared/layout';
 import type { SharedStore } from '../../../gateway/store/shared';
 import type { AdmissionPlan } from '../../../gateway/store/types';
-import { describeShared, useSharedEnv, type SharedEnv } from './fixture';
+import { billedPlan, describeShared, useSharedEnv, type SharedEnv } from './fixture';
 
 jest.setTimeout(60_000);
 
 const T0 = Date.UTC(2026, 10, 26, 12);
-const DAY = '2026-11-26';
 const PRICE = 3;
 
 /** `n` accounts with `credit` each, on at least `shards` different shards. */
@@ -27,20 +26,7 @@ async function accounts(store: SharedStore, n: number, credit: number): Promise<
   return ids;
 }
 
-/** A billed plan on `accountId` with a key of its own (its own usage subject, so its own shard). */
-function billed(accountId: string, i: number): AdmissionPlan {
-  const keyId = `dk${i}${randomBytes(3).toString('hex')}`;
-  return {
-    id: `drain-${i}-${randomBytes(4).toString('hex')}`,
-    now: T0,
-    day: DAY,
-    slots: [],
-    free: [{ id: `key:${keyId}`, limit: 0 }], // no free allowance: every request is billed
-    overflow: { kind: 'bill', accountId, price: PRICE, refuse: 'no_credits' },
-    usage: [`key:${keyId}`],
-    keyId,
-  };
-}
+const billed = (accountId: string, i: number): AdmissionPlan => billedPlan(accountId, i, 'drain', T0, PRICE);
 
 /** Admit and keep `plans` (each charged PRICE), spread over `stores`. */
 async function charge(stores: SharedStore[], plans: AdmissionPlan[]): Promise<void> {

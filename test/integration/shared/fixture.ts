@@ -5,13 +5,14 @@
  * time, and pairs of gateway instances on one shared store. `useSharedEnv` starts and cleans up all of it.
  */
 import { spawnSync } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import pino from 'pino';
 import { compileConfig, type CompiledConfig } from '../../../gateway/config/compile';
 import { validateConfig } from '../../../gateway/config/load';
 import { ManualClock } from '../../../gateway/core/clock';
 import { generateKey, hashKey, keyPrefix } from '../../../gateway/core/keys';
 import { createGateway, type Gateway, type GatewayUrls } from '../../../gateway/server';
-import type { ApiKey, KeyKind } from '../../../gateway/store/types';
+import type { AdmissionPlan, ApiKey, KeyKind } from '../../../gateway/store/types';
 import { live, useFixture } from '../../helpers/fixture';
 import { startRedisCluster, type TestCluster } from '../../helpers/redis-cluster';
 import { openSharedStore, type SharedStore, type SharedStoreOptions } from '../../../gateway/store/shared';
@@ -157,6 +158,24 @@ export function useSharedEnv(tag: string, kind: RedisKind = 'local'): SharedFixt
 }
 
 export const T0 = Date.UTC(2026, 10, 22, 12, 0, 0);
+
+/**
+ * A billed plan of `price` on `accountId` at `now`, with a key of its own (so its own usage subject and free counter,
+ * limit 0: billed from the first request). `tag` and `i` name it.
+ */
+export function billedPlan(accountId: string, i: number, tag: string, now: number, price = 1): AdmissionPlan {
+  const keyId = `${tag}k${i}${randomBytes(3).toString('hex')}`;
+  return {
+    id: `${tag}-${i}-${randomBytes(4).toString('hex')}`,
+    now,
+    day: new Date(now).toISOString().slice(0, 10),
+    slots: [],
+    free: [{ id: `key:${keyId}`, limit: 0 }],
+    overflow: { kind: 'bill', accountId, price, refuse: 'no_credits' },
+    usage: [`key:${keyId}`],
+    keyId,
+  };
+}
 export const PEPPER = 'test-pepper-0123456789abcdef';
 export const ADMIN_TOKEN = 'admin-token-0123456789';
 

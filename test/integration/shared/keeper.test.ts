@@ -7,26 +7,13 @@ import { randomBytes } from 'node:crypto';
 import type { SharedStore } from '../../../gateway/store/shared';
 import { SHARDS } from '../../../gateway/store/shared/layout';
 import type { AdmissionPlan, Ticket } from '../../../gateway/store/types';
-import { describeShared, useSharedEnv, type SharedEnv } from './fixture';
+import { billedPlan, describeShared, useSharedEnv, type SharedEnv } from './fixture';
 
 jest.setTimeout(60_000);
 
 const T0 = Date.UTC(2026, 10, 26, 12);
-const DAY = '2026-11-26';
 
-function billed(accountId: string, i: number): AdmissionPlan {
-  const keyId = `kk${i}${randomBytes(3).toString('hex')}`;
-  return {
-    id: `keep-${i}-${randomBytes(4).toString('hex')}`,
-    now: T0,
-    day: DAY,
-    slots: [],
-    free: [{ id: `key:${keyId}`, limit: 0 }],
-    overflow: { kind: 'bill', accountId, price: 1, refuse: 'no_credits' },
-    usage: [`key:${keyId}`],
-    keyId,
-  };
-}
+const billed = (accountId: string, i: number): AdmissionPlan => billedPlan(accountId, i, 'keep', T0);
 
 /** Admit `n` billed plans on one account; their tickets. */
 async function admitted(store: SharedStore, n: number): Promise<{ accountId: string; tickets: Ticket[] }> {
