@@ -8,8 +8,8 @@
  * Small writes that may wait for the next commit (keeps: deleting release marks) ride in the same transaction
  * (`defer`), so a request costs one commit, not two. A deferred write alone waits up to `DEFER_MS` for an
  * admission to ride with (issue 12: one request at a time made a commit for its admission and another for its keep,
- * half the store's CPU per request); an admission never waits on a timer: the flush runs at the end of the current
- * turn (setImmediate), right after the I/O callbacks that queued it.
+ * 12.2 fcntl and 8.1 pwrite per request against 6.1 and 6.1 since); an admission never waits on a timer: the flush
+ * runs at the end of the current turn (setImmediate), right after the I/O callbacks that queued it.
  *
  * Another connection taking the write lock (other processes on one file, `workers`, issue 12; the background
  * checkpointer's WAL restarts, checkpointer.ts; only when the store says so): the batch's BEGIN runs with
@@ -133,8 +133,7 @@ export class GroupCommit<I, O> {
       this.deferTimer = setTimeout(() => {
         this.deferTimer = null;
         this.schedule();
-      }, DEFER_MS);
-      this.deferTimer.unref(); // close() drains what is deferred; the timer must not hold the process
+      }, DEFER_MS); // ref'd, as the shared store's keeper: a process ending by itself still commits its keeps
     }
     return d.done;
   }
