@@ -2,7 +2,8 @@
  * Child process of crash.test.ts: one "gateway instance" on the shared store that admits billed requests with 8
  * parallel loops, printing each plan id only after `admit` resolved (the answer the gateway would send). The parent
  * kills it with SIGKILL mid-load. Runs the TS sources through TypeScript's transpileModule (no build needed).
- * With GEOGATE_KEEP=1 it keeps each admission (Store.keep) before printing it, as the gateway's settle stage does.
+ * With GEOGATE_KEEP=1 it waits for each admission's keep (Store.keep) before printing it: "answered" then means
+ * kept. (The gateway's settle stage does not wait; an answer whose keep a crash cut short is released by the sweeper.)
  * Usage: node crash-child.js <postgresUrl> <redisUrl> <keyPrefix> <accountId> <keyId>
  */
 'use strict';
@@ -55,7 +56,7 @@ async function main() {
       };
       const r = await store.admit(plan);
       if (!r.admitted) throw new Error(`refused: ${r.code}`);
-      // GEOGATE_KEEP=1: the gateway's settle stage keeps an answered admission before it answers.
+      // GEOGATE_KEEP=1: an answer counts only once its keep landed (the sweeper test checks answered = charged).
       if (process.env.GEOGATE_KEEP === '1') await store.keep(r.ticket);
       // A pipe write is synchronous on Linux: once written, the parent can read it even after a SIGKILL.
       fs.writeSync(1, `billed ${plan.id}\n`);
