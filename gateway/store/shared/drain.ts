@@ -345,7 +345,7 @@ export class Drain {
           ).map((r) => r.event_id),
         );
         const d: Deltas = { usage: new Map(), counters: new Map(), inserts: [], deletes: [] };
-        for (const p of parsed) if (fresh.has(`${this.layout.prefix}${p.ev.e}`)) collect(d, p.ev);
+        for (const [i, p] of parsed.entries()) if (fresh.has(marks[i] as string)) collect(d, p.ev);
         await applyDeltas(trx, d);
       });
     } catch (err) {

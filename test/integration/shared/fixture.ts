@@ -9,7 +9,7 @@ import { randomBytes } from 'node:crypto';
 import pino from 'pino';
 import { compileConfig, type CompiledConfig } from '../../../gateway/config/compile';
 import { validateConfig } from '../../../gateway/config/load';
-import { ManualClock } from '../../../gateway/core/clock';
+import { ManualClock, utcDay } from '../../../gateway/core/clock';
 import { generateKey, hashKey, keyPrefix } from '../../../gateway/core/keys';
 import { createGateway, type Gateway, type GatewayUrls } from '../../../gateway/server';
 import type { AdmissionPlan, ApiKey, KeyKind } from '../../../gateway/store/types';
@@ -168,7 +168,7 @@ export function billedPlan(accountId: string, i: number, tag: string, now: numbe
   return {
     id: `${tag}-${i}-${randomBytes(4).toString('hex')}`,
     now,
-    day: new Date(now).toISOString().slice(0, 10),
+    day: utcDay(now),
     slots: [],
     free: [{ id: `key:${keyId}`, limit: 0 }],
     overflow: { kind: 'bill', accountId, price, refuse: 'no_credits' },
