@@ -3,6 +3,7 @@
  * the operator named is walked right to left. Hot path: no split, no regex, one substring per hop read.
  */
 import { inCidr, parseAddress, type Cidr, type IpAddress } from './address';
+import type { Connection } from './request-id';
 
 /** The header the trusted proxies write (D3a); the other one is ignored whatever it says. */
 export type ForwardedHeader = 'x-forwarded-for' | 'forwarded';
@@ -134,11 +135,45 @@ export function clientAddress(
   trustProxy: readonly Cidr[],
   header: ForwardedHeader = 'x-forwarded-for',
 ): IpAddress | InvalidForwarded | null {
+  return fromPeer(peerAddress(peer), headers, trustProxy, header);
+}
+
+/** Each connection's parsed peer address (null: none or unparsable), parsed on its first request. */
+const peers = new WeakMap<Connection, IpAddress | null>();
+
+/**
+ * clientAddress for a request on `socket`, its peer parsed once per connection (issue 12: a keep-alive connection
+ * carries many requests, and the parse was a per-request cost). The forwarding header is still read per request.
+ */
+export function clientAddressOn(
+  socket: Connection,
+  headers: Headers,
+  trustProxy: readonly Cidr[],
+  header: ForwardedHeader = 'x-forwarded-for',
+): IpAddress | InvalidForwarded | null {
+  let peer = peers.get(socket);
+  if (peer === undefined) {
+    peer = peerAddress(socket.remoteAddress);
+    // A socket that has not connected yet (or is gone) has no address: not cached, so a later request reads again.
+    if (socket.remoteAddress !== undefined) peers.set(socket, peer);
+  }
+  return fromPeer(peer, headers, trustProxy, header);
+}
+
+/** The TCP peer's address; a link-local peer may carry a zone ("fe80::1%eth0"), which is not part of the address. */
+function peerAddress(peer: string | undefined): IpAddress | null {
   if (peer === undefined) return null;
-  // A link-local peer may carry a zone ("fe80::1%eth0"); the zone is not part of the address.
   const zone = peer.indexOf('%');
-  const peerAddress = parseAddress(zone < 0 ? peer : peer.slice(0, zone));
-  if (!peerAddress || trustProxy.length === 0 || !isTrusted(peerAddress, trustProxy)) return peerAddress;
+  return parseAddress(zone < 0 ? peer : peer.slice(0, zone));
+}
+
+function fromPeer(
+  peer: IpAddress | null,
+  headers: Headers,
+  trustProxy: readonly Cidr[],
+  header: ForwardedHeader,
+): IpAddress | InvalidForwarded | null {
+  if (!peer || trustProxy.length === 0 || !isTrusted(peer, trustProxy)) return peer;
   const text = headerText(headers[header]);
-  return text === undefined ? peerAddress : walk(text, header, peerAddress, trustProxy);
+  return text === undefined ? peer : walk(text, header, peer, trustProxy);
 }

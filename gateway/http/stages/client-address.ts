@@ -1,5 +1,5 @@
 /** Stage: client address (D3) and, for /v1/ipv4 without `ip`, the caller's own address as the lookup (D22). */
-import { clientAddress, InvalidForwarded } from '../../net/client-address';
+import { clientAddressOn, InvalidForwarded } from '../../net/client-address';
 import type { RequestContext, Refusal } from '../context';
 
 const IPV4_REQUIRED: Refusal = Object.freeze({
@@ -12,12 +12,7 @@ const IPV4_REQUIRED: Refusal = Object.freeze({
 export function locateClient(ctx: RequestContext): Refusal | null {
   const { req, deps } = ctx;
   const config = deps.config;
-  const address = clientAddress(
-    req.socket.remoteAddress,
-    req.headers,
-    config.trustProxy,
-    config.trustProxyHeader,
-  );
+  const address = clientAddressOn(req.socket, req.headers, config.trustProxy, config.trustProxyHeader);
   if (!address) throw new Error('the connection has no peer address');
   if (address instanceof InvalidForwarded) return invalidForwarded(ctx, address);
   ctx.address = address;

@@ -1,6 +1,11 @@
 /** D3a: one named forwarding header, right-to-left walk, ports, and invalid entries refused (never the proxy). */
 import { parseCidr, type Cidr } from '../../../gateway/net/address';
-import { clientAddress, InvalidForwarded, parseNode } from '../../../gateway/net/client-address';
+import {
+  clientAddress,
+  clientAddressOn,
+  InvalidForwarded,
+  parseNode,
+} from '../../../gateway/net/client-address';
 
 const trust = (...c: string[]): Cidr[] => c.map((s) => parseCidr(s) as Cidr);
 const PROXY = trust('10.0.0.0/8');
@@ -95,5 +100,36 @@ describe('D3a: ports and malformed entries', () => {
     expect(r.entry).toBe('(withheld, 46 characters)');
     const s = clientAddress('10.0.0.1', { 'x-forwarded-for': '1.2.3.4:' }, PROXY) as InvalidForwarded;
     expect(s.entry).toBe('1.2.3.4:');
+  });
+});
+
+describe('the peer parsed once per connection (issue 12)', () => {
+  test('a connection keeps its first parse; the forwarding header is still read on every request', () => {
+    // A socket's remoteAddress never changes; this fake one does, to show the second request reuses the parse.
+    const socket: { remoteAddress?: string } = { remoteAddress: '10.0.0.1' };
+    expect(at(clientAddressOn(socket, { 'x-forwarded-for': '203.0.113.9' }, PROXY))).toBe('203.0.113.9');
+    socket.remoteAddress = '192.0.2.7';
+    expect(at(clientAddressOn(socket, { 'x-forwarded-for': '198.51.100.66' }, PROXY))).toBe('198.51.100.66');
+    expect(at(clientAddressOn(socket, {}, PROXY))).toBe('10.0.0.1');
+    // Another connection is parsed on its own.
+    expect(at(clientAddressOn({ remoteAddress: '192.0.2.7' }, {}, PROXY))).toBe('192.0.2.7');
+  });
+
+  test('same answers as clientAddress: no trusted proxy, a zone, an IPv4-mapped peer, an unparsable one', () => {
+    for (const peer of ['10.0.0.1', 'fe80::1%eth0', '::ffff:192.0.2.7', 'not-an-address']) {
+      const h = { 'x-forwarded-for': '203.0.113.9' };
+      for (const proxies of [[], PROXY]) {
+        expect(clientAddressOn({ remoteAddress: peer }, h, proxies)?.toString()).toBe(
+          clientAddress(peer, h, proxies)?.toString(),
+        );
+      }
+    }
+  });
+
+  test('a socket without an address answers null and is read again on the next request', () => {
+    const socket: { remoteAddress?: string } = {};
+    expect(clientAddressOn(socket, {}, [])).toBeNull();
+    socket.remoteAddress = '192.0.2.7';
+    expect(at(clientAddressOn(socket, {}, []))).toBe('192.0.2.7');
   });
 });
