@@ -16,8 +16,8 @@ import Redis from 'ioredis';
 import { ADMIT_LUA } from '../gateway/store/shared/lua-admit';
 import { Layout, shardOf } from '../gateway/store/shared/layout';
 import { stepArgs, type StepInput } from '../gateway/store/shared/step';
-import type { AdmissionPlan } from '../gateway/store/types';
 import { runBench, startRedis } from './bench-services';
+import { keyedBilledPlan } from './plans';
 
 const N = Number(process.env['BENCH_ADMISSIONS'] ?? 30_000);
 const ROUNDS = Number(process.env['BENCH_ROUNDS'] ?? 3);
@@ -118,32 +118,6 @@ const layout = new Layout('bench:');
 const ACCOUNT = 'acc_bench0000000000000';
 const KEY = 'key_bench0000000000000';
 
-/** The gateway's plan for a keyed, billed request (rule set A, free allowance used up). */
-function plan(i: number, round: number): AdmissionPlan {
-  return {
-    id: `adm_${round}_${i}_${'0'.repeat(20)}`,
-    now: Date.now(),
-    day: '2026-11-26',
-    slots: [
-      {
-        scope: `key:${KEY}`,
-        member: '127.0.0.1',
-        capacity: 2,
-        mode: 'fixed',
-        windowMs: 86_400_000,
-        refuse: 'key_ip_limit',
-      },
-    ],
-    free: [
-      { id: `key:${KEY}`, limit: 0 },
-      { id: 'network:127.0.0.1/32', limit: 0 },
-    ],
-    overflow: { kind: 'bill', accountId: ACCOUNT, price: 1, refuse: 'no_credits' },
-    usage: [`key:${KEY}`, `account:${ACCOUNT}`],
-    keyId: KEY,
-  };
-}
-
 async function measure(redis: Redis, variant: Variant, round: number): Promise<[number, number]> {
   await redis.flushall();
   await redis.config('RESETSTAT');
@@ -157,7 +131,14 @@ async function measure(redis: Redis, variant: Variant, round: number): Promise<[
   const kept: string[] = [];
   const t0 = process.hrtime.bigint();
   for (let i = 0; i < N; i++) {
-    const p = plan(i, round);
+    const p = keyedBilledPlan(
+      `adm_${round}_${i}_${'0'.repeat(20)}`,
+      Date.now(),
+      '2026-11-26',
+      KEY,
+      ACCOUNT,
+      '127.0.0.1/32',
+    );
     const step: StepInput = {
       shard,
       step: 0,

@@ -11,6 +11,7 @@ import { loadavg, tmpdir } from 'node:os';
 import path from 'node:path';
 import { systemClock, utcDay } from '../gateway/core/clock';
 import type { AdmissionPlan, Store } from '../gateway/store/types';
+import { keyedBilledPlan } from './plans';
 
 type StoreCtor = new (
   file: string,
@@ -73,28 +74,7 @@ async function measure(
             usage: ['network:127.0.0.1'],
             keyId: null,
           }
-        : {
-            id,
-            now: t,
-            day,
-            slots: [
-              {
-                scope: `key:${key.id}`,
-                member: '127.0.0.1',
-                capacity: 2,
-                mode: 'fixed',
-                windowMs: 86_400_000,
-                refuse: 'key_ip_limit',
-              },
-            ],
-            free: [
-              { id: `key:${key.id}`, limit: 0 },
-              { id: 'network:127.0.0.1', limit: 0 },
-            ],
-            overflow: { kind: 'bill', accountId: acc.id, price: 1, refuse: 'no_credits' },
-            usage: [`key:${key.id}`, `account:${acc.id}`],
-            keyId: key.id,
-          };
+        : keyedBilledPlan(id, t, day, key.id, acc.id, '127.0.0.1');
     };
     const one = async (): Promise<void> => {
       if (kind === 'billed') await store.findKeyByHash('h-cpu');
