@@ -7,13 +7,16 @@
 import { systemClock } from '../gateway/core/clock';
 import { ConfigError } from '../gateway/config/load';
 import { createLogger, logStartFailure, startupLogger } from '../gateway/core/logger';
-import { createStore } from '../gateway/store';
+import { checkpointFile, createStore } from '../gateway/store';
 import type { Logger } from 'pino';
 import { compileConfig, loadConfigFile, type AppConfig } from './config';
 import { isWorker, runPrimary, workerSignals } from './cluster';
 import { drainOnSignals } from './drain';
 import { adminTokenFile, keptSecret } from './secret-file';
 import { createGateway } from './server';
+
+/** How long the primary waits at exit for the embedded store's last checkpoint pass (`workers`). */
+const EXIT_CHECKPOINT_MS = 2_000;
 
 /** The `--config FILE` argument. */
 export function parseArgs(argv: readonly string[]): { config: string } {
@@ -50,8 +53,12 @@ async function main(): Promise<void> {
   const logger = createLogger({ level: config.logLevel, format: config.logFormat }, 'gateway');
   const token = adminToken(config, process.env);
   if (config.workers > 1 && !isWorker()) return primary(config, token.source, logger);
-  // With workers, the embedded store's file is written by every worker (docs/decisions.md, "Several processes").
-  const shared = config.workers > 1 && config.store.kind === 'embedded' ? { sharedByProcesses: true } : {};
+  // With workers, the embedded store's file is written by every worker (docs/decisions.md, "Several processes") and
+  // checkpointed by the primary alone.
+  const shared =
+    config.workers > 1 && config.store.kind === 'embedded'
+      ? { sharedByProcesses: true, checkpointedElsewhere: true }
+      : {};
   const store = await createStore(
     { ...config.store, reservationTimeoutMs: config.reservationTimeoutMs, ...shared },
     { clock: systemClock, logger },
@@ -88,12 +95,19 @@ async function main(): Promise<void> {
 async function primary(config: AppConfig, tokenSource: string, logger: Logger): Promise<void> {
   const store = await createStore(config.store, { clock: systemClock, logger });
   await store.close();
+  // The embedded store's one checkpointer (the workers run none). At exit it makes one more pass, waited for at most
+  // EXIT_CHECKPOINT_MS: the WAL is durable without it, and the next process to open the file checkpoints it anyway.
+  const checkpoints = checkpointFile(config.store, { clock: systemClock, logger });
   const start = startupLogger(logger);
   start.info(`gateway: admin token in ${tokenSource}`);
   await runPrimary({
     workers: config.workers,
     logger,
     drainBoundMs: config.drain.delayMs + config.drain.timeoutMs,
+    exit: (code) => {
+      const bound = new Promise<void>((resolve) => setTimeout(resolve, EXIT_CHECKPOINT_MS).unref());
+      void Promise.race([checkpoints?.stop() ?? Promise.resolve(), bound]).finally(() => process.exit(code));
+    },
   });
   start.info({ workers: config.workers }, `gateway: ${config.workers} worker processes on the same ports`);
 }

@@ -1,5 +1,6 @@
 /** The store factory: the embedded store (SQLite) or the shared store (PostgreSQL + Redis, issue 4). */
 import type { Clock } from '../core/clock';
+import { Checkpointer, checkpointWarning } from './embedded/checkpointer';
 import { EmbeddedStore } from './embedded/store';
 import type { Store } from './types';
 
@@ -11,6 +12,8 @@ export type StoreConfig =
       reservationTimeoutMs?: number;
       /** Other processes (gateway workers) write the same file (EmbeddedStore opts). */
       sharedByProcesses?: boolean;
+      /** Another process runs the file's checkpoints (`checkpointFile`, EmbeddedStore opts). */
+      checkpointedElsewhere?: boolean;
     }
   | {
       kind: 'shared';
@@ -51,6 +54,7 @@ export async function createStore(cfg: StoreConfig, deps: StoreDeps): Promise<St
   const store = new EmbeddedStore(cfg.path, deps.logger, {
     clock: deps.clock,
     ...(cfg.sharedByProcesses === true ? { sharedByProcesses: true } : {}),
+    ...(cfg.checkpointedElsewhere === true ? { checkpointedElsewhere: true } : {}),
     ...(cfg.reservationTimeoutMs !== undefined ? { reservationTimeoutMs: cfg.reservationTimeoutMs } : {}),
   });
   try {
@@ -67,3 +71,13 @@ export { EmbeddedStore } from './embedded/store';
 export { runMigrations, MIGRATIONS_TABLE } from './migrations';
 export { StoreUnavailableError, isStoreUnavailable } from './faults';
 export * from './types';
+
+/**
+ * `workers` on the embedded store: the one checkpointer of the file, run by the process that serves nothing (the
+ * cluster primary) while every worker opens the store with `checkpointedElsewhere` (issue 12: a checkpointer thread
+ * per worker made as many passes, fsyncs and WAL restarts on one file). Null for the shared store or no file.
+ */
+export function checkpointFile(cfg: StoreConfig, deps: StoreDeps): { stop(): Promise<void> } | null {
+  if (cfg.kind !== 'embedded' || cfg.path === ':memory:') return null;
+  return new Checkpointer(cfg.path, checkpointWarning(deps.logger));
+}

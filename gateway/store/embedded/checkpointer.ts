@@ -13,6 +13,9 @@
  * WAL again from its beginning, overwriting blocks already in the page cache. The store's group commit meets that
  * lock without blocking (group-commit.ts: it tries again next turn); the store's own connection, which restarts the
  * WAL, trims one left larger (journal_size_limit, open.ts).
+ *
+ * With `workers`, one checkpointer serves the file: the cluster primary runs it (store/index.ts `checkpointFile`)
+ * and the workers' stores run none (`checkpointedElsewhere`).
  */
 import { Worker } from 'node:worker_threads';
 import { BUSY_TIMEOUT_MS } from './open';
@@ -94,4 +97,11 @@ export class Checkpointer {
     this.worker.postMessage('stop');
     await this.exited;
   }
+}
+
+/** What a checkpointer reports through (a failed pass is logged, never thrown: the next pass tries again). */
+export function checkpointWarning(logger?: {
+  warn(o: object, msg?: string): void;
+}): (message: string) => void {
+  return (message) => logger?.warn({ message }, 'embedded store: background checkpoint failed');
 }

@@ -42,7 +42,7 @@ import { prepareHot, type HotStatements } from './hot-statements';
 import * as keys from './keys';
 import * as listing from './listing';
 import type { AccountQuery, KeyQuery } from '../listing';
-import { Checkpointer } from './checkpointer';
+import { Checkpointer, checkpointWarning } from './checkpointer';
 import { GroupCommit } from './group-commit';
 import { InflightLog } from './inflight';
 import { KeyCache } from './key-cache';
@@ -104,16 +104,21 @@ export class EmbeddedStore implements Store {
       backgroundCheckpoints?: boolean;
       /** Other processes write the same file (`workers`): admissions retry a locked file without blocking. */
       sharedByProcesses?: boolean;
+      /**
+       * Another process checkpoints this file (`workers`: the cluster primary, one checkpointer for all workers;
+       * store/index.ts `checkpointFile`): no automatic checkpoint inside a commit and no checkpointer thread here.
+       */
+      checkpointedElsewhere?: boolean;
     } = {},
   ) {
     this.db = openDatabase(path);
     this.knex = knexOnDatabase(this.db);
     this.pruner = new Pruner(this.db);
-    if (path !== ':memory:' && opts.backgroundCheckpoints !== false) {
+    if (path !== ':memory:' && opts.checkpointedElsewhere === true) {
       this.db.pragma('wal_autocheckpoint = 0');
-      this.checkpointer = new Checkpointer(path, (message) =>
-        this.logger?.warn({ message }, 'embedded store: background checkpoint failed'),
-      );
+    } else if (path !== ':memory:' && opts.backgroundCheckpoints !== false) {
+      this.db.pragma('wal_autocheckpoint = 0');
+      this.checkpointer = new Checkpointer(path, checkpointWarning(this.logger));
     }
   }
 
@@ -142,7 +147,11 @@ export class EmbeddedStore implements Store {
     const prune = () => this.pruner.maybePrune(this.lastNow);
     const onError = (err: unknown) => this.logger?.error({ err }, 'embedded store: pruning failed');
     // Other processes, or the checkpointer's WAL restarts, take the write lock: batches retry instead of blocking.
-    const busy = this.opts.sharedByProcesses === true || this.checkpointer ? BUSY_TIMEOUT_MS : null;
+    const others =
+      this.opts.sharedByProcesses === true ||
+      this.opts.checkpointedElsewhere === true ||
+      this.checkpointer !== null;
+    const busy = others ? BUSY_TIMEOUT_MS : null;
     this.batcher = new GroupCommit(
       this.db,
       one,

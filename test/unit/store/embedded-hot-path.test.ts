@@ -8,7 +8,7 @@ import { mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ManualClock, utcDay } from '../../../gateway/core/clock';
-import { EmbeddedStore } from '../../../gateway/store';
+import { checkpointFile, EmbeddedStore } from '../../../gateway/store';
 import { KeyCache, TTL_MS } from '../../../gateway/store/embedded/key-cache';
 import { WAL_BOUND_BYTES } from '../../../gateway/store/embedded/open';
 import type { Account, AdmissionPlan, ApiKey, KeyIdentity } from '../../../gateway/store/types';
@@ -18,6 +18,18 @@ const KEY: KeyIdentity = {
   key: { id: 'key_1', accountId: 'acc_1' } as ApiKey,
   account: { id: 'acc_1' } as Account,
 };
+
+/** A keyed request with its free allowance used up: billed 1 to the account. */
+const billed = (id: string, accountId: string, keyId: string): AdmissionPlan => ({
+  id,
+  now: T0,
+  day: utcDay(T0),
+  slots: [],
+  free: [{ id: `key:${keyId}`, limit: 0 }],
+  overflow: { kind: 'bill', accountId, price: 1, refuse: 'no_credits' },
+  usage: [`key:${keyId}`],
+  keyId,
+});
 
 describe('KeyCache', () => {
   test('serves an identity for TTL_MS, then misses', () => {
@@ -64,17 +76,6 @@ describe('embedded store on a file', () => {
     const key = await store.createKey({ accountId: acc.id, hash, prefix, kind: 'payg' }, T0);
     return { acc, key };
   }
-
-  const billed = (id: string, accountId: string, keyId: string): AdmissionPlan => ({
-    id,
-    now: T0,
-    day: utcDay(T0),
-    slots: [],
-    free: [{ id: `key:${keyId}`, limit: 0 }],
-    overflow: { kind: 'bill', accountId, price: 1, refuse: 'no_credits' },
-    usage: [`key:${keyId}`],
-    keyId,
-  });
 
   test('a cached identity is served for its 500 ms; a change through the store is seen at once', async () => {
     const { acc, key } = await payingKey('hot@example.org', 5, 'h-hot', 'gk_hot01');
@@ -194,5 +195,86 @@ describe('embedded store on a file', () => {
     while (statSync(join(dir, 'g.db')).size === before && Date.now() < deadline)
       await new Promise((r) => setTimeout(r, 50));
     expect(statSync(join(dir, 'g.db')).size).toBeGreaterThan(before);
+  });
+});
+
+describe('workers: one checkpointer for the file (the cluster primary), none in the workers', () => {
+  let dir: string;
+  let file: string;
+  let workers: EmbeddedStore[];
+  const clock = new ManualClock(T0);
+  const opts = { clock, reservationTimeoutMs: 60_000, sharedByProcesses: true, checkpointedElsewhere: true };
+  beforeEach(async () => {
+    dir = mkdtempSync(join(tmpdir(), 'gg-ckpt-'));
+    file = join(dir, 'g.db');
+    // Two connections on one file, as two workers have.
+    workers = [new EmbeddedStore(file, undefined, opts), new EmbeddedStore(file, undefined, opts)];
+    for (const w of workers) await w.migrate();
+  });
+  afterEach(async () => {
+    for (const w of workers) await w.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  async function account(balance: number): Promise<string> {
+    const first = workers[0] as EmbeddedStore;
+    const acc = await first.createAccount({ email: `ckpt${balance}@example.org` }, T0);
+    await first.credit(acc.id, balance, null, T0);
+    return acc.id;
+  }
+
+  test('a worker checkpoints nothing, in its commits or in a thread; checkpointFile empties the WAL', async () => {
+    for (const w of workers) expect(w.db.pragma('wal_autocheckpoint', { simple: true })).toBe(0);
+    const acc = await account(1000);
+    for (let i = 0; i < 300; i++)
+      await (workers[i % 2] as EmbeddedStore).admit(billed(`c${i}`, acc, 'key_ckpt'));
+    const before = statSync(file).size;
+    // A checkpointer thread passes every 50 ms: ten passes' time with none running leaves the database file as it was.
+    await new Promise((r) => setTimeout(r, 500));
+    expect(statSync(file).size).toBe(before);
+    const checkpoints = checkpointFile({ kind: 'embedded', path: file }, { clock });
+    try {
+      const deadline = Date.now() + 5_000;
+      while (statSync(file).size === before && Date.now() < deadline)
+        await new Promise((r) => setTimeout(r, 50));
+      expect(statSync(file).size).toBeGreaterThan(before);
+    } finally {
+      await checkpoints?.stop();
+    }
+    expect((await (workers[1] as EmbeddedStore).getAccount(acc))?.balance).toBe(1000 - 300);
+  });
+
+  test('under two writers without a pause the one checkpointer keeps the WAL bounded', async () => {
+    const acc = await account(1_000_000);
+    const checkpoints = checkpointFile({ kind: 'embedded', path: file }, { clock });
+    const wal = `${file}-wal`;
+    let n = 0;
+    let most = 0;
+    try {
+      const started = performance.now();
+      while (performance.now() - started < 3_000) {
+        const batch = await Promise.all(
+          Array.from({ length: 8 }, (_, i) =>
+            (workers[i % 2] as EmbeddedStore).admit(billed(`b${n++}`, acc, 'key_ckpt')),
+          ),
+        );
+        await Promise.all(
+          batch.map((r, i) => (r.admitted ? (workers[i % 2] as EmbeddedStore).keep(r.ticket) : undefined)),
+        );
+        most = Math.max(most, statSync(wal).size);
+      }
+    } finally {
+      await checkpoints?.stop();
+    }
+    expect(n).toBeGreaterThan(1_000);
+    expect((await (workers[0] as EmbeddedStore).getAccount(acc))?.balance).toBe(1_000_000 - n);
+    expect(most).toBeLessThan(2 * WAL_BOUND_BYTES);
+  });
+
+  test('no checkpointer for the shared store or a store in memory', () => {
+    expect(checkpointFile({ kind: 'embedded', path: ':memory:' }, { clock })).toBeNull();
+    expect(
+      checkpointFile({ kind: 'shared', postgres: 'postgres://x', redis: 'redis://x' }, { clock }),
+    ).toBeNull();
   });
 });
