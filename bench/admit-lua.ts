@@ -9,7 +9,8 @@
  *   32 connections), to price the per-call share;
  * - `flat ARGV`: the spec passed as separate arguments instead of one JSON string (no cjson.decode);
  * - `empty`: a script that only returns, with the same keys and spec: the per-call floor.
- * Prints Redis's µs per admission (INFO commandstats: the EVALSHA time over the admissions) and the wall time.
+ * Prints Redis's µs per admission (INFO commandstats: the EVALSHA time over the admissions) and the wall time, which
+ * also holds this program's own work (the flat variant re-reads the JSON spec to build its arguments).
  * BENCH_ADMISSIONS (default 30,000 per variant and round), BENCH_ROUNDS (default 3).
  */
 import Redis from 'ioredis';

@@ -3,7 +3,6 @@
  * the operator named is walked right to left. Hot path: no split, no regex, one substring per hop read.
  */
 import { inCidr, parseAddress, type Cidr, type IpAddress } from './address';
-import type { Connection } from './request-id';
 
 /** The header the trusted proxies write (D3a); the other one is ignored whatever it says. */
 export type ForwardedHeader = 'x-forwarded-for' | 'forwarded';
@@ -27,7 +26,7 @@ export class InvalidForwarded {
 type Headers = Readonly<Record<string, string | string[] | undefined>>;
 
 /** Whether an address is inside one of the trusted proxy blocks. */
-function isTrusted(address: IpAddress, trustProxy: readonly Cidr[]): boolean {
+export function isTrusted(address: IpAddress, trustProxy: readonly Cidr[]): boolean {
   for (let i = 0; i < trustProxy.length; i++) if (inCidr(address, trustProxy[i] as Cidr)) return true;
   return false;
 }
@@ -138,26 +137,35 @@ export function clientAddress(
   return fromPeer(peerAddress(peer), headers, trustProxy, header);
 }
 
+/** The connection a request came on (its peer address is fixed for its life). */
+export interface Connection {
+  readonly remoteAddress?: string | undefined;
+}
+
 /** Each connection's parsed peer address (null: none or unparsable), parsed on its first request. */
 const peers = new WeakMap<Connection, IpAddress | null>();
 
 /**
- * clientAddress for a request on `socket`, its peer parsed once per connection (issue 12: a keep-alive connection
- * carries many requests, and the parse was a per-request cost). The forwarding header is still read per request.
+ * The connection's peer address, parsed once per connection (issue 12: a keep-alive connection carries many
+ * requests). A socket that has not connected yet (or is gone) has no address: not cached, read again next time.
  */
+export function peerAddressOn(socket: Connection): IpAddress | null {
+  let peer = peers.get(socket);
+  if (peer === undefined) {
+    peer = peerAddress(socket.remoteAddress);
+    if (socket.remoteAddress !== undefined) peers.set(socket, peer);
+  }
+  return peer;
+}
+
+/** clientAddress for a request on `socket` (peerAddressOn); the forwarding header is still read per request. */
 export function clientAddressOn(
   socket: Connection,
   headers: Headers,
   trustProxy: readonly Cidr[],
   header: ForwardedHeader = 'x-forwarded-for',
 ): IpAddress | InvalidForwarded | null {
-  let peer = peers.get(socket);
-  if (peer === undefined) {
-    peer = peerAddress(socket.remoteAddress);
-    // A socket that has not connected yet (or is gone) has no address: not cached, so a later request reads again.
-    if (socket.remoteAddress !== undefined) peers.set(socket, peer);
-  }
-  return fromPeer(peer, headers, trustProxy, header);
+  return fromPeer(peerAddressOn(socket), headers, trustProxy, header);
 }
 
 /** The TCP peer's address; a link-local peer may carry a zone ("fe80::1%eth0"), which is not part of the address. */

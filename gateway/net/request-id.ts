@@ -6,7 +6,8 @@
  */
 import { randomBytes } from 'node:crypto';
 import type { IncomingHttpHeaders } from 'node:http';
-import { inCidr, parseAddress, type Cidr } from './address';
+import type { Cidr } from './address';
+import { isTrusted, peerAddressOn, type Connection } from './client-address';
 
 const VALID_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 /** version "00"–"fe", 32-hex trace-id (not all zero), 16-hex parent id, 2-hex flags (W3C Trace Context). */
@@ -34,11 +35,6 @@ export function traceIdOf(value: string): string | null {
   return trace === ZERO_TRACE ? null : trace;
 }
 
-/** The connection a request came on (its peer address is fixed for its life). */
-export interface Connection {
-  readonly remoteAddress?: string | undefined;
-}
-
 /** Whether each connection's peer is a trusted proxy, parsed once per connection (one trustProxy per listener). */
 const trustedConnections = new WeakMap<Connection, boolean>();
 
@@ -47,20 +43,11 @@ function trustedConnection(socket: Connection, trustProxy: readonly Cidr[]): boo
   if (trustProxy.length === 0) return false;
   let trusted = trustedConnections.get(socket);
   if (trusted === undefined) {
-    trusted = trustedPeer(socket.remoteAddress, trustProxy);
+    const peer = peerAddressOn(socket);
+    trusted = peer !== null && isTrusted(peer, trustProxy);
     trustedConnections.set(socket, trusted);
   }
   return trusted;
-}
-
-/** Whether the TCP peer is inside one of the trusted proxy blocks. */
-function trustedPeer(peer: string | undefined, trustProxy: readonly Cidr[]): boolean {
-  if (peer === undefined) return false;
-  const zone = peer.indexOf('%');
-  const address = parseAddress(zone < 0 ? peer : peer.slice(0, zone));
-  if (!address) return false;
-  for (let i = 0; i < trustProxy.length; i++) if (inCidr(address, trustProxy[i] as Cidr)) return true;
-  return false;
 }
 
 /** The id a trusted proxy passed (X-Request-Id first, then traceparent), or null. */

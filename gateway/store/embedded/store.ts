@@ -114,11 +114,10 @@ export class EmbeddedStore implements Store {
     this.db = openDatabase(path);
     this.knex = knexOnDatabase(this.db);
     this.pruner = new Pruner(this.db);
-    if (path !== ':memory:' && opts.checkpointedElsewhere === true) {
+    const elsewhere = opts.checkpointedElsewhere === true;
+    if (path !== ':memory:' && (elsewhere || opts.backgroundCheckpoints !== false)) {
       this.db.pragma('wal_autocheckpoint = 0');
-    } else if (path !== ':memory:' && opts.backgroundCheckpoints !== false) {
-      this.db.pragma('wal_autocheckpoint = 0');
-      this.checkpointer = new Checkpointer(path, checkpointWarning(this.logger));
+      if (!elsewhere) this.checkpointer = new Checkpointer(path, checkpointWarning(this.logger));
     }
   }
 
