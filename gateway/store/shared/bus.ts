@@ -1,8 +1,11 @@
 /**
  * Cache invalidation over Redis pub/sub (D18, D19: revocation, suspension, whitelist and plan changes reach every
  * instance in under a second). A dedicated subscriber connection; after it reconnects, every cache entry is dropped
- * because messages may have been missed meanwhile.
+ * because messages may have been missed meanwhile. Each message names the bus that sent it, and a bus ignores its
+ * own: the instance that made a change has already dropped the entries (SharedStore.changed), and applying the echo
+ * again would discard identifications loaded after the change for nothing.
  */
+import { randomBytes } from 'node:crypto';
 import { Cluster } from 'ioredis';
 import type { Invalidation } from './cache';
 import type { RedisClient } from './redis-client';
@@ -10,6 +13,8 @@ import type { RedisClient } from './redis-client';
 /** Publishes and receives invalidations on one channel. */
 export class InvalidationBus {
   private sub: RedisClient | null = null;
+  /** This bus's name in its messages (12 random characters; messages without one come from older builds). */
+  private readonly origin = randomBytes(9).toString('base64url');
 
   constructor(
     private readonly client: RedisClient,
@@ -35,7 +40,8 @@ export class InvalidationBus {
     sub.on('message', (channel: string, text: string) => {
       if (channel !== this.channel) return;
       try {
-        this.onMessage(JSON.parse(text) as Invalidation);
+        const msg = JSON.parse(text) as Invalidation & { o?: string };
+        if (msg.o !== this.origin) this.onMessage(msg);
       } catch {
         this.onMessage({ k: 'all' });
       }
@@ -44,10 +50,10 @@ export class InvalidationBus {
     await Promise.race([subscribed, new Promise((r) => setTimeout(r, waitMs).unref())]);
   }
 
-  /** Tell every instance (this one included, through the subscription) to drop stale entries. */
+  /** Tell every other instance to drop stale entries (the caller has dropped its own). */
   async publish(msg: Invalidation): Promise<void> {
     try {
-      await this.client.publish(this.channel, JSON.stringify(msg));
+      await this.client.publish(this.channel, JSON.stringify({ ...msg, o: this.origin }));
     } catch (err) {
       // The change is committed in PostgreSQL; other instances see it when their entries expire (ttl).
       this.onError(err);
