@@ -25,7 +25,12 @@ describeShared('invalidation bus', () => {
     clients.push(client);
     const got: Invalidation[] = [];
     const errors: unknown[] = [];
-    const bus = new InvalidationBus(client, channel, (m) => got.push(m), (e) => errors.push(e));
+    const bus = new InvalidationBus(
+      client,
+      channel,
+      (m) => got.push(m),
+      (e) => errors.push(e),
+    );
     buses.push(bus);
     await bus.start();
     expect(errors).toEqual([]);
