@@ -110,7 +110,7 @@ export function printSummary(ms: Measurement[]): void {
   }
 }
 
-/** Issue 12's targets against the single-worker scenarios, and large store against small. */
+/** Issue 12's targets against the small-store scenarios (1 and 2 workers), and large store against small. */
 export function printTargets(ms: Measurement[]): void {
   const lines: string[] = [];
   const mark = (ok: boolean) => (ok ? 'holds' : 'MISSED');
