@@ -3,22 +3,12 @@
  * being identified on another instance (whose identity cache would otherwise keep them 10 minutes) within 1 s,
  * through the invalidation bus (D19).
  */
-import { performance } from 'node:perf_hooks';
 import type { SharedStore } from '../../../gateway/store/shared';
-import { describeShared, useSharedEnv } from './fixture';
+import { describeShared, useSharedEnv, msUntil } from './fixture';
 
 jest.setTimeout(30_000);
 
 const T0 = Date.UTC(2026, 10, 22, 10);
-
-async function msUntil(probe: () => Promise<boolean>): Promise<number> {
-  const start = performance.now();
-  while (!(await probe())) {
-    if (performance.now() - start > 3_000) throw new Error('the change did not propagate within 3 s');
-    await new Promise((r) => setTimeout(r, 5));
-  }
-  return performance.now() - start;
-}
 
 describeShared(
   'shared store: account deletion between instances',

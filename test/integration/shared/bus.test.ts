@@ -7,7 +7,7 @@ import Redis from 'ioredis';
 import type { Invalidation } from '../../../gateway/store/shared/cache';
 import { InvalidationBus } from '../../../gateway/store/shared/bus';
 import { LOCAL_REDIS_URL, uniquePrefix } from '../../helpers/redis-server';
-import { describeShared } from './fixture';
+import { describeShared, msUntil } from './fixture';
 
 jest.setTimeout(20_000);
 
@@ -37,15 +37,6 @@ describeShared('invalidation bus', () => {
     return { bus, got };
   }
 
-  /** Resolve once `got` holds `n` messages (Redis delivers one channel's messages to a subscriber in order). */
-  async function until(got: Invalidation[], n: number): Promise<void> {
-    const start = Date.now();
-    while (got.length < n) {
-      if (Date.now() - start > 5_000) throw new Error(`only ${got.length} of ${n} messages arrived`);
-      await new Promise((r) => setTimeout(r, 5));
-    }
-  }
-
   it('delivers a change to the other instance and not back to the one that published it', async () => {
     const channel = `${uniquePrefix('bus')}inv`;
     const a = await open(channel);
@@ -54,8 +45,8 @@ describeShared('invalidation bus', () => {
     await a.bus.publish({ k: 'account', id: 'acc-1' });
     // b's message is published after a's two, so when a has it, a's own two would have arrived before it.
     await b.bus.publish({ k: 'whitelist' });
-    await until(a.got, 1);
-    await until(b.got, 2);
+    await msUntil(() => a.got.length >= 1, 'the message on a');
+    await msUntil(() => b.got.length >= 2, 'the messages on b');
     expect(a.got.map((m) => m.k)).toEqual(['whitelist']);
     expect(b.got.map((m) => m.k)).toEqual(['key', 'account']);
     expect(b.got[0]).toMatchObject({ k: 'key', hash: 'h1' });
@@ -69,7 +60,7 @@ describeShared('invalidation bus', () => {
     clients.push(raw);
     await raw.publish(channel, JSON.stringify({ k: 'key', hash: 'h-old' }));
     await raw.publish(channel, 'not json');
-    await until(a.got, 2);
+    await msUntil(() => a.got.length >= 2, 'the messages on a');
     expect(a.got).toEqual([{ k: 'key', hash: 'h-old' }, { k: 'all' }]);
   });
 });

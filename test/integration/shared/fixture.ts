@@ -6,6 +6,7 @@
  */
 import { spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
+import { performance } from 'node:perf_hooks';
 import pino from 'pino';
 import { compileConfig, type CompiledConfig } from '../../../gateway/config/compile';
 import { validateConfig } from '../../../gateway/config/load';
@@ -158,6 +159,25 @@ export function useSharedEnv(tag: string, kind: RedisKind = 'local'): SharedFixt
 }
 
 export const T0 = Date.UTC(2026, 10, 22, 12, 0, 0);
+
+/**
+ * Poll `probe` every 5 ms until it holds; the milliseconds that took (the propagation tests assert them: D18, D19
+ * under 1 s). Throws after `limitMs`, naming `what`. GG_VERBOSE=1 prints each figure.
+ */
+export async function msUntil(
+  probe: () => boolean | Promise<boolean>,
+  what = 'the change',
+  limitMs = 3_000,
+): Promise<number> {
+  const start = performance.now();
+  while (!(await probe())) {
+    if (performance.now() - start > limitMs) throw new Error(`${what}: not within ${limitMs} ms`);
+    await new Promise((r) => setTimeout(r, 5));
+  }
+  const ms = performance.now() - start;
+  if (process.env.GG_VERBOSE) console.log(`${what}: ${ms.toFixed(1)} ms`);
+  return ms;
+}
 
 /**
  * A billed plan of `price` on `accountId` at `now`, with a key of its own (so its own usage subject and free counter,

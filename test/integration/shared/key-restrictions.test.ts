@@ -3,10 +3,9 @@
  * one instance's admin API are enforced by the other within one second (the revocation's invalidation path, D19),
  * and lifted as fast; a refused request counts nowhere on either instance.
  */
-import { performance } from 'node:perf_hooks';
 import { call, type Answer } from '../../helpers/gateway-harness';
 import { useBackendProcess } from '../../helpers/gateway-processes';
-import { ADMIN_TOKEN, describeShared, startPair, T0, useSharedEnv, type Pair } from './fixture';
+import { ADMIN_TOKEN, describeShared, startPair, T0, useSharedEnv, type Pair, msUntil } from './fixture';
 
 jest.setTimeout(120_000);
 
@@ -15,15 +14,6 @@ const on = (p: Pair, i: 0 | 1, key: string, origin: string): Promise<Answer> =>
   call(p.instances[i].mainUrl, REVERSE, {
     headers: { 'x-forwarded-for': '198.51.100.77', 'x-api-key': key, origin },
   });
-
-/** Poll until `probe` answers true; elapsed ms (fails after 3 s). */
-async function msUntil(probe: () => Promise<boolean>): Promise<number> {
-  const start = performance.now();
-  while (!(await probe())) {
-    if (performance.now() - start > 3_000) throw new Error('no change within 3 s');
-  }
-  return performance.now() - start;
-}
 
 describeShared('key restrictions on two instances of one shared store', () => {
   const backend = useBackendProcess();

@@ -4,11 +4,10 @@
  * revoked or a whitelist entry added through one instance's admin API is applied by the other within one second
  * (D18, D19, measured); 20×N concurrent billed requests over both instances with a balance worth N admit exactly N.
  */
-import { performance } from 'node:perf_hooks';
 import { reconcile } from '../../../gateway/store/shared';
 import { burst, call, tally, type Answer } from '../../helpers/gateway-harness';
 import { useBackendProcess } from '../../helpers/gateway-processes';
-import { ADMIN_TOKEN, describeShared, startPair, T0, useSharedEnv, type Pair } from './fixture';
+import { ADMIN_TOKEN, describeShared, startPair, T0, useSharedEnv, type Pair, msUntil } from './fixture';
 
 jest.setTimeout(120_000);
 
@@ -30,17 +29,6 @@ const admin = (p: Pair, i: 0 | 1, method: string, path: string, body?: unknown):
     },
     ...(body === undefined ? {} : { body: JSON.stringify(body) }),
   });
-
-/** Poll until `probe` answers true; elapsed ms (fails after 3 s). */
-async function msUntil(probe: () => Promise<boolean>): Promise<number> {
-  const start = performance.now();
-  while (!(await probe())) {
-    if (performance.now() - start > 3_000) throw new Error('no change within 3 s');
-  }
-  const ms = performance.now() - start;
-  if (process.env.GG_VERBOSE) console.log(`propagated in ${ms.toFixed(1)} ms`);
-  return ms;
-}
 
 describeShared('two gateway instances on one shared store', () => {
   const backend = useBackendProcess();

@@ -17,7 +17,7 @@ import { call } from '../../helpers/gateway-harness';
 import { useBackendProcess } from '../../helpers/gateway-processes';
 import { startSmtpCapture, type SmtpCapture } from '../../helpers/smtp-capture';
 import { startWebhookReceiver, type WebhookReceiver } from '../../helpers/webhook-receiver';
-import { ADMIN_TOKEN, PEPPER, describeShared, useSharedEnv } from './fixture';
+import { ADMIN_TOKEN, PEPPER, describeShared, useSharedEnv, msUntil } from './fixture';
 
 jest.setTimeout(120_000);
 
@@ -29,13 +29,8 @@ interface Instance extends GatewayUrls {
 }
 
 /** Poll until `probe` is true (fails after 10 s). */
-async function until(what: string, probe: () => boolean | Promise<boolean>): Promise<void> {
-  const t0 = Date.now();
-  while (!(await probe())) {
-    if (Date.now() - t0 > 10_000) throw new Error(`not within 10 s: ${what}`);
-    await new Promise((r) => setTimeout(r, 25));
-  }
-}
+const until = async (what: string, probe: () => boolean | Promise<boolean>): Promise<void> =>
+  void (await msUntil(probe, what, 10_000));
 
 describeShared('notifications with two gateway instances on one shared store', () => {
   const backend = useBackendProcess();

@@ -3,26 +3,13 @@
  * cached identification in under one second, through Redis pub/sub, not by waiting for the cache to expire (the
  * observing instance's cache lifetime is set to 10 minutes here).
  */
-import { performance } from 'node:perf_hooks';
 import type { SharedStore } from '../../../gateway/store/shared';
-import { describeShared, useSharedEnv, type RedisKind } from './fixture';
+import { describeShared, useSharedEnv, type RedisKind, msUntil } from './fixture';
 
 jest.setTimeout(30_000);
 
 const T0 = Date.UTC(2026, 10, 22, 10);
 const LONG_TTL = 600_000;
-
-/** Poll `probe` until it returns true; the elapsed milliseconds (fails after 3 s). */
-async function msUntil(probe: () => Promise<boolean>): Promise<number> {
-  const start = performance.now();
-  while (!(await probe())) {
-    if (performance.now() - start > 3_000) throw new Error('the change did not propagate within 3 s');
-    await new Promise((r) => setTimeout(r, 5));
-  }
-  const ms = performance.now() - start;
-  if (process.env.GG_VERBOSE) console.log(`propagated in ${ms.toFixed(1)} ms`);
-  return ms;
-}
 
 /** The propagation rules against a Redis of `kind`. */
 function propagationRules(kind: RedisKind): void {
