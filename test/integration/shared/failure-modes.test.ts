@@ -7,7 +7,7 @@
 import { call } from '../../helpers/gateway-harness';
 import { useBackendProcess } from '../../helpers/gateway-processes';
 
-import { describeShared, startPair, useSharedEnv, type Pair } from './fixture';
+import { describeShared, msUntil, startPair, useSharedEnv, type Pair } from './fixture';
 
 jest.setTimeout(120_000);
 
@@ -51,6 +51,13 @@ describeShared(
         if (Date.now() > deadline) throw new Error('the closed gateway did not recover within 10 s');
         await sleep(50);
       }
+      // Each instance has its own Redis connection and reconnects on its own backoff: until the open instance's
+      // connection is back its requests are (rightly) served uncounted, so the counted request waits for it.
+      await msUntil(
+        async () => (await open.instances[0].store.readiness()).redis,
+        'the open instance reconnecting',
+        10_000,
+      );
       expect((await get(open, 0, '203.0.113.72')).status).toBe(200);
 
       const store = closed.instances[0].store;
