@@ -5,6 +5,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import type { SharedStore } from '../../../gateway/store/shared';
+import { DEFER_MS } from '../../../gateway/store/shared/keeper';
 import { SHARDS } from '../../../gateway/store/shared/layout';
 import type { AdmissionPlan, Ticket } from '../../../gateway/store/types';
 import { billedPlan, describeShared, useSharedEnv, type SharedEnv } from './fixture';
@@ -53,18 +54,26 @@ function suite(env: SharedEnv, cluster: boolean): void {
     const store = await env.open({ drainIntervalMs: 1e9 });
     const { accountId, tickets } = await admitted(store, 24);
     expect(await inflight(store)).toBeGreaterThanOrEqual(24);
+    let spanMs = 0;
     const calls = await keepCalls(store, async () => {
       // One keep per turn, as answers come in over the network.
       const kept: Promise<void>[] = [];
+      const first = performance.now();
       for (const t of tickets) {
         kept.push(store.keep(t));
         await new Promise<void>((resolve) => setImmediate(resolve));
       }
+      spanMs = performance.now() - first;
       await Promise.all(kept);
     });
-    // One call on one server; on a cluster one per shard the marks sit in (the account's, at most 16).
-    if (cluster) expect(calls).toBeLessThanOrEqual(SHARDS);
-    else expect(calls).toBe(1);
+    if (process.env.GG_VERBOSE) console.log({ spanMs, calls });
+    // A batch opens with the first keep after the previous one was sent and is sent DEFER_MS later (or later, when the
+    // timer runs late), so keeps spread over spanMs make at most 1 + spanMs / DEFER_MS batches: one when the 24 turns
+    // take under DEFER_MS, as they do on a quiet machine, more only when the process was held up (CI once took
+    // longer). Each batch is one call on one server; on a cluster one per shard the marks sit in (at most 16).
+    const batches = 1 + Math.floor(spanMs / DEFER_MS);
+    expect(calls).toBeLessThanOrEqual(cluster ? batches * SHARDS : batches);
+    if (!cluster && spanMs < DEFER_MS) expect(calls).toBe(1);
     expect(calls).toBeLessThan(tickets.length);
     expect(await inflight(store)).toBe(0);
     for (const t of tickets) await store.release(t); // no-ops: kept admissions cannot be released
