@@ -54,7 +54,7 @@ describeShared(
       // Each instance has its own Redis connection and reconnects on its own backoff: until the open instance's
       // connection is back its requests are (rightly) served uncounted, so the counted request waits for it.
       await msUntil(
-        async () => (await open.instances[0].store.readiness()).redis,
+        async () => (await open.instances[0].store.readiness()).redis === true,
         'the open instance reconnecting',
         10_000,
       );
