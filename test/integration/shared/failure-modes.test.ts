@@ -13,7 +13,6 @@ jest.setTimeout(120_000);
 
 const DAY = '2026-11-22';
 const REVERSE = '/v1/reverse?lat=48.8584&lon=2.2945';
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 describeShared(
   'onStoreFailure with the shared store',
@@ -46,11 +45,11 @@ describeShared(
         expect((await get(open, (i % 2) as 0 | 1, '203.0.113.72')).status).toBe(200);
 
       await redis.start();
-      const deadline = Date.now() + 10_000;
-      while ((await get(closed, 0, '203.0.113.71')).status !== 200) {
-        if (Date.now() > deadline) throw new Error('the closed gateway did not recover within 10 s');
-        await sleep(50);
-      }
+      await msUntil(
+        async () => (await get(closed, 0, '203.0.113.71')).status === 200,
+        'the closed gateway recovering',
+        10_000,
+      );
       // Each instance has its own Redis connection and reconnects on its own backoff: until the open instance's
       // connection is back its requests are (rightly) served uncounted, so the counted request waits for it.
       await msUntil(
