@@ -5,7 +5,19 @@
  *   keeps and releases nothing; no quota headers);
  * - `render`: the record stage hands the backend's bytes on as the answer (no connector read, no JSON parse, no
  *   adapter rendering);
- * - `metrics`: the request, admission and backend-latency observations do nothing.
+ * - `metrics`: the request, admission and backend-latency observations do nothing;
+ * - `journal`: a model of the cheapest admission that would still survive kill -9, for planning (docs/benchmarks.md,
+ *   ninth session): the rule set plans as usual, the decision is taken in memory (the day's free counters and the
+ *   account's balance in Maps; slots are not modelled), and each admitted request appends one line to a journal file
+ *   that is written once per event-loop turn (one `writeSync` for the turn's lines) before any of that turn's
+ *   admissions returns, as the group commit does. No ticket, so settle keeps and releases nothing;
+ * - `fold` (with `journal`, embedded store only): the turn's admissions are then also written behind the answers into
+ *   the store's own SQLite file, on the store's own connection, one transaction per turn (or per window, below): a
+ *   ledger row per charged request (the real table and its indexes), the balance debited once per account, each free
+ *   counter and usage row incremented once per transaction by its sum: what a write-behind store would still do on
+ *   the gateway's thread.
+ *   `fold<ms>` (e.g. `journal+fold5`) folds every that many ms instead of every turn (the answers still wait only
+ *   for the turn's journal write).
  * It replaces the compiled modules' exported functions (the pipeline calls them through their module objects), so the
  * build under test is otherwise unchanged. For measurement only: an ablated gateway neither counts nor checks.
  */
@@ -13,17 +25,27 @@ import type { AdapterResponse } from '../adapters/types';
 import type { RequestContext } from '../gateway/http/context';
 import type { BackendOutcome } from '../gateway/http/backend';
 import type { ReadAnswer } from '../gateway/http/stages/record';
+import type Database from 'better-sqlite3';
+import { closeSync, openSync, unlinkSync, writeFileSync, writeSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { isMainThread } from 'node:worker_threads';
 import * as admit from '../gateway/http/stages/admit';
+import * as open from '../gateway/store/embedded/open';
+import { planAdmission } from '../gateway/policy/planner';
+import { newOrderedId } from '../gateway/store/ids';
+import type { AdmissionPlan } from '../gateway/store/types';
 import * as record from '../gateway/http/stages/record';
 import { GatewayMetrics } from '../gateway/metrics/gateway-metrics';
 
-const PARTS = new Set(['admit', 'render', 'metrics']);
+const PARTS = new Set(['admit', 'render', 'metrics', 'journal', 'fold']);
 
 /** The parts named by `spec` ("admit+render"); throws on an unknown one. */
 export function ablatedParts(spec: string): Set<string> {
   const parts = new Set(spec.split('+').filter((p) => p !== ''));
   for (const p of parts)
-    if (!PARTS.has(p)) throw new Error(`GG_ABLATE: unknown part "${p}" (known: ${[...PARTS].join(', ')})`);
+    if (!PARTS.has(p) && !/^fold[1-9]\d{0,3}$/.test(p))
+      throw new Error(`GG_ABLATE: unknown part "${p}" (known: ${[...PARTS].join(', ')})`);
   return parts;
 }
 
@@ -39,6 +61,13 @@ export function ablate(parts: Set<string>): void {
       ctx.ticket = null;
       return null;
     };
+  }
+  // `fold` writes once per turn; `fold<ms>` (fold5) every that many milliseconds.
+  const fold = [...parts].find((p) => p.startsWith('fold'));
+  if (fold !== undefined && !parts.has('journal')) throw new Error('GG_ABLATE: fold goes with journal');
+  if (parts.has('journal')) {
+    const foldMs = fold === undefined ? 0 : Number(fold.slice(4));
+    writable(admit)['admitRequest'] = journalAdmission(fold !== undefined ? storeDb() : null, foldMs);
   }
   if (parts.has('render')) {
     writable(record)['readAnswer'] = (_ctx: RequestContext, outcome: BackendOutcome): ReadAnswer => {
@@ -58,4 +87,152 @@ export function ablate(parts: Set<string>): void {
 }
 
 const spec = process.env['GG_ABLATE'];
-if (spec !== undefined && spec !== '') ablate(ablatedParts(spec));
+// The main thread only: --require also runs in the store's worker threads (the checkpointer), which admit nothing.
+if (spec !== undefined && spec !== '' && isMainThread) ablate(ablatedParts(spec));
+
+/** The `journal` part's admitRequest (see the header): in-memory decision, one journal write per turn. */
+function journalAdmission(
+  /** The `fold` part's connection (resolved at the first request), or null without it. */
+  foldInto: (() => Database.Database) | null,
+  /** Fold every this many ms; 0: once per event-loop turn. */
+  foldMs: number,
+): (ctx: RequestContext) => Promise<null> {
+  const fold = foldInto !== null;
+  const file = path.join(tmpdir(), `gg-ablate-journal-${process.pid}`);
+  const fd = openSync(file, 'a');
+  // GG_ABLATE_STATS names a file that gets the turns, admissions and the fold's time at exit (JSON).
+  const stats = { flushes: 0, admitted: 0, folds: 0, foldNs: 0 };
+  process.on('exit', () => {
+    closeSync(fd);
+    unlinkSync(file);
+    const out = process.env['GG_ABLATE_STATS'];
+    if (out !== undefined) writeFileSync(`${out}.${process.pid}`, JSON.stringify(stats));
+  });
+  const counters = new Map<string, number>();
+  const balances = new Map<string, number>();
+  let lines: string[] = [];
+  let waiting: (() => void)[] = [];
+  let admitted: { plan: AdmissionPlan; charge: number }[] = [];
+  let behind: ((batch: { plan: AdmissionPlan; charge: number }[]) => void) | null = null;
+  /** Admissions journaled and not yet folded, and whether their fold is scheduled. */
+  let pending: { plan: AdmissionPlan; charge: number }[] = [];
+  let scheduled = false;
+  const flush = (): void => {
+    writeSync(fd, lines.join(''));
+    const ready = waiting;
+    const batch = admitted;
+    stats.admitted += lines.length;
+    lines = [];
+    waiting = [];
+    admitted = [];
+    for (const resolve of ready) resolve();
+    stats.flushes += 1;
+    if (foldInto === null) return;
+    for (const a of batch) pending.push(a);
+    if (scheduled) return;
+    scheduled = true;
+    // Outside any request, so a failure here ends the process instead of passing as a store fault (served open).
+    const write = (): void => {
+      const t0 = process.hrtime.bigint();
+      (behind ??= writeBehind(foldInto()))(pending);
+      pending = [];
+      scheduled = false;
+      stats.folds += 1;
+      stats.foldNs += Number(process.hrtime.bigint() - t0);
+    };
+    if (foldMs > 0) setTimeout(write, foldMs);
+    else setImmediate(write);
+  };
+  /** The charge (0 when free), or null when refused. */
+  const decide = (plan: AdmissionPlan): number | null => {
+    const free = plan.free.every((c) => (counters.get(`${plan.day}:${c.id}`) ?? 0) < c.limit);
+    if (free) {
+      for (const c of plan.free) {
+        const id = `${plan.day}:${c.id}`;
+        counters.set(id, (counters.get(id) ?? 0) + 1);
+      }
+      return 0;
+    }
+    if (plan.overflow.kind !== 'bill') return null;
+    const { accountId, price } = plan.overflow;
+    const balance = balances.get(accountId) ?? Number.MAX_SAFE_INTEGER;
+    if (balance < price) return null;
+    balances.set(accountId, balance - price);
+    return price;
+  };
+  return async (ctx) => {
+    const { config, clock } = ctx.deps;
+    const now = clock.now();
+    const plan = planAdmission({
+      rules: config.rules,
+      identity: ctx.identity,
+      address: ctx.address,
+      now,
+      id: newOrderedId('adm'),
+    });
+    ctx.ticket = null;
+    const charge = decide(plan);
+    if (charge === null) return null; // a model: the bench's plans are never refused
+    lines.push(`${plan.id} ${plan.keyId ?? '-'} ${charge} ${plan.now}\n`);
+    if (fold) admitted.push({ plan, charge });
+    if (waiting.length === 0) setImmediate(flush);
+    await new Promise<void>((resolve) => waiting.push(resolve));
+    return null;
+  };
+}
+
+/**
+ * The embedded store's own connection: the first database this process opens through the store's openDatabase
+ * (gateway/store/embedded/store.ts opens it at start; in this model it is idle but for key reads).
+ */
+function storeDb(): () => Database.Database {
+  let first: Database.Database | null = null;
+  const real = open.openDatabase;
+  (open as unknown as Record<string, unknown>)['openDatabase'] = (file: string) => {
+    const db = real(file);
+    first ??= db;
+    return db;
+  };
+  return () => {
+    if (first === null) throw new Error('GG_ABLATE: fold needs the embedded store');
+    return first;
+  };
+}
+
+/** The `fold` part's writer: one transaction per call into the store's file (see the header). */
+function writeBehind(db: Database.Database): (batch: { plan: AdmissionPlan; charge: number }[]) => void {
+  const ledger = db.prepare(
+    'INSERT INTO ledger (id, account_id, amount, kind, key_id, ref, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)',
+  );
+  const debit = db.prepare('UPDATE accounts SET balance = balance - ? WHERE id = ?');
+  const counter = db.prepare(
+    `INSERT INTO counters_daily (day, counter_id, used) VALUES (?, ?, ?)
+     ON CONFLICT (day, counter_id) DO UPDATE SET used = used + excluded.used`,
+  );
+  const usage = db.prepare(
+    `INSERT INTO usage_daily (day, subject, free, billed, refused) VALUES (?, ?, ?, ?, 0)
+     ON CONFLICT (subject, day) DO UPDATE SET free = free + excluded.free, billed = billed + excluded.billed`,
+  );
+  const sum = <K>(m: Map<K, number>, k: K, n: number) => m.set(k, (m.get(k) ?? 0) + n);
+  return db.transaction((batch: { plan: AdmissionPlan; charge: number }[]) => {
+    const debits = new Map<string, number>();
+    const counters = new Map<string, number>();
+    const usageSums = new Map<string, [number, number]>();
+    for (const { plan, charge } of batch) {
+      if (charge > 0 && plan.overflow.kind === 'bill') {
+        const account = plan.overflow.accountId;
+        ledger.run(newOrderedId('led'), account, -charge, 'charge', plan.keyId, plan.id, plan.now);
+        sum(debits, account, charge);
+      } else for (const c of plan.free) sum(counters, `${plan.day}\t${c.id}`, 1);
+      for (const subject of plan.usage) {
+        const k = `${plan.day}\t${subject}`;
+        const u = usageSums.get(k) ?? [0, 0];
+        u[charge > 0 ? 1 : 0] += 1;
+        usageSums.set(k, u);
+      }
+    }
+    for (const [account, amount] of debits) debit.run(amount, account);
+    for (const [k, n] of counters) counter.run(...k.split('\t'), n);
+    for (const [k, [free, billed]] of usageSums) usage.run(...k.split('\t'), free, billed);
+  });
+}
