@@ -17,7 +17,8 @@
  *   counter and usage row incremented once per transaction by its sum: what a write-behind store would still do on
  *   the gateway's thread.
  *   `fold<ms>` (e.g. `journal+fold5`) folds every that many ms instead of every turn (the answers still wait only
- *   for the turn's journal write).
+ *   for the turn's journal write). `+thread` (e.g. `journal+fold5+thread`): the fold runs in a writer thread with its
+ *   own connection, so only posting the batch stays on the gateway's thread.
  * It replaces the compiled modules' exported functions (the pipeline calls them through their module objects), so the
  * build under test is otherwise unchanged. For measurement only: an ablated gateway neither counts nor checks.
  */
@@ -29,7 +30,7 @@ import type Database from 'better-sqlite3';
 import { closeSync, openSync, unlinkSync, writeFileSync, writeSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { isMainThread } from 'node:worker_threads';
+import { isMainThread, Worker } from 'node:worker_threads';
 import * as admit from '../gateway/http/stages/admit';
 import * as open from '../gateway/store/embedded/open';
 import { planAdmission } from '../gateway/policy/planner';
@@ -38,7 +39,7 @@ import type { AdmissionPlan } from '../gateway/store/types';
 import * as record from '../gateway/http/stages/record';
 import { GatewayMetrics } from '../gateway/metrics/gateway-metrics';
 
-const PARTS = new Set(['admit', 'render', 'metrics', 'journal', 'fold']);
+const PARTS = new Set(['admit', 'render', 'metrics', 'journal', 'fold', 'thread']);
 
 /** The parts named by `spec` ("admit+render"); throws on an unknown one. */
 export function ablatedParts(spec: string): Set<string> {
@@ -65,9 +66,12 @@ export function ablate(parts: Set<string>): void {
   // `fold` writes once per turn; `fold<ms>` (fold5) every that many milliseconds.
   const fold = [...parts].find((p) => p.startsWith('fold'));
   if (fold !== undefined && !parts.has('journal')) throw new Error('GG_ABLATE: fold goes with journal');
+  if (parts.has('thread') && fold === undefined) throw new Error('GG_ABLATE: thread goes with fold');
   if (parts.has('journal')) {
     const foldMs = fold === undefined ? 0 : Number(fold.slice(4));
-    writable(admit)['admitRequest'] = journalAdmission(fold !== undefined ? storeDb() : null, foldMs);
+    const into =
+      fold === undefined ? null : parts.has('thread') ? writerThread(storeDb()) : localWriter(storeDb());
+    writable(admit)['admitRequest'] = journalAdmission(into, foldMs);
   }
   if (parts.has('render')) {
     writable(record)['readAnswer'] = (_ctx: RequestContext, outcome: BackendOutcome): ReadAnswer => {
@@ -92,15 +96,15 @@ if (spec !== undefined && spec !== '' && isMainThread) ablate(ablatedParts(spec)
 
 /** The `journal` part's admitRequest (see the header): in-memory decision, one journal write per turn. */
 function journalAdmission(
-  /** The `fold` part's connection (resolved at the first request), or null without it. */
-  foldInto: (() => Database.Database) | null,
+  /** The `fold` part's writer (made at the first fold), or null without it. */
+  foldInto: (() => Fold) | null,
   /** Fold every this many ms; 0: once per event-loop turn. */
   foldMs: number,
 ): (ctx: RequestContext) => Promise<null> {
   const fold = foldInto !== null;
   const file = path.join(tmpdir(), `gg-ablate-journal-${process.pid}`);
   const fd = openSync(file, 'a');
-  // GG_ABLATE_STATS names a file that gets the turns, admissions and the fold's time at exit (JSON).
+  // GG_ABLATE_STATS=FILE: at exit, FILE.<pid> gets the turns, admissions, folds and the fold's time (JSON).
   const stats = { flushes: 0, admitted: 0, folds: 0, foldNs: 0 };
   process.on('exit', () => {
     closeSync(fd);
@@ -112,10 +116,10 @@ function journalAdmission(
   const balances = new Map<string, number>();
   let lines: string[] = [];
   let waiting: (() => void)[] = [];
-  let admitted: { plan: AdmissionPlan; charge: number }[] = [];
-  let behind: ((batch: { plan: AdmissionPlan; charge: number }[]) => void) | null = null;
+  let admitted: Admitted[] = [];
+  let behind: Fold | null = null;
   /** Admissions journaled and not yet folded, and whether their fold is scheduled. */
-  let pending: { plan: AdmissionPlan; charge: number }[] = [];
+  let pending: Admitted[] = [];
   let scheduled = false;
   const flush = (): void => {
     writeSync(fd, lines.join(''));
@@ -134,7 +138,7 @@ function journalAdmission(
     // Outside any request, so a failure here ends the process instead of passing as a store fault (served open).
     const write = (): void => {
       const t0 = process.hrtime.bigint();
-      (behind ??= writeBehind(foldInto()))(pending);
+      (behind ??= foldInto())(pending);
       pending = [];
       scheduled = false;
       stats.folds += 1;
@@ -199,8 +203,37 @@ function storeDb(): () => Database.Database {
   };
 }
 
+/** Writes a batch of journaled admissions behind the answers. */
+type Fold = (batch: Admitted[]) => void;
+/** A journaled admission. */
+export interface Admitted {
+  plan: AdmissionPlan;
+  charge: number;
+}
+
+/** `fold`: the batch written on the gateway's thread, on the store's own connection. */
+function localWriter(db: () => Database.Database): () => Fold {
+  return () => writeBehind(db());
+}
+
+/**
+ * `fold+thread`: the batch posted to a writer thread (bench/ablate-writer.ts) with its own connection to the store's
+ * file; the gateway's thread pays the post (a structured clone of the batch), the writer the SQL.
+ */
+function writerThread(db: () => Database.Database): () => Fold {
+  return () => {
+    const worker = new Worker(path.join(__dirname, 'ablate-writer.js'), { workerData: { file: db().name } });
+    worker.unref();
+    // A failed writer ends the process: the model must not pass a failure as a served request.
+    worker.on('error', (err) => {
+      throw err;
+    });
+    return (batch) => worker.postMessage(batch);
+  };
+}
+
 /** The `fold` part's writer: one transaction per call into the store's file (see the header). */
-function writeBehind(db: Database.Database): (batch: { plan: AdmissionPlan; charge: number }[]) => void {
+export function writeBehind(db: Database.Database): Fold {
   const ledger = db.prepare(
     'INSERT INTO ledger (id, account_id, amount, kind, key_id, ref, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)',
   );
@@ -214,7 +247,7 @@ function writeBehind(db: Database.Database): (batch: { plan: AdmissionPlan; char
      ON CONFLICT (subject, day) DO UPDATE SET free = free + excluded.free, billed = billed + excluded.billed`,
   );
   const sum = <K>(m: Map<K, number>, k: K, n: number) => m.set(k, (m.get(k) ?? 0) + n);
-  return db.transaction((batch: { plan: AdmissionPlan; charge: number }[]) => {
+  return db.transaction((batch: Admitted[]) => {
     const debits = new Map<string, number>();
     const counters = new Map<string, number>();
     const usageSums = new Map<string, [number, number]>();
