@@ -104,8 +104,8 @@ function journalAdmission(
   const fold = foldInto !== null;
   const file = path.join(tmpdir(), `gg-ablate-journal-${process.pid}`);
   const fd = openSync(file, 'a');
-  // GG_ABLATE_STATS=FILE: at exit, FILE.<pid> gets the turns, admissions, folds and the fold's time (JSON).
-  const stats = { flushes: 0, admitted: 0, folds: 0, foldNs: 0 };
+  // GG_ABLATE_STATS=FILE: at exit, FILE.<pid> gets the turns, admissions, refusals, folds and the folds' time (JSON).
+  const stats = { flushes: 0, admitted: 0, refused: 0, folds: 0, foldNs: 0 };
   process.on('exit', () => {
     closeSync(fd);
     unlinkSync(file);
@@ -176,7 +176,11 @@ function journalAdmission(
     });
     ctx.ticket = null;
     const charge = decide(plan);
-    if (charge === null) return null; // a model: the bench's plans are never refused
+    if (charge === null) {
+      // The bench's plans are never refused (huge allowance or balance); a refusal is counted, not rendered.
+      stats.refused += 1;
+      return null;
+    }
     lines.push(`${plan.id} ${plan.keyId ?? '-'} ${charge} ${plan.now}\n`);
     if (fold) admitted.push({ plan, charge });
     if (waiting.length === 0) setImmediate(flush);
