@@ -4,7 +4,7 @@
  */
 import Database from 'better-sqlite3';
 import { parentPort, workerData } from 'node:worker_threads';
-import { writeBehind, type Admitted } from './ablate';
+import { writeBehind, type Admitted } from './write-behind';
 
 const db = new Database((workerData as { file: string }).file);
 db.pragma('busy_timeout = 5000');

@@ -12,10 +12,8 @@
  *   that is written once per event-loop turn (one `writeSync` for the turn's lines) before any of that turn's
  *   admissions returns, as the group commit does. No ticket, so settle keeps and releases nothing;
  * - `fold` (with `journal`, embedded store only): the turn's admissions are then also written behind the answers into
- *   the store's own SQLite file, on the store's own connection, one transaction per turn (or per window, below): a
- *   ledger row per charged request (the real table and its indexes), the balance debited once per account, each free
- *   counter and usage row incremented once per transaction by its sum: what a write-behind store would still do on
- *   the gateway's thread.
+ *   the store's own SQLite file, on the store's own connection, one transaction per turn (or per window, below), by
+ *   bench/write-behind.ts: what a write-behind store would still do on the gateway's thread.
  *   `fold<ms>` (e.g. `journal+fold5`) folds every that many ms instead of every turn (the answers still wait only
  *   for the turn's journal write). `+thread` (e.g. `journal+fold5+thread`): the fold runs in a writer thread with its
  *   own connection, so only posting the batch stays on the gateway's thread.
@@ -36,6 +34,7 @@ import * as open from '../gateway/store/embedded/open';
 import { planAdmission } from '../gateway/policy/planner';
 import { newOrderedId } from '../gateway/store/ids';
 import type { AdmissionPlan } from '../gateway/store/types';
+import { writeBehind, type Admitted, type Fold } from './write-behind';
 import * as record from '../gateway/http/stages/record';
 import { GatewayMetrics } from '../gateway/metrics/gateway-metrics';
 
@@ -101,7 +100,6 @@ function journalAdmission(
   /** Fold every this many ms; 0: once per event-loop turn. */
   foldMs: number,
 ): (ctx: RequestContext) => Promise<null> {
-  const fold = foldInto !== null;
   const file = path.join(tmpdir(), `gg-ablate-journal-${process.pid}`);
   const fd = openSync(file, 'a');
   // GG_ABLATE_STATS=FILE: at exit, FILE.<pid> gets the turns, admissions, refusals, folds and the folds' time (JSON).
@@ -114,38 +112,37 @@ function journalAdmission(
   });
   const counters = new Map<string, number>();
   const balances = new Map<string, number>();
-  let lines: string[] = [];
+  /** This turn's admissions and their waiting requests; the journaled ones not yet folded. */
+  let turn: Admitted[] = [];
   let waiting: (() => void)[] = [];
-  let admitted: Admitted[] = [];
-  let behind: Fold | null = null;
-  /** Admissions journaled and not yet folded, and whether their fold is scheduled. */
   let pending: Admitted[] = [];
-  let scheduled = false;
+  let behind: Fold | null = null;
+  const fold = (make: () => Fold): void => {
+    const t0 = process.hrtime.bigint();
+    (behind ??= make())(pending);
+    pending = [];
+    stats.folds += 1;
+    stats.foldNs += Number(process.hrtime.bigint() - t0);
+  };
   const flush = (): void => {
-    writeSync(fd, lines.join(''));
+    writeSync(
+      fd,
+      turn.map(({ plan, charge }) => `${plan.id} ${plan.keyId ?? '-'} ${charge} ${plan.now}\n`).join(''),
+    );
     const ready = waiting;
-    const batch = admitted;
-    stats.admitted += lines.length;
-    lines = [];
+    const batch = turn;
+    turn = [];
     waiting = [];
-    admitted = [];
     for (const resolve of ready) resolve();
     stats.flushes += 1;
+    stats.admitted += batch.length;
     if (foldInto === null) return;
+    const idle = pending.length === 0; // else a fold is already scheduled and takes these too
     for (const a of batch) pending.push(a);
-    if (scheduled) return;
-    scheduled = true;
+    if (!idle) return;
     // Outside any request, so a failure here ends the process instead of passing as a store fault (served open).
-    const write = (): void => {
-      const t0 = process.hrtime.bigint();
-      (behind ??= foldInto())(pending);
-      pending = [];
-      scheduled = false;
-      stats.folds += 1;
-      stats.foldNs += Number(process.hrtime.bigint() - t0);
-    };
-    if (foldMs > 0) setTimeout(write, foldMs);
-    else setImmediate(write);
+    if (foldMs > 0) setTimeout(fold, foldMs, foldInto);
+    else setImmediate(fold, foldInto);
   };
   /** The charge (0 when free), or null when refused. */
   const decide = (plan: AdmissionPlan): number | null => {
@@ -181,9 +178,8 @@ function journalAdmission(
       stats.refused += 1;
       return null;
     }
-    lines.push(`${plan.id} ${plan.keyId ?? '-'} ${charge} ${plan.now}\n`);
-    if (fold) admitted.push({ plan, charge });
-    if (waiting.length === 0) setImmediate(flush);
+    if (turn.length === 0) setImmediate(flush);
+    turn.push({ plan, charge });
     await new Promise<void>((resolve) => waiting.push(resolve));
     return null;
   };
@@ -207,14 +203,6 @@ function storeDb(): () => Database.Database {
   };
 }
 
-/** Writes a batch of journaled admissions behind the answers. */
-type Fold = (batch: Admitted[]) => void;
-/** A journaled admission. */
-export interface Admitted {
-  plan: AdmissionPlan;
-  charge: number;
-}
-
 /** `fold`: the batch written on the gateway's thread, on the store's own connection. */
 function localWriter(db: () => Database.Database): () => Fold {
   return () => writeBehind(db());
@@ -234,42 +222,4 @@ function writerThread(db: () => Database.Database): () => Fold {
     });
     return (batch) => worker.postMessage(batch);
   };
-}
-
-/** The `fold` part's writer: one transaction per call into the store's file (see the header). */
-export function writeBehind(db: Database.Database): Fold {
-  const ledger = db.prepare(
-    'INSERT INTO ledger (id, account_id, amount, kind, key_id, ref, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)',
-  );
-  const debit = db.prepare('UPDATE accounts SET balance = balance - ? WHERE id = ?');
-  const counter = db.prepare(
-    `INSERT INTO counters_daily (day, counter_id, used) VALUES (?, ?, ?)
-     ON CONFLICT (day, counter_id) DO UPDATE SET used = used + excluded.used`,
-  );
-  const usage = db.prepare(
-    `INSERT INTO usage_daily (day, subject, free, billed, refused) VALUES (?, ?, ?, ?, 0)
-     ON CONFLICT (subject, day) DO UPDATE SET free = free + excluded.free, billed = billed + excluded.billed`,
-  );
-  const sum = <K>(m: Map<K, number>, k: K, n: number) => m.set(k, (m.get(k) ?? 0) + n);
-  return db.transaction((batch: Admitted[]) => {
-    const debits = new Map<string, number>();
-    const counters = new Map<string, number>();
-    const usageSums = new Map<string, [number, number]>();
-    for (const { plan, charge } of batch) {
-      if (charge > 0 && plan.overflow.kind === 'bill') {
-        const account = plan.overflow.accountId;
-        ledger.run(newOrderedId('led'), account, -charge, 'charge', plan.keyId, plan.id, plan.now);
-        sum(debits, account, charge);
-      } else for (const c of plan.free) sum(counters, `${plan.day}\t${c.id}`, 1);
-      for (const subject of plan.usage) {
-        const k = `${plan.day}\t${subject}`;
-        const u = usageSums.get(k) ?? [0, 0];
-        u[charge > 0 ? 1 : 0] += 1;
-        usageSums.set(k, u);
-      }
-    }
-    for (const [account, amount] of debits) debit.run(amount, account);
-    for (const [k, n] of counters) counter.run(...k.split('\t'), n);
-    for (const [k, [free, billed]] of usageSums) usage.run(...k.split('\t'), free, billed);
-  });
 }

@@ -11,6 +11,7 @@ import { loadavg, tmpdir } from 'node:os';
 import path from 'node:path';
 import { systemClock } from '../gateway/core/clock';
 import { newOrderedId } from '../gateway/store/ids';
+import { prepareHot } from '../gateway/store/embedded/hot-statements';
 import { EmbeddedStore } from '../gateway/store/embedded/store';
 
 const ROUNDS = Number(process.argv[2] ?? 3);
@@ -33,14 +34,12 @@ async function main(): Promise<void> {
     const acc = await store.createAccount({ email: 'commit@example.org' }, now);
     await store.credit(acc.id, 1_000_000_000, null, now);
     const db = store.db;
-    const ledger = db.prepare(
-      'INSERT INTO ledger (id, account_id, amount, kind, key_id, ref, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)',
-    );
-    const debit = db.prepare('UPDATE accounts SET balance = balance - ? WHERE id = ? AND balance >= ?');
+    // The store's own statements (the admission's ledger insert and guarded debit).
+    const { ledgerInsert, debit } = prepareHot(db);
     const write = db.transaction((rows: number) => {
       const at = Date.now();
       for (let i = 0; i < rows; i++) {
-        ledger.run(newOrderedId('led'), acc.id, -1, 'charge', null, newOrderedId('adm'), at);
+        ledgerInsert.run(newOrderedId('led'), acc.id, -1, 'charge', null, newOrderedId('adm'), at);
       }
       if (debit.run(rows, acc.id, rows).changes !== 1) throw new Error('commit-cost: the account ran dry');
     });
