@@ -4,48 +4,10 @@
  * `fold`, which the store applies in one transaction together with the position. On open, records after the
  * store's position are folded again, so each record is applied exactly once.
  */
-import {
-  closeSync,
-  fdatasync,
-  fdatasyncSync,
-  ftruncateSync,
-  mkdirSync,
-  openSync,
-  rmSync,
-  writeSync,
-} from 'node:fs';
+import * as fs from 'node:fs';
 import { encodeFrame } from './frame';
-import { listSegments, readSegment, segmentPath, type Segment } from './segments';
-
-/**
- * Applies `records` (the frames after `after` up to `position`) in one transaction that also stores `position`;
- * applying it only when the stored position equals `after` makes a repeat after an ambiguous failure harmless.
- */
-export type Fold<R> = (records: R[], position: number, after: number) => void | Promise<void>;
-
-/** How a journal is opened. */
-export interface JournalOptions<R> {
-  dir: string;
-  /** One name per process (e.g. `worker-2`): a journal has exactly one writer. */
-  name: string;
-  /** The position the store's last fold recorded (0 when it never folded). */
-  foldedPosition: number;
-  fold: Fold<R>;
-  /** D34: 1000 on the embedded store, 250 on the shared store. */
-  foldEveryMs: number;
-  /** Flush each turn on setImmediate (default) or only when `flush()` is called (and before each fold). */
-  autoFlush?: boolean;
-  /** The newest segment is closed and a new one started past this size (default 4 MiB). */
-  segmentBytes?: number;
-  /** Folded segments kept as the per-request audit trail (D35); older ones are deleted (default 0). */
-  keepFolded?: number;
-  /** Records held in memory for the next fold; beyond it the fold reads them back from disk (default 100,000). */
-  maxUnfolded?: number;
-  /** Records per fold call when folding from disk, on open or after a failed fold (default 10,000). */
-  maxBatch?: number;
-  /** A failed timed fold or a failed automatic flush that no appender awaited (retried by the next fold). */
-  onError?: (err: unknown) => void;
-}
+import { checkOptions, type JournalOptions } from './options';
+import { framesBetween, scanJournal, segmentPath, type Segment } from './segments';
 
 interface Turn {
   promise: Promise<void>;
@@ -77,32 +39,17 @@ export class Journal<R> {
     private seq: number,
     private foldedPos: number,
   ) {
-    this.fd = openSync(segmentPath(opts.dir, opts.name, active), 'a');
+    this.fd = fs.openSync(segmentPath(opts.dir, opts.name, active), 'a');
     this.size = 0;
   }
 
   /** Opens (or creates) the journal, cuts a torn last line, folds every record after `foldedPosition` again. */
   static async open<R>(opts: JournalOptions<R>): Promise<Journal<R>> {
-    mkdirSync(opts.dir, { recursive: true });
-    const numbers = listSegments(opts.dir, opts.name);
-    const closed: Segment[] = [];
-    let last: number | undefined;
-    let activeBytes = 0;
-    for (const [i, number] of numbers.entries()) {
-      const path = segmentPath(opts.dir, opts.name, number);
-      const newest = i === numbers.length - 1;
-      const seg = readSegment<R>(path, {
-        newest,
-        truncateTorn: true,
-        ...(last === undefined ? {} : { afterSeq: last }),
-      });
-      const first = seg.frames[0]?.seq ?? (last ?? 0) + 1;
-      last = seg.frames.at(-1)?.seq ?? last;
-      if (newest) activeBytes = seg.validBytes;
-      else closed.push({ number, path, first, last: last ?? 0 });
-    }
+    checkOptions(opts);
+    fs.mkdirSync(opts.dir, { recursive: true });
+    const { closed, active, activeBytes, last } = scanJournal(opts.dir, opts.name);
     const seq = Math.max(last ?? 0, opts.foldedPosition);
-    const journal = new Journal(opts, closed, numbers.at(-1) ?? 1, seq, opts.foldedPosition);
+    const journal = new Journal(opts, closed, active, seq, opts.foldedPosition);
     journal.size = activeBytes;
     journal.unfolded = null; // what is on disk after the store's position is folded from disk
     await journal.foldNow();
@@ -155,9 +102,9 @@ export class Journal<R> {
     const buf = encodeFrame(this.seq + 1, records);
     try {
       let done = 0;
-      while (done < buf.length) done += writeSync(this.fd, buf, done);
+      while (done < buf.length) done += fs.writeSync(this.fd, buf, done);
     } catch (err) {
-      ftruncateSync(this.fd, this.size); // no half frame stays in front of the next one
+      fs.ftruncateSync(this.fd, this.size); // no half frame stays in front of the next one
       turn?.reject(err);
       throw err;
     }
@@ -172,7 +119,7 @@ export class Journal<R> {
   foldNow(): Promise<void> {
     this.folding ??= this.runFold().finally(() => {
       this.folding = undefined;
-      for (const fd of this.retired.splice(0)) closeSync(fd);
+      for (const fd of this.retired.splice(0)) fs.closeSync(fd);
     });
     return this.folding;
   }
@@ -181,8 +128,8 @@ export class Journal<R> {
   async close(): Promise<void> {
     clearInterval(this.timer);
     this.flush();
-    await this.foldNow();
-    closeSync(this.fd);
+    while (this.foldedPos < this.seq) await this.foldNow(); // a running fold may not cover the last turns
+    fs.closeSync(this.fd);
   }
 
   private autoFlush(): void {
@@ -203,14 +150,14 @@ export class Journal<R> {
   }
 
   private rotate(): void {
-    fdatasyncSync(this.fd); // a closed segment is durable, so a fold never depends on an fd that is gone
-    if (this.folding === undefined) closeSync(this.fd);
+    fs.fdatasyncSync(this.fd); // a closed segment is durable, so a fold never depends on an fd that is gone
+    if (this.folding === undefined) fs.closeSync(this.fd);
     else this.retired.push(this.fd);
     const path = segmentPath(this.opts.dir, this.opts.name, this.active);
     const first = this.closed.at(-1)?.last ?? this.foldedPos;
     this.closed.push({ number: this.active, path, first: first + 1, last: this.seq });
     this.active += 1;
-    this.fd = openSync(segmentPath(this.opts.dir, this.opts.name, this.active), 'a');
+    this.fd = fs.openSync(segmentPath(this.opts.dir, this.opts.name, this.active), 'a');
     this.size = 0;
   }
 
@@ -222,7 +169,7 @@ export class Journal<R> {
     this.unfolded = []; // turns written from here on belong to the next fold
     this.unfoldedCount = 0;
     try {
-      await new Promise<void>((res, rej) => fdatasync(this.fd, (e) => (e ? rej(e) : res())));
+      await new Promise<void>((res, rej) => fs.fdatasync(this.fd, (e) => (e ? rej(e) : res())));
       if (memory === null) await this.foldFromDisk(upTo);
       else await this.apply(flatten(memory), upTo);
     } catch (err) {
@@ -240,23 +187,17 @@ export class Journal<R> {
   /** Folds the frames in (foldedPosition, upTo] from the files, at most about `maxBatch` records per call. */
   private async foldFromDisk(upTo: number): Promise<void> {
     const maxBatch = this.opts.maxBatch ?? 10_000;
-    const segments = [...this.closed.filter((s) => s.last > this.foldedPos).map((s) => s.path)];
-    segments.push(segmentPath(this.opts.dir, this.opts.name, this.active));
+    const paths = this.closed.filter((s) => s.last > this.foldedPos).map((s) => s.path);
+    paths.push(segmentPath(this.opts.dir, this.opts.name, this.active));
     let batch: R[] = [];
-    let end = this.foldedPos;
-    for (const [i, path] of segments.entries()) {
-      const newest = i === segments.length - 1;
-      for (const frame of readSegment<R>(path, { newest, truncateTorn: false }).frames) {
-        if (frame.seq <= end || frame.seq > upTo) continue;
-        for (const r of frame.records) batch.push(r);
-        end = frame.seq;
-        if (batch.length >= maxBatch) {
-          await this.apply(batch, end);
-          batch = [];
-        }
+    for (const frame of framesBetween<R>(paths, this.foldedPos, upTo)) {
+      for (const r of frame.records) batch.push(r);
+      if (batch.length >= maxBatch && frame.seq < upTo) {
+        await this.apply(batch, frame.seq);
+        batch = [];
       }
     }
-    if (batch.length > 0 || upTo > this.foldedPos) await this.apply(batch, upTo);
+    await this.apply(batch, upTo);
   }
 
   /** Deletes closed segments wholly folded, beyond the `keepFolded` newest of them. */
@@ -264,7 +205,7 @@ export class Journal<R> {
     const folded = this.closed.filter((s) => s.last <= this.foldedPos);
     const drop = folded.length - (this.opts.keepFolded ?? 0);
     for (const seg of folded.slice(0, Math.max(0, drop))) {
-      rmSync(seg.path, { force: true });
+      fs.rmSync(seg.path, { force: true });
       this.closed.splice(this.closed.indexOf(seg), 1);
     }
   }

@@ -57,3 +57,38 @@ export function readSegment<R>(
   if (tornBytes > 0 && opts.truncateTorn) truncateSync(path, scan.validBytes);
   return { frames: scan.frames, validBytes: scan.validBytes, tornBytes };
 }
+
+/** What is on disk at open: the closed segments, the newest one (to append to) and the last valid sequence. */
+export interface JournalScan {
+  closed: Segment[];
+  active: number;
+  activeBytes: number;
+  last: number | undefined;
+}
+
+/** Scans every segment of journal `name` in order, cutting a torn tail off the newest one. */
+export function scanJournal(dir: string, name: string): JournalScan {
+  const numbers = listSegments(dir, name);
+  const closed: Segment[] = [];
+  let last: number | undefined;
+  let activeBytes = 0;
+  for (const [i, number] of numbers.entries()) {
+    const path = segmentPath(dir, name, number);
+    const newest = i === numbers.length - 1;
+    const after = last === undefined ? {} : { afterSeq: last };
+    const seg = readSegment(path, { newest, truncateTorn: true, ...after });
+    const first = seg.frames[0]?.seq ?? (last ?? 0) + 1;
+    last = seg.frames.at(-1)?.seq ?? last;
+    if (newest) activeBytes = seg.validBytes;
+    else closed.push({ number, path, first, last: last ?? 0 });
+  }
+  return { closed, active: numbers.at(-1) ?? 1, activeBytes, last };
+}
+
+/** The frames with `after < seq <= upTo` of the segments at `paths` (oldest first; the last one is the newest). */
+export function* framesBetween<R>(paths: string[], after: number, upTo: number): Generator<Frame<R>> {
+  for (const [i, path] of paths.entries()) {
+    const { frames } = readSegment<R>(path, { newest: i === paths.length - 1, truncateTorn: false });
+    for (const frame of frames) if (frame.seq > after && frame.seq <= upTo) yield frame;
+  }
+}
