@@ -26,10 +26,12 @@ const SP = 0x20;
 
 /** The bytes of one turn: `records` serialised as one line carrying `seq` and a CRC32. */
 export function encodeFrame(seq: number, records: readonly unknown[]): Buffer {
-  const body = `${seq} ${JSON.stringify(records)}`;
-  const crc = crc32(body).toString(16).padStart(8, '0');
-  const sp = body.indexOf(' ');
-  return Buffer.from(`${body.slice(0, sp)} ${crc}${body.slice(sp)}\n`);
+  const head = String(seq);
+  const buf = Buffer.from(`${head} 00000000 ${JSON.stringify(records)}\n`);
+  // The CRC of `<seq> <json>`: the two slices around the CRC field, then written into its place.
+  const crc = crc32(buf.subarray(head.length + 9, buf.length - 1), crc32(buf.subarray(0, head.length)));
+  buf.write(crc.toString(16).padStart(8, '0'), head.length + 1, 'latin1');
+  return buf;
 }
 
 /**
