@@ -139,6 +139,28 @@ test('a restart folds again exactly the turns after the store position, in bound
   await again.close();
 });
 
+test('a power loss drops the unsynced tail: the replay folds the whole turns left, once, and goes on', async () => {
+  const s = store();
+  const j = await open(s, { autoFlush: false });
+  for (let t = 1; t <= 6; t++) {
+    j.append(t);
+    j.flush();
+    if (t === 2) await j.foldNow(); // synced and folded up to turn 2
+  }
+  // The page cache lost turns 5 and 6 and half of turn 4 (a fold only ever covers synced turns).
+  const path = segmentPath(dir, 'w1', 1);
+  const bytes = readFileSync(path);
+  const ends = scanFrames(bytes).frames.map((f) => f.end);
+  writeFileSync(path, bytes.subarray(0, (ends[2] ?? 0) + 5));
+  const again = await open(s);
+  expect(s.folded).toEqual([1, 2, 3]);
+  again.append(40);
+  await again.written();
+  await again.close();
+  expect(s.folded).toEqual([1, 2, 3, 40]);
+  expect(s.position).toBe(4);
+});
+
 test('a torn last line is cut on open, and the next turn is written on a clean line', async () => {
   const s = store();
   const j = await open(s);
