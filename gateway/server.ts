@@ -115,8 +115,8 @@ export function createGateway(deps: GatewayDeps): Gateway {
   const adminToken = deps.adminToken ?? config.admin.token ?? randomBytes(24).toString('base64url');
   const forwarders = deps.forward === undefined ? createForwarders(config.backends) : null;
   const forward = deps.forward ?? (forwarders as Forwarder);
-  // D26: passthrough routes stream over the same keep-alive pool as their backend's translated calls.
-  const passthrough = passthroughProxies(config.backends, (name) => forwarders?.of(name)?.agent);
+  // D26: passthrough routes stream over a pool of their own per backend (slow readers never hold translated calls').
+  const passthrough = passthroughProxies(config.backends);
   const metrics = deps.metrics ?? new GatewayMetrics(config.hosts);
   const cacheStats = deps.store.identityCacheStats?.bind(deps.store);
   if (cacheStats) metrics.watchKeyCache(cacheStats);

@@ -20,6 +20,8 @@ export interface CompiledBackend {
   headers: Readonly<Record<string, string>>;
   /** `k=v&k2=v2` added to every request's query (encoded), or "". */
   query: string;
+  /** D26: passthrough answers streamed at once (the sockets of its passthrough pool); more wait for one. */
+  passthroughConnections: number;
 }
 
 /** One passthrough route (D26). */
@@ -32,6 +34,10 @@ export interface PassthroughRoute {
   methods: ReadonlySet<string>;
   /** Requests counted per forwarded request (0: not counted). */
   cost: number;
+  /** The whole answer's deadline (request to last byte); a status line later than this is a timeout. */
+  deadlineMs: number;
+  /** Response headers passed besides the allowlist (lower-case). */
+  responseHeaders: ReadonlySet<string>;
 }
 
 /** The name the top-level `backend:` has (D25). */
@@ -42,15 +48,21 @@ function prefixOf(url: URL): string {
   return url.pathname.replace(/\/+$/, '');
 }
 
+/** What a backend's config gives besides its name and kind. */
+interface BackendFields {
+  url: string;
+  timeoutMs: number;
+  passthroughConnections: number;
+  headers: Record<string, string>;
+  query: Record<string, string>;
+}
+
 /** Compile one backend. */
 function compileBackend(
   name: string,
   kind: BackendKind,
-  url: string,
-  timeoutMs: number,
   passRequestId: boolean,
-  headers: Record<string, string>,
-  query: Record<string, string>,
+  { url, timeoutMs, passthroughConnections, headers, query }: BackendFields,
 ): CompiledBackend {
   const u = new URL(url);
   const h: Record<string, string> = {};
@@ -65,6 +77,7 @@ function compileBackend(
     passRequestId,
     headers: h,
     query: new URLSearchParams(query).toString(),
+    passthroughConnections,
   };
 }
 
@@ -75,22 +88,11 @@ export function compileBackends(raw: RawConfig): Map<string, CompiledBackend> {
   if (b.url !== '')
     out.set(
       DEFAULT_BACKEND,
-      compileBackend(DEFAULT_BACKEND, 'geogate', b.url, b.timeoutMs, b.passRequestId, {}, {}),
+      compileBackend(DEFAULT_BACKEND, 'geogate', b.passRequestId, { ...b, headers: {}, query: {} }),
     );
   for (const [name, e] of Object.entries(raw.backends)) {
     if (out.has(name)) continue;
-    out.set(
-      name,
-      compileBackend(
-        name,
-        e.kind,
-        e.url,
-        e.timeoutMs,
-        e.passRequestId ?? e.kind === 'geogate',
-        e.headers,
-        e.query,
-      ),
-    );
+    out.set(name, compileBackend(name, e.kind, e.passRequestId ?? e.kind === 'geogate', e));
   }
   return out;
 }
@@ -124,6 +126,8 @@ export function compileRoutes(routes: RawConfig['hosts'][number]['passthrough'])
       prefix,
       methods: new Set(r.methods),
       cost: r.cost,
+      deadlineMs: r.deadlineMs,
+      responseHeaders: new Set(r.responseHeaders.map((n) => n.toLowerCase())),
     };
   });
 }
@@ -173,7 +177,14 @@ export function backendProblems(raw: RawConfig): string[] {
         );
     }
     const patterns = new Map<string, number>();
+    const upstream = backends.get(named)?.headers ?? {};
     h.passthrough.forEach((r, j) => {
+      for (const name of r.responseHeaders)
+        if (name.toLowerCase() in upstream)
+          problems.push(
+            `${where}.passthrough[${j}].responseHeaders: "${name}" is a header the gateway sends to backend ` +
+              `"${named}" (the operator's own); it is never passed back to a client`,
+          );
       const first = patterns.get(r.path);
       if (first !== undefined)
         problems.push(

@@ -53,6 +53,38 @@ const headerName = z
   .refine((h) => !RESERVED_HEADERS.has(h.toLowerCase()), {
     error: (i) => `the header ${JSON.stringify(i.input)} is set by the gateway, not by the config`,
   });
+/**
+ * Response headers never taken from a backend, even when a route lists them (D26): framing, cookies of the upstream's
+ * domain, and the gateway's own CORS, request id and quota headers (which always win).
+ */
+const NEVER_PASSED = new Set([
+  'connection',
+  'keep-alive',
+  'transfer-encoding',
+  'upgrade',
+  'te',
+  'trailer',
+  'proxy-authenticate',
+  'proxy-connection',
+  'set-cookie',
+  'set-cookie2',
+  'x-request-id',
+  'ratelimit',
+  'ratelimit-policy',
+  'x-quota-limit',
+  'x-quota-used',
+  'x-quota-reset',
+]);
+const responseHeaderName = z
+  .string()
+  .regex(/^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/, 'not a valid header name')
+  .refine((h) => !NEVER_PASSED.has(h.toLowerCase()) && !h.toLowerCase().startsWith('access-control-'), {
+    error: (i) =>
+      `the header ${JSON.stringify(i.input)} is never taken from a backend (framing, cookies, and the gateway's own ` +
+      'CORS, request id and quota headers)',
+  });
+/** At most this many passthrough answers of one backend are streamed at once (its passthrough pool's sockets). */
+const passthroughConnections = z.int().min(1).max(1024).default(64);
 /** A value never echoed in messages: it is often the operator's upstream credential. */
 const secretText = z.string({ error: 'must be text' }).refine((v) => !/[\r\n\0]/.test(v), {
   message: 'must not contain line breaks or NUL',
@@ -87,6 +119,8 @@ const namedBackend = z.strictObject({
   query: z
     .record(z.string().regex(/^[A-Za-z0-9_.~-]+$/, 'not a plain parameter name'), secretText)
     .default({}),
+  /** D26: passthrough answers streamed at once from this backend; more wait for a connection (slow readers). */
+  passthroughConnections,
 });
 
 const METHODS = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE'] as const;
@@ -107,6 +141,10 @@ const passthroughRoute = z.strictObject({
   methods: z.array(z.enum(METHODS)).min(1).default(['GET']),
   /** Requests counted and billed per forwarded request: an integer ≥ 0 (0: not counted). */
   cost: z.int().min(0).max(1000).default(1),
+  /** The whole answer's deadline from the request to the last byte; an answer still streaming then is cut. */
+  deadlineMs: z.int().min(1).max(3_600_000).default(60_000),
+  /** Response headers passed to the client besides the allowlist (content, caching, Retry-After, ranges). */
+  responseHeaders: z.array(responseHeaderName).max(50).default([]),
 });
 const limits = z.strictObject({
   freePerDay: count.optional(),
@@ -148,6 +186,8 @@ const singleBackend = z.strictObject({
   timeoutMs: z.int().min(1).max(600_000).default(5000),
   /** Pass the request id to the backend as X-Request-Id (issue 14 item 2); off for an upstream that refuses it. */
   passRequestId: z.boolean().default(true),
+  /** D26: passthrough answers streamed at once from this backend. */
+  passthroughConnections,
 });
 
 /**
@@ -155,7 +195,12 @@ const singleBackend = z.strictObject({
  * output keeps `backend` an object so code written for the single-backend config reads it unchanged; compile and the
  * cross-field checks read `url === ''` as absent.
  */
-export const NO_DEFAULT_BACKEND = Object.freeze({ url: '', timeoutMs: 5000, passRequestId: true });
+export const NO_DEFAULT_BACKEND = Object.freeze({
+  url: '',
+  timeoutMs: 5000,
+  passRequestId: true,
+  passthroughConnections: 64,
+});
 
 const store = z.discriminatedUnion('kind', [
   z.strictObject({ kind: z.literal('embedded'), path: z.string().min(1) }),

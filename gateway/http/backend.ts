@@ -3,7 +3,7 @@
  * BackendCall (through the backend's connector for a named backend, D25) and sends none of the incoming headers, so
  * no credential can reach the backend. The answer comes back as a value for the pipeline (collected whole, bounded).
  * Transport: an undici Pool (issue 12: Node's http client plus http-proxy-middleware cost about 80 µs per request);
- * http-proxy-middleware stays for streaming passthrough routes, over the backend's own keep-alive agent (`agent`).
+ * http-proxy-middleware stays for streaming passthrough routes, over a keep-alive agent of their own (`poolFor`).
  * The gateway's own timer is the only timeout (docs/benchmarks.md, hot path).
  */
 import http from 'node:http';
@@ -35,8 +35,6 @@ export type Forwarder = ((
   backend?: CompiledBackend,
 ) => Promise<BackendOutcome>) & {
   close(): void;
-  /** The keep-alive agent of a single-backend forwarder, for its passthrough routes (streamed by http-proxy). */
-  readonly agent?: http.Agent;
 };
 
 const MAX_BACKEND_BODY = 1 << 20;
@@ -91,8 +89,6 @@ export function createForwarder(
   });
   // Why: a backend that is down must surface as an outcome of the requests, never as an unhandled 'error'.
   pool.on('connectionError', () => undefined);
-  // The passthrough routes' agent (http-proxy streams over Node's client); idle until a route uses it.
-  const agent = poolFor(base);
   // The plain path keeps its literal header list (no copy per request); a named backend adds its operator headers.
   const fixed: string[] = [...ACCEPT_JSON, ...Object.entries(named?.headers ?? {}).flat()];
   const headersOf = (id: string | undefined): string[] =>
@@ -156,16 +152,15 @@ export function createForwarder(
       );
     });
   return Object.assign(forward, {
-    close: () => {
-      agent.destroy();
-      void pool.destroy().catch(() => undefined);
-    },
-    agent,
+    close: () => void pool.destroy().catch(() => undefined),
   });
 }
 
-/** A keep-alive agent for a backend's passthrough routes: https for an https URL (an upstream API), http otherwise. */
-export function poolFor(base: URL): http.Agent {
-  const options = { keepAlive: true, keepAliveMsecs: 1000, maxSockets: 256, scheduling: 'lifo' as const };
+/**
+ * A keep-alive agent for a backend's passthrough routes (their own pool, D26): https for an https URL (an upstream
+ * API), http otherwise; at most `maxSockets` at once, further requests wait for one.
+ */
+export function poolFor(base: URL, maxSockets: number): http.Agent {
+  const options = { keepAlive: true, keepAliveMsecs: 1000, maxSockets, scheduling: 'lifo' as const };
   return base.protocol === 'https:' ? new https.Agent(options) : new http.Agent(options);
 }

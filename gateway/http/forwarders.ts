@@ -20,7 +20,7 @@ export function backendForwarder(b: CompiledBackend): Forwarder {
 
 /** A forwarder that sends each call to its backend's own forwarder (`fallback`'s when the call names none). */
 export function createForwarders(backends: ReadonlyMap<string, CompiledBackend>): Forwarder & {
-  /** The forwarder of a backend by name (passthrough uses its pool). */
+  /** The forwarder of a backend by name. */
   of(name: string): Forwarder | undefined;
 } {
   const byName = new Map<string, Forwarder>();

@@ -27,6 +27,8 @@ export interface HarnessOptions {
   dir?: string;
   /** Collect the gateway's log lines here (level info) instead of discarding them. */
   logs?: string[];
+  /** Run the store's crash sweeper with the config's reservation timeout, as the launcher does (runtime/main.ts). */
+  sweeper?: boolean;
 }
 
 export interface Harness extends GatewayUrls {
@@ -64,7 +66,11 @@ export async function startGatewayHarness(opts: HarnessOptions): Promise<Harness
   const logger = logs
     ? pino({ level: 'info' }, { write: (line: string) => void logs.push(line) })
     : pino({ level: 'silent' });
-  const store = await createStore(config.store as { kind: 'embedded'; path: string }, { clock });
+  const embedded = config.store as { kind: 'embedded'; path: string };
+  const store = await createStore(
+    opts.sweeper === true ? { ...embedded, reservationTimeoutMs: config.reservationTimeoutMs } : embedded,
+    { clock },
+  );
   const gateway = createGateway({ config, store, clock, logger });
   const urls = await gateway.listen();
   return {

@@ -2,7 +2,8 @@
  * Stage: passthrough (D26). A request on one of the host's passthrough routes is forwarded as it is (path, query
  * minus every credential position, body) to the host's backend and its answer streamed back. It is identified,
  * admitted and billed like a translated call (same identity, slots, allowance and refusals), `cost` times (0: not
- * counted); D11 holds: a 5xx, a timeout or a connection failure is released, any other answer kept.
+ * counted); D11 holds: a 5xx, a timeout or a connection failure is released; any other answer is kept when its status
+ * line arrives (however long it then streams, within the route's deadline).
  */
 import type { PassthroughRoute } from '../../config/backends';
 import { MESSAGES } from '../../core/errors';
@@ -83,14 +84,30 @@ export async function servePassthrough(
   const sentBody = formText === null ? body : Buffer.from(withoutCredentials(formText, names), 'utf8');
   ctx.res.setHeader('x-request-id', ctx.requestId);
   for (const [k, v] of Object.entries({ ...CORS_HEADERS, ...ctx.quota })) ctx.res.setHeader(k, v);
+  let kept = false;
   const outcome = await proxies.of(backend)(req, ctx.res, {
     url: passthroughUrl(backend, ctx.rawPath, withoutCredentials(ctx.query, names)),
     method,
     headers: passthroughHeaders(req.headers, backend, backend.passRequestId ? ctx.requestId : null),
     body: sentBody,
+    deadlineMs: route.deadlineMs,
+    responseHeaders: route.responseHeaders,
+    onStatus: (status) => {
+      // D11 at the status line: an answer below 500 is charged, however long it then takes to deliver.
+      if (status < 500) kept = keepAll(ctx, tickets);
+    },
   });
-  await settlePassthrough(ctx, outcome, tickets);
+  await settlePassthrough(ctx, outcome, kept ? [] : tickets);
   return null;
+}
+
+/** Keep every admission (fire and forget: the answer never waits for its keep); true. */
+function keepAll(ctx: RequestContext, tickets: readonly (Ticket | null)[]): true {
+  const { store, logger } = ctx.deps;
+  for (const t of tickets)
+    if (t !== null)
+      store.keep(t).catch((err: unknown) => logger.error({ err, requestId: ctx.requestId }, 'keep failed'));
+  return true;
 }
 
 /** Identify, then admit `cost` units (0: identified, not counted). An unreachable store under open: uncounted. */
@@ -104,30 +121,36 @@ async function admitCost(ctx: RequestContext, cost: number): Promise<(Ticket | n
   }
 }
 
-/** D11 for passthrough: an answer below 500 delivered whole is kept; anything else released (and answered if it can). */
+/**
+ * D11 for passthrough, after the answer: `unkept` (no status line below 500 came) is released; a timeout or a failure
+ * before the status line is answered in the host's shape, one after it cuts the client's connection.
+ */
 async function settlePassthrough(
   ctx: RequestContext,
   outcome: PassOutcome,
-  tickets: readonly (Ticket | null)[],
+  unkept: readonly (Ticket | null)[],
 ): Promise<void> {
-  const { store, logger } = ctx.deps;
-  if (outcome.kind === 'answered' && outcome.status < 500) {
-    for (const t of tickets)
-      if (t !== null)
-        store.keep(t).catch((err: unknown) => logger.error({ err, requestId: ctx.requestId }, 'keep failed'));
-    return;
-  }
-  await releaseAll(ctx, tickets);
+  const { logger } = ctx.deps;
+  await releaseAll(ctx, unkept);
   if (outcome.kind === 'client_gone') {
     ctx.outcome = 'client_gone';
     return;
   }
   if (outcome.kind === 'answered') {
-    logger.warn({ status: outcome.status, requestId: ctx.requestId }, 'backend error (passthrough)');
+    if (outcome.status >= 500)
+      logger.warn({ status: outcome.status, requestId: ctx.requestId }, 'backend error (passthrough)');
     return;
   }
   if (outcome.kind === 'timeout')
     return fail(ctx, 'backend_timeout', MESSAGES.backend_timeout, {}, ctx.quota);
+  if (outcome.kind === 'cut') {
+    logger.warn(
+      { status: outcome.status, requestId: ctx.requestId },
+      'passthrough answer cut at its deadline',
+    );
+    ctx.res.destroy();
+    return;
+  }
   logger.warn({ reason: outcome.reason, requestId: ctx.requestId }, 'backend unavailable (passthrough)');
   if (!outcome.started) fail(ctx, 'backend_unavailable', MESSAGES.backend_unavailable, {}, ctx.quota);
   else ctx.res.destroy();

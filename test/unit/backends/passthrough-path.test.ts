@@ -4,7 +4,15 @@ import { matchRoute, safePath, withoutCredentials } from '../../../gateway/http/
 
 const route = (pattern: string, cost = 1): PassthroughRoute => {
   const prefix = pattern.endsWith('/*');
-  return { pattern, path: prefix ? pattern.slice(0, -1) : pattern, prefix, methods: new Set(['GET']), cost };
+  return {
+    pattern,
+    path: prefix ? pattern.slice(0, -1) : pattern,
+    prefix,
+    methods: new Set(['GET']),
+    cost,
+    deadlineMs: 60_000,
+    responseHeaders: new Set<string>(),
+  };
 };
 
 test.each([

@@ -200,6 +200,52 @@ describe('backends in the config (D25)', () => {
     expect(refused(d)).toMatch(/hosts\[1\]\.passthrough\[0\]\.methods\[0\]: must be "GET"/);
   });
 
+  test("a route's deadline (default 60 s), its extra response headers, a backend's passthrough connections (default 64)", () => {
+    const d = full();
+    (d['hosts'] as Record<string, unknown>[])[1]!['passthrough'] = [
+      { path: '/search' },
+      { path: '/files/*', deadlineMs: 300_000, responseHeaders: ['X-Total-Count', 'Link'] },
+    ];
+    (d['backends'] as Record<string, Record<string, unknown>>)['osm']!['passthroughConnections'] = 8;
+    const c = compiled(d);
+    expect(c.hosts[1]?.passthrough.map((r) => [r.deadlineMs, [...r.responseHeaders]])).toEqual([
+      [60_000, []],
+      [300_000, ['x-total-count', 'link']],
+    ]);
+    expect(c.backends.get('osm')?.passthroughConnections).toBe(8);
+    expect(c.backends.get('ph')?.passthroughConnections).toBe(64);
+    expect(c.backends.get('default')?.passthroughConnections).toBe(64);
+  });
+
+  test.each<[string, Record<string, unknown>, string]>([
+    ['a deadline of 0', { deadlineMs: 0 }, 'hosts[1].passthrough[0].deadlineMs: must be at least 1'],
+    [
+      'Set-Cookie as an extra response header',
+      { responseHeaders: ['Set-Cookie'] },
+      `hosts[1].passthrough[0].responseHeaders[0]: the header "Set-Cookie" is never taken from a backend (framing, cookies, and the gateway's own CORS, request id and quota headers)`,
+    ],
+    [
+      "the gateway's CORS header as an extra response header",
+      { responseHeaders: ['Access-Control-Allow-Origin'] },
+      `hosts[1].passthrough[0].responseHeaders[0]: the header "Access-Control-Allow-Origin" is never taken from a backend (framing, cookies, and the gateway's own CORS, request id and quota headers)`,
+    ],
+    [
+      "the operator's upstream credential header as an extra response header",
+      { responseHeaders: ['x-upstream-key'] },
+      'hosts[1].passthrough[0].responseHeaders: "x-upstream-key" is a header the gateway sends to backend "osm" (the operator\'s own); it is never passed back to a client',
+    ],
+  ])('refuses %s, naming the route', (_name, change, message) => {
+    const d = full();
+    (d['hosts'] as Record<string, unknown>[])[1]!['passthrough'] = [{ path: '/search', ...change }];
+    expect(refused(d)).toBe(`${F}: ${message}`);
+  });
+
+  test('refuses passthroughConnections outside 1..1024', () => {
+    const d = full();
+    (d['backends'] as Record<string, Record<string, unknown>>)['osm']!['passthroughConnections'] = 0;
+    expect(refused(d)).toBe(`${F}: backends.osm.passthroughConnections: must be at least 1`);
+  });
+
   test('a host without backend: and no top-level backend: is refused; an empty config of backends too', () => {
     const d = { ...base(), backends: { osm: { kind: 'nominatim', url: 'http://x/' } } };
     expect(refused(d)).toBe(
