@@ -18,10 +18,10 @@ import { createGateway, type Gateway } from '../../../gateway/server';
 import type { SharedStore } from '../../../gateway/store/shared';
 import { SHARDS } from '../../../gateway/store/shared/layout';
 import type { Store } from '../../../gateway/store/types';
-import { call, PEPPER, T0 } from '../../helpers/gateway-harness';
+import { call, PEPPER, T0, type Answer } from '../../helpers/gateway-harness';
 import { describeShared, useSharedEnv } from '../shared/fixture';
 import { gatewayStarter } from './fixture';
-import { BIG, FIRST, startStreamBackend, type StreamBackend } from './stream-backend';
+import { ALLOWED, BIG, FIRST, HOSTILE, startStreamBackend, type StreamBackend } from './stream-backend';
 
 jest.setTimeout(60_000);
 
@@ -375,5 +375,69 @@ describe('deadlines and the connection cap (embedded store)', () => {
     expect(next.status).toBe(200);
     expect(backend.received).toEqual(['/files/big', '/files/echo']);
     expect((await h.store.getAccount(acc.id))?.balance).toBe(100 - 2 * h.config.rules.limits.pricePerRequest);
+  });
+});
+
+describe("a backend's response headers: an allowlist, the route's extras, the gateway's own always win", () => {
+  const start = gatewayStarter();
+  let backend: StreamBackend;
+  let a: Answer;
+  let plain: Answer;
+  beforeAll(async () => {
+    backend = await startStreamBackend();
+    const h = await start({
+      policy: 'A',
+      backendUrl: backend.url,
+      config: {
+        backends: {
+          files: { kind: 'http', url: `${backend.url}/`, headers: { 'X-Upstream-Key': 'operator-secret-1' } },
+        },
+        hosts: [
+          { name: 'localhost', adapter: 'native' },
+          {
+            name: 'files.localhost',
+            adapter: 'native',
+            backend: 'files',
+            passthrough: [{ path: '/files/*', responseHeaders: ['X-Total-Count'] }, { path: '/plain/*' }],
+          },
+        ],
+      },
+    });
+    const { key } = await h.key((await h.account({ balance: 100 })).id);
+    a = await call(h.mainUrl, `/files/headers?key=${key}`, { headers: { host: 'files.localhost' } });
+    plain = await call(h.mainUrl, `/plain/headers?key=${key}`, { headers: { host: 'files.localhost' } });
+  });
+  afterAll(() => backend.close());
+
+  /** What the client gets instead of each hostile header: the gateway's own, or nothing. */
+  const GATEWAY_OWN: Record<string, (v: string | string[] | undefined) => boolean> = {
+    'access-control-allow-origin': (v) => v === '*',
+    'x-request-id': (v) => typeof v === 'string' && v !== HOSTILE['x-request-id'],
+    ratelimit: (v) => v !== HOSTILE['ratelimit'],
+    'ratelimit-policy': (v) => v !== HOSTILE['ratelimit-policy'],
+  };
+
+  test.each(Object.keys(HOSTILE))('%s is never taken from the backend', (name) => {
+    expect(a.status).toBe(200);
+    const v = a.headers[name];
+    const own = GATEWAY_OWN[name];
+    if (own) expect([v, own(v)]).toEqual([v, true]);
+    else expect(v).toBeUndefined();
+  });
+
+  test("an echo of the operator's upstream credential header never reaches the client", () => {
+    expect(backend.lastHeaders()['x-upstream-key']).toBe('operator-secret-1');
+    expect(a.headers['x-upstream-key']).toBeUndefined();
+    expect(JSON.stringify(a.headers)).not.toContain('operator-secret-1');
+  });
+
+  test.each(Object.keys(ALLOWED).filter((n) => n !== 'x-total-count'))('%s passes as it is', (name) => {
+    expect(a.headers[name]).toBe(ALLOWED[name]);
+    expect(plain.headers[name]).toBe(ALLOWED[name]);
+  });
+
+  test('a header the route lists passes on that route only', () => {
+    expect(a.headers['x-total-count']).toBe('2');
+    expect(plain.headers['x-total-count']).toBeUndefined();
   });
 });
