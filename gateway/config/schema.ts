@@ -130,7 +130,9 @@ const METHODS = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE'] as const;
  * `.` segment, no `%`, `?`, `#`, `//`, and `*` only as the last segment.
  */
 export const PATH_PATTERN = /^(?:\/\*|(?:\/[A-Za-z0-9._~!$&'()+,;=:@-]+)+(?:\/\*|\/)?)$/;
-const pathPattern = z.string().refine((p) => PATH_PATTERN.test(p) && !/\/\.{1,2}(?:\/|$)/.test(p), {
+// A "." or ".." segment, also before a ";" path parameter, or a segment that is only a parameter (passthrough-path.ts).
+const DOT_SEGMENT = /\/(?:\.{1,2}(?:[/;]|$)|;)/;
+const pathPattern = z.string().refine((p) => PATH_PATTERN.test(p) && !DOT_SEGMENT.test(p), {
   error: (i) =>
     `not a path pattern: ${JSON.stringify(i.input)} (an exact path such as "/search", or a prefix ending in "/*" such as "/v1/*"; plain characters, no "..", "%", "?" or "//")`,
 });

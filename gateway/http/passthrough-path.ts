@@ -1,6 +1,7 @@
 /**
- * Passthrough paths and queries (D26), pure: the path is checked before any route is matched (no dot segment, no
- * encoded slash or backslash, no control character, even percent-encoded), matched against the host's routes, and
+ * Passthrough paths and queries (D26), pure: the path is checked before any route is matched (no dot segment, also
+ * with a ";" path parameter, no encoded slash or backslash, no control character, even percent-encoded), matched
+ * against the host's routes, and
  * forwarded as received under the backend's prefix; the query loses every credential parameter of the rule set and
  * of the host's adapter (names compared without regard to case), then gets the operator's own parameters.
  */
@@ -9,7 +10,8 @@ import { decodeComponent } from '../core/query';
 
 /** Why a path is refused (400 invalid_parameter, parameter "path"). */
 export const UNSAFE_PATH =
-  'The path may not contain "." or ".." segments, encoded slashes or backslashes, empty segments or control characters.';
+  'The path may not contain "." or ".." segments (also before a ";" parameter), encoded slashes or backslashes, ' +
+  'empty segments or control characters.';
 
 /** Whether a decoded segment holds a control character (U+0000..U+001F, U+007F). */
 function hasControl(s: string): boolean {
@@ -30,7 +32,12 @@ export function safePath(rawPath: string): string | null {
     const raw = segments[i] as string;
     const s = decodeComponent(raw);
     if (s === null) return null;
-    if (s === '.' || s === '..' || s.includes('\\') || hasControl(s)) return null;
+    if (s.includes('\\') || hasControl(s)) return null;
+    // Tomcat, Spring and Jetty drop a path parameter (";…", also sent as %3B) before they resolve dot segments, so
+    // the segment a backend resolves is the part before ";": "..;" is "..", and ";x" alone is an empty segment.
+    const semi = s.indexOf(';');
+    const name = semi < 0 ? s : s.slice(0, semi);
+    if (name === '.' || name === '..' || semi === 0) return null;
     // Only the last segment may be empty (a trailing slash); "//" is refused.
     if (s === '' && i !== segments.length - 1) return null;
     decoded.push(s);

@@ -264,6 +264,10 @@ test.each([
   '//search',
   '/v1/./x',
   '/v1/a%00b',
+  '/v1/..;/admin',
+  '/v1/.;/admin',
+  '/v1/%2e%2e;/admin',
+  '/v1/..%3b/admin',
 ])('the unsafe path %s is refused 400 before anything else', async (path) => {
   const before = await counted();
   const a = await raw('nominatim.localhost', `${path}?key=${key}`);

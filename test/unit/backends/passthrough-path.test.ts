@@ -41,7 +41,26 @@ test.each([
   '/a%0d%0a',
   '/a%zz',
   'search',
+  // Path parameters: Tomcat, Spring and Jetty drop what follows ";" before they resolve dot segments.
+  '/v1/..;/admin',
+  '/v1/.;/admin',
+  '/v1/%2e%2e;/admin',
+  '/v1/..%3b/admin',
+  '/v1/..%3B/admin',
+  '/v1/..;jsessionid=x/admin',
+  '/v1/.%2e;x=1/admin',
+  '/v1/;/admin',
+  '/..;',
 ])('unsafe: %s', (raw) => expect(safePath(raw)).toBeNull());
+
+test.each([
+  ['/v1/search;lang=en', '/v1/search;lang=en'],
+  ['/v1/a;b/c', '/v1/a;b/c'],
+  ['/v1/..a;/b', '/v1/..a;/b'],
+  ['/v1/...;/b', '/v1/...;/b'],
+])('a segment with a path parameter is safe when its part before ";" is a name: %s', (raw, decoded) =>
+  expect(safePath(raw)).toBe(decoded),
+);
 
 test('routes: exact first, then the longest prefix; a prefix needs something after it', () => {
   const routes = [route('/v1/*'), route('/v1/search'), route('/v1/search/*', 2), route('/*', 0)];

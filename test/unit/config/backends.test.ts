@@ -156,16 +156,26 @@ describe('backends in the config (D25)', () => {
     expect(refused(d)).toBe(message);
   });
 
-  test.each(['/search/../admin', '/a/%2e%2e/b', 'search', '/a//b', '/a/*/b', '/a*', '/a?x=1', '/./a', '/..'])(
-    'refuses the bad path pattern %s naming the route',
-    (path) => {
-      const d = full();
-      (d['hosts'] as Record<string, unknown>[])[1]!['passthrough'] = [{ path }];
-      expect(refused(d)).toMatch(
-        new RegExp(`^config/x\\.yaml: hosts\\[1\\]\\.passthrough\\[0\\]\\.path: not a path pattern: `),
-      );
-    },
-  );
+  test.each([
+    '/search/../admin',
+    '/a/%2e%2e/b',
+    'search',
+    '/a//b',
+    '/a/*/b',
+    '/a*',
+    '/a?x=1',
+    '/./a',
+    '/..',
+    '/v1/..;/x',
+    '/v1/.;x=1/*',
+    '/v1/;/x',
+  ])('refuses the bad path pattern %s naming the route', (path) => {
+    const d = full();
+    (d['hosts'] as Record<string, unknown>[])[1]!['passthrough'] = [{ path }];
+    expect(refused(d)).toMatch(
+      new RegExp(`^config/x\\.yaml: hosts\\[1\\]\\.passthrough\\[0\\]\\.path: not a path pattern: `),
+    );
+  });
 
   test('accepts exact paths, "/*" and trailing "/*" prefixes', () => {
     const d = full();
