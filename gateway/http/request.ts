@@ -42,12 +42,13 @@ export function readBody(req: IncomingMessage): Promise<Buffer | 'too_large'> {
   });
 }
 
-/** Whether a request carries an application/x-www-form-urlencoded body (D2a). */
+/**
+ * Whether a request carries an application/x-www-form-urlencoded body (D2a), whatever its method: a PUT, PATCH or
+ * DELETE form is read like a POST one, so its credential parameters identify the caller and never reach a backend.
+ */
 export function isFormBody(req: IncomingMessage): boolean {
   const type = req.headers['content-type'];
-  return (
-    req.method === 'POST' && typeof type === 'string' && /^application\/x-www-form-urlencoded\b/i.test(type)
-  );
+  return typeof type === 'string' && /^\s*application\/x-www-form-urlencoded/i.test(type);
 }
 
 /**

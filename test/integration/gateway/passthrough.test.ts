@@ -104,7 +104,7 @@ beforeAll(async () => {
           passthrough: [
             { path: '/search', methods: ['GET'], cost: 1 },
             { path: '/status', methods: ['GET'], cost: 0 },
-            { path: '/v1/*', methods: ['GET', 'POST'], cost: 2 },
+            { path: '/v1/*', methods: ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'], cost: 2 },
           ],
         },
         {
@@ -214,6 +214,28 @@ test('a form POST on a prefix route: the form credential is stripped from the bo
   expect(a.json).toEqual({ ok: true, body: 'osm_ids=N107775&format=json' });
   expect(await counted()).toBe(before + 2);
 });
+
+test.each(['PUT', 'PATCH', 'DELETE'])(
+  'a form %s: the key in the body identifies the caller and is stripped, with every other credential parameter',
+  async (method) => {
+    const before = await counted();
+    const body = `osm_ids=N107775&key=${key}&format=json&KEY=${key}`;
+    const a = await on('nominatim.localhost', '/v1/lookup', {
+      method,
+      // Node's client frames a DELETE body only with an explicit length.
+      headers: {
+        'content-type': 'application/x-www-form-urlencoded; charset=UTF-8',
+        'content-length': String(body.length),
+      },
+      body,
+    });
+    expect(a.status).toBe(200);
+    expect(a.json).toEqual({ ok: true, body: 'osm_ids=N107775&format=json' });
+    expect(nom.received[0]?.method).toBe(method);
+    expect(JSON.stringify(nom.received)).not.toContain(key);
+    expect(await counted()).toBe(before + 2);
+  },
+);
 
 test("refusals are those of the translated endpoints, in the host's shape, and change nothing", async () => {
   const bad = await on('nominatim.localhost', `/search?q=x&key=gk_${'1'.repeat(43)}`);
