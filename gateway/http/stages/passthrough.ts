@@ -148,6 +148,7 @@ async function settlePassthrough(
       { status: outcome.status, requestId: ctx.requestId },
       'passthrough answer cut at its deadline',
     );
+    ctx.outcome = 'backend_timeout';
     ctx.res.destroy();
     return;
   }
