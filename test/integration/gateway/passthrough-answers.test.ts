@@ -284,8 +284,8 @@ describeShared('shared store', () => {
 
 describe('deadlines and the connection cap (embedded store)', () => {
   const start = gatewayStarter();
-  /** `/short/*`: a route whose answers must be whole within 400 ms. */
-  const SHORT = [{ path: '/short/*', cost: 1, deadlineMs: 400 }];
+  /** `/short/*`: a route whose answers must be whole within 1 s (under the backend's 2 s timeout). */
+  const SHORT = [{ path: '/short/*', cost: 1, deadlineMs: 1_000 }];
   let backend: StreamBackend;
   beforeEach(async () => (backend = await startStreamBackend()));
   afterEach(() => backend.close());
@@ -297,7 +297,7 @@ describe('deadlines and the connection cap (embedded store)', () => {
     const a = await open(h.mainUrl, '/short/held/silent', key);
     expect(a.status).toBe(200);
     await a.first;
-    // The route's deadline (400 ms) ends it: the client sees the answer break off, never a complete one.
+    // The route's deadline (1 s) ends it: the client sees the answer break off, never a complete one.
     expect(await a.done).toEqual({ bytes: FIRST, complete: false });
     const upstream = backend.held[0] as http.ServerResponse;
     expect(await until(() => upstream.destroyed || upstream.socket === null)).toBe(true);
@@ -318,7 +318,7 @@ describe('deadlines and the connection cap (embedded store)', () => {
     const files = h.config.hostsByName.get('files.localhost');
     expect(files?.passthrough.map((r) => [r.pattern, r.deadlineMs])).toEqual([
       ['/files/*', 60_000],
-      ['/short/*', 400],
+      ['/short/*', 1_000],
     ]);
   });
 

@@ -15,7 +15,7 @@ const CHUNK = 64 * 1024;
 /** Bytes of the first chunk of a held answer. */
 export const FIRST = 1024;
 /** How long `…/late` waits before its status line. */
-export const LATE_MS = 1500;
+export const LATE_MS = 3000;
 
 /** A running stream backend. */
 export interface StreamBackend {
