@@ -1,9 +1,9 @@
 /**
  * Passthrough paths and queries (D26), pure: the path is checked before any route is matched (no dot segment, also
  * with a ";" path parameter, no encoded slash or backslash, no control character, even percent-encoded), matched
- * against the host's routes, and
- * forwarded as received under the backend's prefix; the query loses every credential parameter of the rule set and
- * of the host's adapter (names compared without regard to case), then gets the operator's own parameters.
+ * against the host's routes, and forwarded as received under the backend's prefix; the query loses every credential
+ * parameter of the rule set and of the host's adapter (names compared without regard to case), then gets the
+ * operator's own parameters.
  */
 import type { CompiledBackend, PassthroughRoute } from '../config/backends';
 import { decodeComponent } from '../core/query';
