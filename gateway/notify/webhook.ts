@@ -1,8 +1,9 @@
 /**
  * Signed webhooks (Standard Webhooks): `webhook-id`, `webhook-timestamp` (seconds) and `webhook-signature`
  * `v1,<base64 HMAC-SHA256 of "id.timestamp.body">` under the endpoint's secret `whsec_<base64>`. Deliveries follow
- * no redirect, are bounded in time and in the answer read, and (unless the config allows it) never reach a loopback
- * or private address: the address is checked when it is resolved, so a DNS answer cannot swap it afterwards.
+ * no redirect, are bounded in time and in the answer read, and (unless the config allows it) reach only global
+ * unicast addresses: the address is checked when the URL is saved and again when it is connected to (a name when it
+ * is resolved, so a DNS answer cannot swap it afterwards; an IP literal before the socket opens).
  */
 import { createHmac, randomBytes } from 'node:crypto';
 import dns from 'node:dns';
@@ -25,13 +26,20 @@ export function signWebhook(key: string, id: string, timestamp: number, body: st
   return `v1,${mac}`;
 }
 
-/** Whether an address is publicly routable (not loopback, private, link-local, CGNAT, reserved...). */
-function isPublic(address: string): boolean {
+/** IPv6 global unicast (RFC 4291 §2.4): everything outside 2000::/3 is reserved, embedded IPv4 or local. */
+const GLOBAL_UNICAST_V6 = ipaddr.parseCIDR('2000::/3');
+
+/**
+ * Whether an address is a global unicast target: IPv4 outside every special range (loopback, private, link-local,
+ * CGNAT, documentation, reserved...); IPv6 inside 2000::/3 and outside every special range there (6to4, Teredo,
+ * NAT64, documentation, benchmarking, ORCHID...). IPv6 forms that embed an IPv4 address (mapped, compatible,
+ * NAT64, 6to4, Teredo) are refused whatever the IPv4 address: the route to it is not the address checked.
+ */
+export function isGlobalUnicast(address: string): boolean {
   if (!ipaddr.isValid(address)) return false;
-  let ip = ipaddr.parse(address);
-  if (ip.kind() === 'ipv6' && (ip as ipaddr.IPv6).isIPv4MappedAddress())
-    ip = (ip as ipaddr.IPv6).toIPv4Address();
-  return ip.range() === 'unicast';
+  const ip = ipaddr.parse(address);
+  if (ip.range() !== 'unicast') return false;
+  return ip.kind() === 'ipv4' || (ip as ipaddr.IPv6).match(GLOBAL_UNICAST_V6);
 }
 
 /** Why an endpoint URL is refused (a sentence for the field), or null when it is accepted. */
@@ -46,7 +54,7 @@ export function webhookUrlProblem(raw: string, allowPrivate: boolean): string | 
   if (url.username !== '' || url.password !== '') return 'must not contain a user name or password';
   const host = url.hostname.replace(/^\[|\]$/g, '');
   const literal = ipaddr.isValid(host);
-  const local = host === 'localhost' || host.endsWith('.localhost') || (literal && !isPublic(host));
+  const local = host === 'localhost' || host.endsWith('.localhost') || (literal && !isGlobalUnicast(host));
   if (local && !allowPrivate) return 'must not point to a loopback or private address';
   if (url.protocol === 'https:') return null;
   if (url.protocol === 'http:' && allowPrivate && local) return null;
@@ -59,7 +67,7 @@ function publicOnlyLookup(): LookupFunction {
     dns.lookup(hostname, { ...options, all: true }, (err, addresses) => {
       if (err) return callback(err, '', 0);
       const list = addresses as dns.LookupAddress[];
-      const bad = list.find((a) => !isPublic(a.address));
+      const bad = list.find((a) => !isGlobalUnicast(a.address));
       if (bad || list.length === 0) {
         const e = Object.assign(new Error('private target'), { code: 'EPRIVATETARGET' });
         return callback(e, '', 0);
@@ -94,8 +102,13 @@ export function postWebhook(
   body: string,
   opts: { timeoutMs: number; maxResponseBytes: number; allowPrivate: boolean },
 ): Promise<PostOutcome> {
+  const u = new URL(url);
+  // Node skips `lookup` for an IP literal: such a host is checked here, before any socket opens.
+  const literal = u.hostname.replace(/^\[|\]$/g, '');
+  if (!opts.allowPrivate && ipaddr.isValid(literal) && !isGlobalUnicast(literal)) {
+    return Promise.resolve({ error: 'private_target' });
+  }
   return new Promise((resolve) => {
-    const u = new URL(url);
     const transport = u.protocol === 'https:' ? https : http;
     let done = false;
     const finish = (o: PostOutcome) => {

@@ -60,10 +60,59 @@ test.each([
   ['https://192.168.1.1/x', false, 'must not point to a loopback or private address'],
   ['https://[fe80::1]/x', false, 'must not point to a loopback or private address'],
   ['https://[::ffff:10.0.0.1]/x', false, 'must not point to a loopback or private address'],
+  ['https://[2a00:1450:4001:82a::200e]/x', false, null],
+  ['https://8.8.8.8/x', false, null],
+  ...[
+    '[::127.0.0.1]', // IPv4-compatible (normalised to [::7f00:1])
+    '[::ffff:8.8.8.8]', // IPv4-mapped, even of a public address
+    '[::ffff:7f00:1]',
+    '[64:ff9b::7f00:1]', // NAT64
+    '[64:ff9b:1::a00:1]', // local-use NAT64
+    '[2002:7f00:1::1]', // 6to4
+    '[2001:0:4136:e378:8000:63bf:3fff:fdd2]', // Teredo
+    '[2001:db8::1]', // documentation
+    '[3fff::1]', // documentation (RFC 9637)
+    '[fd00::1]', // unique local
+    '[fec0::1]', // site-local
+    '[ff02::1]', // multicast
+    '[::]',
+    '[::1]',
+    '[100::1]', // discard
+    '[4000::1]', // outside 2000::/3
+    '0.0.0.0',
+    '100.64.0.1',
+    '192.0.2.1',
+    '198.18.0.1',
+    '169.254.169.254',
+    '224.0.0.1',
+    '255.255.255.255',
+  ].map((h): [string, boolean, string | null] => [
+    `https://${h}/x`,
+    false,
+    'must not point to a loopback or private address',
+  ]),
   ['https://user:pw@hooks.example.com/x', false, 'must not contain a user name or password'],
   ['ftp://hooks.example.com/x', false, 'must start with https://'],
 ])('URL %s (private allowed: %s) → %s', (url, allow, problem) => {
   expect(webhookUrlProblem(url, allow)).toBe(problem);
+});
+
+test('an IP literal is checked before connecting: a loopback literal is never reached without allowPrivate', async () => {
+  const s = await server((_q, res) => res.end('ok'));
+  const port = new URL(s.url).port;
+  const strict = { ...OPTS, allowPrivate: false };
+  try {
+    expect(await postWebhook(`http://127.0.0.1:${port}/hook`, {}, '{}', strict)).toEqual({
+      error: 'private_target',
+    });
+    expect(await postWebhook(`https://[::127.0.0.1]:${port}/hook`, {}, '{}', strict)).toEqual({
+      error: 'private_target',
+    });
+    expect(s.hits).toEqual([]);
+    expect(await postWebhook(`http://127.0.0.1:${port}/hook`, {}, '{}', OPTS)).toEqual({ status: 200 });
+  } finally {
+    await s.close();
+  }
 });
 
 test('a redirect is not followed: its status is the outcome and the target is never asked', async () => {
