@@ -7,6 +7,7 @@
  */
 import type { BtcpayConfig } from '../config';
 import { invalidField } from '../errors';
+import { minorUnits } from './amount';
 import type { PaymentProvider, TopUpRequest } from './types';
 
 /** The fields of a Greenfield invoice (InvoiceData) the gateway reads. */
@@ -128,7 +129,11 @@ export function settledTopUp(
     return { ok: false, reason: 'not a top-up invoice' };
   }
   // The invoice's own amount and currency decide; metadata only names the unit count we asked for.
-  if (inv.currency.toUpperCase() !== cfg.priceCurrency || inv.amount !== invoiceAmount(cfg, units)) {
+  // Compared in minor units: Greenfield writes 5.00 as "5", "5.0" or "5.00" depending on how it was made.
+  if (
+    inv.currency.toUpperCase() !== cfg.priceCurrency ||
+    minorUnits(inv.amount) !== units / cfg.unitsPerMinorUnit
+  ) {
     return { ok: false, reason: 'amount does not match the units' };
   }
   return { ok: true, accountId, units };

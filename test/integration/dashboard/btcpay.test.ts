@@ -160,6 +160,28 @@ describe('crypto top-up, rule set B (credits)', () => {
     expect((await h.store.getAccount(account?.id ?? ''))?.balance).toBe(0);
   });
 
+  test('an invoice whose amount Greenfield writes as "5", "5.0" or "5.000" for 5.00 is credited once', async () => {
+    await start('B', 1);
+    const c = await signedUp(h, 'scale@example.com');
+    const account = await h.store.findAccountByEmail('scale@example.com');
+    const forms = ['5', '5.0', '5.000'];
+    for (const [i] of forms.entries()) {
+      await c.api('post', '/api/credit/top-ups', {
+        amount: 500,
+        idempotencyKey: `crypto-s${i}00`,
+        method: 'crypto',
+      });
+    }
+    const ids = [...gf.invoices.keys()];
+    for (const [i, amount] of forms.entries()) {
+      gf.set(ids[i] ?? '', { status: 'Settled', amount });
+      const body = delivery('InvoiceSettled', ids[i] ?? '');
+      expect((await hook(body, sign(body))).body).toEqual({ received: true, credited: true });
+      expect((await hook(body, sign(body))).body).toEqual({ received: true, credited: false });
+    }
+    expect((await h.store.getAccount(account?.id ?? ''))?.balance).toBe(1500);
+  });
+
   test('a method that is neither card nor crypto is refused naming the field', async () => {
     await start('B', 1);
     const c = await signedUp(h, 'sats@example.com');
