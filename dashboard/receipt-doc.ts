@@ -46,6 +46,39 @@ function minorText(minor: number, currency: string): string {
   return formatExact(minor, { kind: 'currency', code: currency, unitsPerMajor: 10 ** digits });
 }
 
+/** A top-up's refunds and what of them is owed, for its receipt's rows (none when never refunded). */
+function refundRows(r: Receipt, rules: RuleSet): { label: string; value: string }[] {
+  if (r.kind !== 'topup' || r.refunded === 0) return [];
+  const rows = [{ label: 'Refunded', value: amountText({ ...r, amount: r.refunded }, rules) }];
+  if (r.owed > 0)
+    rows.push({ label: 'Owed (already spent)', value: amountText({ ...r, amount: r.owed }, rules) });
+  return rows;
+}
+
+/** A credit note: the refund (or lost dispute) of the top-up receipt it names. */
+function creditNoteDoc(
+  r: Receipt,
+  rules: RuleSet,
+  base: Omit<ReceiptDoc, 'title' | 'rows' | 'total' | 'note'>,
+) {
+  const amount = amountText(r, rules);
+  const paid = r.paid ? minorText(r.paid.minor, r.paid.currency) : amount;
+  const rows = [
+    { label: 'Item', value: `Refund of receipt ${r.creditOf ?? ''} (${amount})` },
+    { label: 'Payment method', value: METHODS[r.method] },
+    { label: 'Credit removed', value: amountText({ ...r, amount: r.amount - r.owed }, rules) },
+  ];
+  if (r.owed > 0)
+    rows.push({ label: 'Owed (already spent)', value: amountText({ ...r, amount: r.owed }, rules) });
+  return {
+    ...base,
+    title: `Credit note ${r.number}`,
+    rows,
+    total: { label: 'Total refunded', value: paid },
+    note: 'This credit note cancels the receipt it names, in the amount refunded.',
+  };
+}
+
 /** The printable receipt. */
 export function receiptDoc(r: Receipt, rules: RuleSet, seller: string, email: string): ReceiptDoc {
   const amount = amountText(r, rules);
@@ -62,6 +95,9 @@ export function receiptDoc(r: Receipt, rules: RuleSet, seller: string, email: st
   ];
   const paid = r.paid ? minorText(r.paid.minor, r.paid.currency) : r.currency === 'credits' ? null : amount;
   const issuedAt = new Date(r.issuedAt).toISOString();
+  const base = { number: r.number, date: issuedAt.slice(0, 10), issuedAt, seller, billedTo };
+  if (r.kind === 'credit_note') return creditNoteDoc(r, rules, base);
+  rows.push(...refundRows(r, rules));
   return {
     title: `Receipt ${r.number}`,
     number: r.number,

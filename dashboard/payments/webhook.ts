@@ -1,10 +1,15 @@
-/** POST /webhooks/stripe: verify the signature, then credit a paid Checkout Session exactly once (by its id). */
+/**
+ * POST /webhooks/stripe: verify the signature, then credit a paid Checkout Session exactly once (by its id), its
+ * receipt naming the PaymentIntent; refunds and lost disputes of that payment take the credit back
+ * (stripe-refunds.ts).
+ */
 import express, { type Router } from 'express';
 import type pino from 'pino';
 import Stripe from 'stripe';
 import type { AccountsService } from '../../gateway/accounts/service';
 import type { StripeConfig } from '../config';
 import { creditOnce } from './credit-once';
+import { handleRefundEvent, REFUND_EVENTS } from './stripe-refunds';
 
 /** The credit a completed session carries, or null when it is not a paid top-up of ours. */
 function topUpOf(
@@ -21,10 +26,16 @@ function topUpOf(
   return { accountId, units };
 }
 
+/** The PaymentIntent that paid a session (its refunds and disputes name it), or null. */
+function paymentIntentOf(session: Stripe.Checkout.Session): string | null {
+  const pi = session.payment_intent;
+  return typeof pi === 'string' ? pi : (pi?.id ?? null);
+}
+
 /** Register the webhook route (raw body: the signature covers the exact bytes). */
 export function stripeWebhook(
   router: Router,
-  deps: { accounts: Pick<AccountsService, 'topUp'>; logger: pino.Logger; cfg: StripeConfig },
+  deps: { accounts: Pick<AccountsService, 'topUp' | 'refundTopUp'>; logger: pino.Logger; cfg: StripeConfig },
 ): void {
   const { logger, cfg } = deps;
   const stripe = new Stripe(cfg.secretKey);
@@ -36,6 +47,10 @@ export function stripeWebhook(
       event = stripe.webhooks.constructEvent(req.body, signature, cfg.webhookSecret);
     } catch {
       res.status(400).json({ error: 'invalid signature' });
+      return;
+    }
+    if (REFUND_EVENTS.includes(event.type)) {
+      res.json(await handleRefundEvent(event, deps));
       return;
     }
     if (
@@ -61,6 +76,7 @@ export function stripeWebhook(
         payment: {
           method: 'card',
           paid: { minor: session.amount_total ?? 0, currency: cfg.priceCurrency.toUpperCase() },
+          paymentRef: paymentIntentOf(session),
         },
       },
       { fields: { session: session.id }, message: 'dashboard: top-up' },

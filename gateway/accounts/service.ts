@@ -20,6 +20,7 @@ import {
   type WhitelistEntry,
 } from '../store/types';
 import type { Receipt, ReceiptInput } from '../store/receipts';
+import type { RefundInput, RefundResult } from '../store/refunds';
 import { normaliseWhitelistAddress } from './address';
 import { audit, type Actor, type AuditAction, type AuditObject } from './audit';
 import { AccountError, InputError, type Feature } from './errors';
@@ -223,6 +224,14 @@ export class AccountsService {
       this.audit(actor, 'account.topped_up', { account: accountId, object: result.entry.id, detail });
     }
     return result;
+  }
+
+  /**
+   * A payment provider's refund or lost dispute of a paid top-up (Store.refundTopUp): the part of the claim's total
+   * not applied yet leaves the balance, never below zero (the rest is owed), once per event.
+   */
+  refundTopUp(input: RefundInput): Promise<RefundResult> {
+    return this.d.store.refundTopUp(input, this.d.clock.now());
   }
 
   /** B: set the Unlimited plan's end (epoch ms) or return to credits (null). */

@@ -28,6 +28,6 @@ export function newId(prefix: 'acc' | 'key' | 'wl' | 'wh' | 'dlv'): string {
  * index, so every commit writes one more page per request to the WAL; ids in time order all land on the newest leaf
  * (issue 12). Still unique without coordination: the random part alone is a store id.
  */
-export function newOrderedId(prefix: 'led' | 'adm'): string {
+export function newOrderedId(prefix: 'led' | 'adm' | 'rfd'): string {
   return `${prefix}_${Date.now().toString(16).padStart(12, '0')}${random80()}`;
 }

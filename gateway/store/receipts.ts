@@ -26,6 +26,8 @@ export interface ReceiptInput {
   currency: string;
   /** Money paid for credits (B: card or crypto), in minor units of an ISO currency; null when none. */
   paid?: { minor: number; currency: string } | null;
+  /** The provider's payment the top-up was paid by (Stripe: its PaymentIntent), which its refunds name. */
+  paymentRef?: string | null;
 }
 
 /** A numbered receipt. */
@@ -33,7 +35,8 @@ export interface Receipt {
   /** "2026-000123": the UTC year of issue and the gapless sequence number within it. */
   number: string;
   accountId: string;
-  kind: 'topup' | 'package';
+  /** A credit note documents a refund (or a lost dispute) of the top-up receipt it names (`creditOf`). */
+  kind: 'topup' | 'package' | 'credit_note';
   method: ReceiptMethod;
   /** Integer units of the account's money (D16): credited (top-up) or paid from the balance (package). */
   amount: number;
@@ -42,8 +45,16 @@ export interface Receipt {
   /** The billing details as they were when the receipt was issued. */
   billing: BillingDetails;
   issuedAt: number;
-  /** The top-up's ledger entry id, or the package's key id. */
+  /** The top-up's ledger entry id, the package's key id, or the credit note's refund id. */
   sourceId: string;
+  /** The provider's payment of a top-up (refunds name it), else null. */
+  paymentRef: string | null;
+  /** Top-up: units refunded so far (its credit notes); credit note: the units it refunds. 0 otherwise. */
+  refunded: number;
+  /** Units a refund could not take from the balance (it was spent): owed by the account, shown to the operator. */
+  owed: number;
+  /** A credit note's top-up receipt number, else null. */
+  creditOf: string | null;
 }
 
 /** The series (UTC year) of a receipt issued at `now`. */
@@ -66,6 +77,11 @@ export function requireReceiptInput(r: ReceiptInput): void {
   if (!RECEIPT_METHODS.includes(r.method)) throw new StoreConflict('invalid_input', 'unknown payment method');
   if (typeof r.currency !== 'string' || !/^([A-Z]{3}|credits)$/.test(r.currency)) {
     throw new StoreConflict('invalid_input', 'currency must be an ISO 4217 code or "credits"');
+  }
+  if (r.paymentRef !== undefined && r.paymentRef !== null) {
+    if (typeof r.paymentRef !== 'string' || !/^[\x21-\x7e]{1,100}$/.test(r.paymentRef)) {
+      throw new StoreConflict('invalid_input', 'paymentRef must be 1..100 printable characters');
+    }
   }
   if (r.paid) {
     if (!Number.isSafeInteger(r.paid.minor) || r.paid.minor < 0 || !/^[A-Z]{3}$/.test(r.paid.currency)) {
@@ -119,6 +135,10 @@ export function toReceipt(row: object): Receipt {
     },
     issuedAt: Number(r.issued_at),
     sourceId: String(r.source_id),
+    paymentRef: strOrNull(r.payment_ref),
+    refunded: Number(r.refunded ?? 0),
+    owed: Number(r.owed ?? 0),
+    creditOf: strOrNull(r.credit_of),
   };
 }
 
@@ -146,6 +166,10 @@ export function receiptRow(
     billing_address: billing.address,
     billing_vat_id: billing.vatId,
     issued_at: src.now,
+    payment_ref: input.paymentRef ?? null,
+    refunded: 0,
+    owed: 0,
+    credit_of: null,
   };
 }
 

@@ -12,6 +12,7 @@
 import type { RefusalCode } from '../core/errors';
 import type { AccountQuery, KeyQuery } from './listing';
 import type { BillingDetails, Receipt, ReceiptInput } from './receipts';
+import type { RefundInput, RefundResult } from './refunds';
 import type {
   ClaimedDelivery,
   DeliveryAttempt,
@@ -427,6 +428,13 @@ export interface Store {
   listReceipts(accountId: string, limit: number, before?: string): Promise<Receipt[]>;
   /** The account's receipt with this number, or null (none, or another account's). */
   getReceipt(accountId: string, number: string): Promise<Receipt | null>;
+  /**
+   * Apply a refund or lost dispute of the top-up paid by `input.paymentRef` (gateway/store/refunds.ts): the part of
+   * the claim's running total not applied yet is taken from the balance (never below zero; the rest is recorded as
+   * owed on the receipts), with one ledger row (kind 'adjustment') and one credit note, atomically and exactly once
+   * per event id, also under concurrent or repeated deliveries. Nothing names the payment → 'unknown_payment'.
+   */
+  refundTopUp(input: RefundInput, now: number): Promise<RefundResult>;
 
   /*
    * ================= notifications (issue 15 item 2, D30; records in ./notifications.ts) =================

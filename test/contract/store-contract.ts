@@ -15,6 +15,7 @@ import { notificationRules } from './notifications.contract';
 import { propertyRules } from './properties.contract';
 import { quotaRules } from './quota.contract';
 import { receiptRules } from './receipts.contract';
+import { refundRules } from './refunds.contract';
 import { refusalRules } from './refusal.contract';
 import { singleUseRules } from './single-use.contract';
 import { throttleRules } from './throttle.contract';
@@ -56,6 +57,7 @@ export function describeStoreContract(name: string, factory: StoreFactory): void
     throttleRules(holder);
     listingRules(holder);
     receiptRules(holder);
+    refundRules(holder);
     notificationRules(holder);
     restrictionRules(holder);
     accountLifecycleRules(holder);

@@ -46,11 +46,15 @@ export function setBilling(
     .immediate();
 }
 
+/** A credit note's own columns (refunds.ts). */
+export type CreditNoteColumns = { credit_of: string; refunded: number; owed: number };
+
 /** The receipt of `sourceId`, or a new one numbered now (call inside the transaction that moved the money). */
-function issue(
+export function issue(
   db: Database.Database,
   src: { accountId: string; sourceId: string; kind: Receipt['kind']; amount: number; now: number },
   input: ReceiptInput,
+  note?: CreditNoteColumns,
 ): Receipt {
   const prior = db.prepare('SELECT * FROM receipts WHERE source_id = ?').get(src.sourceId) as
     object | undefined;
@@ -63,12 +67,13 @@ function issue(
     )
     .get(series) as { last: number };
   const billing = getBilling(db, src.accountId);
-  const row = receiptRow(series, Number(last), src, input, billing);
+  const row = { ...receiptRow(series, Number(last), src, input, billing), ...note };
   db.prepare(
     `INSERT INTO receipts (number, series, seq, account_id, source_id, kind, method, amount, currency, paid_minor,
-       paid_currency, billing_name, billing_address, billing_vat_id, issued_at)
+       paid_currency, billing_name, billing_address, billing_vat_id, issued_at, payment_ref, refunded, owed, credit_of)
      VALUES (@number, @series, @seq, @account_id, @source_id, @kind, @method, @amount, @currency, @paid_minor,
-       @paid_currency, @billing_name, @billing_address, @billing_vat_id, @issued_at)`,
+       @paid_currency, @billing_name, @billing_address, @billing_vat_id, @issued_at, @payment_ref, @refunded, @owed,
+       @credit_of)`,
   ).run(row);
   return toReceipt(row);
 }

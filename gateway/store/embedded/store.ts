@@ -53,6 +53,8 @@ import { EmbeddedWindows } from './throttle';
 import { UsageFold } from './usage-fold';
 import * as reports from './reports';
 import * as receipts from './receipts';
+import * as refunds from './refunds';
+import type { RefundInput, RefundResult } from '../refunds';
 import type { BillingDetails, Receipt, ReceiptInput } from '../receipts';
 import * as whitelist from './whitelist';
 import { EmbeddedNotifications } from './notifications';
@@ -415,6 +417,9 @@ export class EmbeddedStore implements Store {
   }
   async getReceipt(accountId: string, number: string): Promise<Receipt | null> {
     return receipts.getReceipt(this.db, accountId, number);
+  }
+  async refundTopUp(input: RefundInput, now: number): Promise<RefundResult> {
+    return this.changed(refunds.refundTopUp(this.db, input, now));
   }
 
   private singleUse(): EmbeddedMarks {

@@ -10,6 +10,7 @@ import * as keyRestrictions from './004_key_restrictions';
 import * as receipts from './005_receipts';
 import * as notifications from './006_notifications';
 import * as accountLifecycle from './007_account_lifecycle';
+import * as refunds from './008_refunds';
 
 /** The knex bookkeeping table of the migrations (its lock table is `${MIGRATIONS_TABLE}_lock`). */
 export const MIGRATIONS_TABLE = 'geogate_migrations';
@@ -30,6 +31,7 @@ export const MIGRATIONS: readonly Migration[] = [
   receipts,
   notifications,
   accountLifecycle,
+  refunds,
 ];
 
 /** A knex migration source over the explicit list. */

@@ -50,6 +50,7 @@ export async function issue(
   db: Knex,
   src: { accountId: string; sourceId: string; kind: Receipt['kind']; amount: number; now: number },
   input: ReceiptInput,
+  note?: { credit_of: string; refunded: number; owed: number },
 ): Promise<Receipt> {
   for (let attempt = 0; ; attempt += 1) {
     try {
@@ -64,7 +65,7 @@ export async function issue(
           .returning('last');
         const seq = Number((next as { last: unknown }).last);
         const billing = toBilling(await trx('account_billing').where({ account_id: src.accountId }).first());
-        const row = receiptRow(series, seq, src, input, billing);
+        const row = { ...receiptRow(series, seq, src, input, billing), ...note };
         await trx('receipts').insert(row);
         return toReceipt(row);
       });

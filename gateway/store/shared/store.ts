@@ -62,6 +62,8 @@ import { MARK_TTL_S, type MarkRef } from './step';
 import { Wallets } from './wallet';
 import * as listing from './listing';
 import * as receipts from './receipts';
+import * as refunds from './refunds';
+import type { RefundInput, RefundResult } from '../refunds';
 import { requireReceiptInput, type BillingDetails, type Receipt, type ReceiptInput } from '../receipts';
 import { setKeyRestrictions } from './restrictions';
 import type { AccountQuery, KeyQuery } from '../listing';
@@ -683,6 +685,23 @@ export class SharedStore implements Store {
 
   getReceipt(accountId: string, number: string): Promise<Receipt | null> {
     return this.pg(() => receipts.getReceipt(this.knex, accountId, number));
+  }
+
+  async refundTopUp(input: RefundInput, now: number): Promise<RefundResult> {
+    const deps = {
+      knex: this.knex,
+      redis: this.redis,
+      layout: this.layout,
+      initWallet: (accountId: string) => this.wallets.init(accountId),
+      pg: <T>(fn: () => Promise<T>) => this.pg(fn),
+    };
+    const r = await refunds.refundTopUp(deps, input, now);
+    if (r.status === 'applied' && r.accountId !== null) {
+      await this.settleLedger();
+      // Cached identities carry the drained balance: drop them so the refund shows.
+      await this.changed({ k: 'account', id: r.accountId });
+    }
+    return r;
   }
 
   /** Before a history read: drain pending events (Redis down: read what PostgreSQL has). */

@@ -34,6 +34,10 @@ test('a billing name outside WinAnsi is printed drawable, and the rest of the re
     },
     issuedAt: Date.UTC(2026, 10, 26),
     sourceId: 'led_1',
+    paymentRef: null,
+    refunded: 0,
+    owed: 0,
+    creditOf: null,
   };
   const text = await pdfText(await receiptPdf(receiptDoc(r, RULE_SET_A, 'geogate', 'x@example.com')));
   for (const t of [
