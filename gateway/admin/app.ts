@@ -11,7 +11,7 @@ import { requestIdMiddleware } from '../net/request-id-middleware';
 import { adminIds } from './ids';
 import { AdminProblem, sendProblem } from './problem';
 import { accountRoutes } from './routes/accounts';
-import { creditRoutes } from './routes/credit';
+import { creditRoutes, refundRoutes } from './routes/credit';
 import { keyRoutes } from './routes/keys';
 import { listRoutes } from './routes/list';
 import { packageRoutes } from './routes/packages';
@@ -36,6 +36,7 @@ const ROUTE_GROUPS = [
   listRoutes,
   accountRoutes,
   creditRoutes,
+  refundRoutes,
   keyRoutes,
   packageRoutes,
   planRoutes,

@@ -3,6 +3,7 @@ import { MAX_CIDRS, MAX_REFERRERS } from '../policy/restrictions';
 import { iso, kindAt, money } from '../accounts/values';
 import type { RuleSet } from '../policy/ruleset';
 import type { Account, ApiKey, LedgerEntry, SlotView, WhitelistEntry } from '../store/types';
+import type { Receipt } from '../store/receipts';
 
 export { iso, kindAt, money };
 
@@ -56,6 +57,20 @@ export function ledgerView(rules: RuleSet, entry: LedgerEntry) {
     keyId: entry.keyId,
     ref: entry.ref,
     createdAt: iso(entry.createdAt),
+  };
+}
+
+/** A credit note (a refund or lost dispute of a top-up): what it refunded, took from the balance, left owed. */
+export function creditNoteView(rules: RuleSet, r: Receipt) {
+  return {
+    number: r.number,
+    creditOf: r.creditOf,
+    method: r.method,
+    refunded: money(rules, r.amount),
+    removed: money(rules, r.amount - r.owed),
+    owed: money(rules, r.owed),
+    paid: r.paid,
+    issuedAt: iso(r.issuedAt),
   };
 }
 

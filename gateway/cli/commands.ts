@@ -178,6 +178,15 @@ export const COMMANDS: Command[] = [
     text: render.ledgerText,
   },
   {
+    name: 'refunds',
+    args: ['ACCOUNT'],
+    summary: 'list an account’s credit notes (refunds, lost disputes) and what it owes',
+    run({ api, args }) {
+      return api.call('GET', `/admin/accounts/${id(args.ACCOUNT ?? '')}/refunds`);
+    },
+    text: render.refundsText,
+  },
+  {
     name: 'keys create',
     args: ['ACCOUNT'],
     options: { label: { type: 'string', help: 'a label for the key', value: 'LABEL' } },

@@ -131,6 +131,20 @@ export function ledgerText(l: J): string {
   );
 }
 
+/** An account's credit notes and the totals refunded and owed. */
+export function refundsText(r: J): string {
+  const totals = fields([
+    ['Account', r.accountId],
+    ['Refunded', money(r.refunded)],
+    ['Owed', money(r.owed)],
+  ]);
+  const notes = table(
+    ['NUMBER', 'REFUNDS', 'REFUNDED', 'REMOVED', 'OWED', 'AT'],
+    r.creditNotes.map((n: J) => [n.number, n.creditOf, n.refunded, n.removed, n.owed, n.issuedAt]),
+  );
+  return `${totals}\n\n${notes}`;
+}
+
 /** A plan change. */
 export function planChangeText(p: J): string {
   return fields([
