@@ -8,7 +8,7 @@ import express, { type ErrorRequestHandler } from 'express';
 import { requestIdMiddleware, requestIdOfResponse } from '../gateway/net/request-id-middleware';
 import { createContext, type AppContext } from './context';
 import type { DashboardDeps } from './deps';
-import { DashboardError } from './errors';
+import { DashboardError, isStoreUnavailable, storeUnavailable } from './errors';
 import { dashboardIds } from './ids';
 import { csrf, loadSession, securityHeaders, verifiedForChanges, wantsJson } from './middleware';
 import { btcpayWebhook } from './payments/btcpay-webhook';
@@ -38,6 +38,8 @@ function errorHandler(ctx: AppContext): ErrorRequestHandler {
       e = new DashboardError('payload_too_large', 'The request is too large');
     else if ((err as { type?: string }).type === 'entity.parse.failed')
       e = new DashboardError('invalid_parameter', 'The body is not valid JSON', 'body');
+    else if (isStoreUnavailable(err))
+      e = storeUnavailable(ctx.logger, err, req.path, requestIdOfResponse(res));
     else {
       ctx.logger.error(
         { err: (err as Error).message, path: req.path, requestId: requestIdOfResponse(res) },

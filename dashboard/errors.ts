@@ -1,4 +1,8 @@
 /** The dashboard's refusals: one class, a closed set of codes, one code → status table. */
+import type pino from 'pino';
+import { isStoreUnavailable } from '../gateway/store/faults';
+
+export { isStoreUnavailable };
 
 /** Every code the dashboard answers with. */
 export type DashboardCode =
@@ -19,6 +23,7 @@ export type DashboardCode =
   | 'payments_not_configured'
   | 'rate_limited'
   | 'payload_too_large'
+  | 'store_unavailable'
   | 'internal';
 
 const STATUS: Record<DashboardCode, number> = {
@@ -39,6 +44,7 @@ const STATUS: Record<DashboardCode, number> = {
   payment_failed: 502,
   mail_failed: 503,
   payments_not_configured: 503,
+  store_unavailable: 503,
   internal: 500,
 };
 
@@ -61,4 +67,21 @@ export class DashboardError extends Error {
 /** A 400 naming the field. */
 export function invalidField(field: string, message: string): DashboardError {
   return new DashboardError('invalid_parameter', message, field);
+}
+
+/**
+ * A store fault (PostgreSQL, Redis or the SQLite file cannot answer now: `isStoreUnavailable`) is 503
+ * store_unavailable, as on the API, with one warning line (the message names the database, never a secret).
+ */
+export function storeUnavailable(
+  logger: pino.Logger,
+  err: unknown,
+  path: string,
+  requestId: string | undefined,
+): DashboardError {
+  logger.warn({ err: (err as Error).message, path, requestId }, 'dashboard: store unavailable');
+  return new DashboardError(
+    'store_unavailable',
+    'The service is temporarily unavailable. Try again shortly.',
+  );
 }

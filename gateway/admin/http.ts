@@ -4,7 +4,8 @@ import express, { type ErrorRequestHandler, type RequestHandler, type Router } f
 import type pino from 'pino';
 import { requestIdOfResponse } from '../net/request-id-middleware';
 import { StoreConflict } from '../store/types';
-import { AdminProblem, fromStoreConflict, sendProblem } from './problem';
+import { isStoreUnavailable } from '../store/faults';
+import { AdminProblem, fromStoreConflict, sendProblem, storeUnavailable } from './problem';
 
 const sha256 = (s: string): Buffer => createHash('sha256').update(s).digest();
 
@@ -71,7 +72,7 @@ export function requestLog(logger: pino.Logger): RequestHandler {
   };
 }
 
-/** The one error renderer: problems as they are, StoreConflicts mapped, body-parser errors, else 500. */
+/** The one error renderer: problems as they are, StoreConflicts mapped, body-parser errors, store faults 503, else 500. */
 export function errorHandler(logger: pino.Logger): ErrorRequestHandler {
   return (err: unknown, _req, res, _next) => {
     if (err instanceof AdminProblem) return sendProblem(res, err);
@@ -83,6 +84,18 @@ export function errorHandler(logger: pino.Logger): ErrorRequestHandler {
       return sendProblem(res, new AdminProblem('payload_too_large', 'bodies are limited to 16 KiB'));
     if (type === 'encoding.unsupported' || type === 'charset.unsupported') {
       return sendProblem(res, new AdminProblem('unsupported_media_type', 'bodies must be UTF-8 JSON'));
+    }
+    if (isStoreUnavailable(err)) {
+      // A fault, not a bug: one warning line without a stack (the message names the database, never a key).
+      logger.warn(
+        {
+          err: { name: (err as Error).name, message: (err as Error).message },
+          requestId: requestIdOfResponse(res),
+        },
+        'admin: store unavailable',
+      );
+      if (!res.headersSent) sendProblem(res, storeUnavailable());
+      return;
     }
     // Log only the error's name and stack: messages of store faults never carry keys (only hashes are passed in).
     logger.error(

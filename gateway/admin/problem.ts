@@ -1,6 +1,6 @@
 /** The admin API's problem+json errors (D20 shape) and the one place StoreConflict reasons become statuses. */
 import type { Response } from 'express';
-import { TITLES as GATEWAY_TITLES } from '../core/errors';
+import { MESSAGES as GATEWAY_MESSAGES, TITLES as GATEWAY_TITLES } from '../core/errors';
 import { StoreConflict } from '../store/types';
 
 /** Every code the admin API answers with. */
@@ -18,6 +18,7 @@ export type AdminCode =
   | 'already_revoked'
   | 'insufficient_balance'
   | 'account_deleted'
+  | 'store_unavailable'
   | 'internal';
 
 /** HTTP status of each admin code. Exhaustive: adding a code fails to compile here. */
@@ -46,6 +47,8 @@ export function adminStatus(code: AdminCode): number {
       return 415;
     case 'internal':
       return 500;
+    case 'store_unavailable':
+      return 503;
   }
 }
 
@@ -64,6 +67,7 @@ const TITLES: Record<AdminCode, string> = {
   already_revoked: 'Key already revoked',
   insufficient_balance: 'Insufficient balance',
   account_deleted: 'Account deleted',
+  store_unavailable: GATEWAY_TITLES.store_unavailable,
   internal: GATEWAY_TITLES.internal,
 };
 
@@ -103,6 +107,14 @@ const CONFLICTS: Record<StoreConflict['reason'], { code: AdminCode; parameter?: 
 export function fromStoreConflict(err: StoreConflict): AdminProblem {
   const { code, parameter } = CONFLICTS[err.reason];
   return new AdminProblem(code, err.message, parameter);
+}
+
+/**
+ * The problem for a store fault (`isStoreUnavailable`: PostgreSQL or Redis unreachable or stalled, SQLite locked):
+ * 503 store_unavailable, as the API answers it; the operator may retry. The detail names no host or address.
+ */
+export function storeUnavailable(): AdminProblem {
+  return new AdminProblem('store_unavailable', GATEWAY_MESSAGES.store_unavailable);
 }
 
 /** Write a problem as application/problem+json (RFC 9457). */

@@ -126,6 +126,7 @@ describe('openapi/admin.yaml and the admin app', () => {
       'already_revoked',
       'insufficient_balance',
       'account_deleted',
+      'store_unavailable',
       'internal',
     ];
     const documented = documentedCodes(doc.components.responses);
