@@ -9,7 +9,7 @@ import { param } from './common';
 
 /** Register POST /accounts/:id/credit: 201 on a new top-up, 200 with the same entry on a replay. */
 export function creditRoutes(router: Router, deps: RouteDeps): void {
-  const { rules, accounts, store } = deps;
+  const { rules, accounts } = deps;
   route(router, '/accounts/:id/credit', {
     post: async (req, res) => {
       const idem = v.idempotencyKey(req.get('Idempotency-Key'));
