@@ -15,8 +15,8 @@ import { execFileSync } from 'node:child_process';
 import { closeSync, mkdtempSync, openSync, rmSync, writeSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Journal } from '../gateway/journal/journal';
-import type { AdmitRecord } from '../gateway/journal/settle';
+import { Journal } from '../../gateway/journal/journal';
+import type { AdmitRecord } from '../../gateway/journal/settle';
 
 type Variant = 'none' | 'promise' | 'hook' | 'hook+immediate' | 'write-per-record';
 const VARIANTS: Variant[] = ['none', 'promise', 'hook', 'hook+immediate', 'write-per-record'];

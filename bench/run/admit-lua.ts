@@ -14,11 +14,11 @@
  * BENCH_ADMISSIONS (default 30,000 per variant and round), BENCH_ROUNDS (default 3).
  */
 import Redis from 'ioredis';
-import { ADMIT_LUA } from '../gateway/store/shared/lua-admit';
-import { Layout, shardOf } from '../gateway/store/shared/layout';
-import { stepArgs, type StepInput } from '../gateway/store/shared/step';
-import { runBench, startRedis } from './bench-services';
-import { keyedBilledPlan } from './plans';
+import { ADMIT_LUA } from '../../gateway/store/shared/lua-admit';
+import { Layout, shardOf } from '../../gateway/store/shared/layout';
+import { stepArgs, type StepInput } from '../../gateway/store/shared/step';
+import { runBench, startRedis } from '../lib/services';
+import { keyedBilledPlan } from '../lib/plans';
 
 const N = Number(process.env['BENCH_ADMISSIONS'] ?? 30_000);
 const ROUNDS = Number(process.env['BENCH_ROUNDS'] ?? 3);

@@ -8,9 +8,9 @@ import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import { Client } from 'pg';
-import { systemClock } from '../gateway/core/clock';
-import { generateKey, hashKey, keyPrefix } from '../gateway/core/keys';
-import { createStore, type StoreConfig } from '../gateway/store';
+import { systemClock } from '../../gateway/core/clock';
+import { generateKey, hashKey, keyPrefix } from '../../gateway/core/keys';
+import { createStore, type StoreConfig } from '../../gateway/store';
 
 export const BENCH_PEPPER = 'bench-pepper-0123456789abcdef';
 /** Keys the billed scenarios use. */

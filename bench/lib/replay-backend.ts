@@ -1,8 +1,8 @@
 /**
  * A replay backend for `npm run bench:gateway` (issue 10): one process answering, with fixed bodies
- * (bench/replay-bodies.ts), what a geocoder the bench cannot run here would answer, so the gateway's connector cost
+ * (bench/lib/replay-bodies.ts), what a geocoder the bench cannot run here would answer, so the gateway's connector cost
  * is measured against the same server for every kind: our backend's record at `/reverse`, Nominatim's answers under
- * `/nominatim/`. Prints "listening on URL" (bench/gateway.ts reads it).
+ * `/nominatim/`. Prints "listening on URL" (bench/run/gateway.ts reads it).
  */
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';

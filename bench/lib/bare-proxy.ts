@@ -1,5 +1,5 @@
 /**
- * `node dist/bench/bare-proxy.js --backend URL [--server node|uws] [--client undici|minimal]`: the floor of
+ * `node dist/bench/lib/bare-proxy.js --backend URL [--server node|uws] [--client undici|minimal]`: the floor of
  * `npm run bench:gateway` (issue 12), and the transports of `npm run bench:transport`. The least a proxy does for the
  * gateway's main-host call: the backend's answer collected whole and written back with the headers the gateway
  * writes. No store, no key, no parsing or rendering of the record, no request id, no log line, no metrics.

@@ -1,5 +1,5 @@
 /**
- * `node dist/bench/store-cpu.js [rounds]`: CPU per admission of the embedded store alone, the way the gateway drives
+ * `node dist/bench/micro/store-cpu.js [rounds]`: CPU per admission of the embedded store alone, the way the gateway drives
  * it (find the key, admit, keep after the answer), for an anonymous plan and a billed one, with `BATCH` admissions
  * submitted per event-loop turn (1: one connection; 8: what 32 connections give one group commit). Each round
  * alternates this build's store with `STORE_BASE` (another build's dist/gateway/store/index.js) when given, so the
@@ -9,9 +9,9 @@ import { randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import path from 'node:path';
-import { systemClock, utcDay } from '../gateway/core/clock';
-import type { AdmissionPlan, Store } from '../gateway/store/types';
-import { keyedBilledPlan } from './plans';
+import { systemClock, utcDay } from '../../gateway/core/clock';
+import type { AdmissionPlan, Store } from '../../gateway/store/types';
+import { keyedBilledPlan } from '../lib/plans';
 
 type StoreCtor = new (
   file: string,
@@ -96,7 +96,7 @@ async function measure(
 }
 
 async function main(): Promise<void> {
-  const builds: [string, Build][] = [['this build', load('../gateway/store')]];
+  const builds: [string, Build][] = [['this build', load('../../gateway/store')]];
   const base = process.env['STORE_BASE'];
   if (base) builds.unshift(['base', load(base)]);
   console.log(

@@ -1,6 +1,6 @@
 /**
  * `npm run bench:transport` (issue 12, "what it would take"): what the HTTP transport alone costs, beside nginx, in
- * alternating rounds. Each transport is bench/bare-proxy.ts with one server (Node's HTTP server, or
+ * alternating rounds. Each transport is bench/lib/bare-proxy.ts with one server (Node's HTTP server, or
  * uWebSockets.js) and one client (undici, or a minimal keep-alive client); "node + undici" is the gateway's own
  * transport, the floor of bench:gateway. Per round and transport: a saturation window (wrk -t2 -c32) and a window at
  * a fixed rate (hey, BENCH_RATE, default 1,000 req/s), each with CPU µs per request of the proxy process from /proc.
@@ -9,11 +9,11 @@
  * Env: BENCH_SECONDS (default 5), BENCH_ROUNDS (default 3), BENCH_RATE (default 1000).
  */
 import { loadavg } from 'node:os';
-import { runBench, onCleanup } from './bench-services';
-import { fixedRate, load, MANY, type Result } from './load';
-import { startNginx } from './nginx';
-import { start, stop, type Proc } from './spawn';
-import { ensureDebian, HEY, WRK } from './tools';
+import { runBench, onCleanup } from '../lib/services';
+import { fixedRate, load, MANY, type Result } from '../lib/load';
+import { startNginx } from '../lib/nginx';
+import { start, stop, type Proc } from '../lib/spawn';
+import { ensureDebian, HEY, WRK } from '../lib/tools';
 
 const SECONDS = Number(process.env['BENCH_SECONDS'] ?? 5);
 const ROUNDS = Number(process.env['BENCH_ROUNDS'] ?? 3);
@@ -66,7 +66,7 @@ async function run(): Promise<void> {
   if (servers.length === 1) console.log(`bench: ${UWS} is not installed; the uws transports are left out`);
   for (const server of servers)
     for (const client of ['undici', 'minimal']) {
-      const proc = await start('dist/bench/bare-proxy.js', [
+      const proc = await start('dist/bench/lib/bare-proxy.js', [
         '--server',
         server,
         '--client',

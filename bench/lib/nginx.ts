@@ -7,7 +7,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { freePort, onCleanup, track } from './bench-services';
+import { freePort, onCleanup, track } from './services';
 import { ensureDebian, NGINX } from './tools';
 
 /** A running nginx. */

@@ -6,18 +6,18 @@
  * (3) the measured store wrapper around an already-resolved admit, minus the same call unwrapped;
  * (4) a keyed request's store and backend calls (find key, admit, forward, keep) with every recording, minus the
  *     same sequence over the unwrapped store and forwarder: the whole per-request cost.
- * Usage: npm run build:ts && node dist/bench/metrics.js [iterations=2000000]
+ * Usage: npm run build:ts && node dist/bench/run/metrics.js [iterations=2000000]
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { performance } from 'node:perf_hooks';
-import type { BackendCall } from '../adapters/types';
-import { compileConfig } from '../gateway/config/compile';
-import { validateConfig } from '../gateway/config/load';
-import { GatewayMetrics, type IdentityLabel, type Outcome } from '../gateway/metrics/gateway-metrics';
-import { measuredStore } from '../gateway/metrics/measured';
-import type { BackendOutcome } from '../gateway/http/backend';
-import type { PipelineStore } from '../gateway/http/context';
-import type { AdmissionPlan, AdmissionResult } from '../gateway/store/types';
+import type { BackendCall } from '../../adapters/types';
+import { compileConfig } from '../../gateway/config/compile';
+import { validateConfig } from '../../gateway/config/load';
+import { GatewayMetrics, type IdentityLabel, type Outcome } from '../../gateway/metrics/gateway-metrics';
+import { measuredStore } from '../../gateway/metrics/measured';
+import type { BackendOutcome } from '../../gateway/http/backend';
+import type { PipelineStore } from '../../gateway/http/context';
+import type { AdmissionPlan, AdmissionResult } from '../../gateway/store/types';
 
 const N = Number(process.argv[2] ?? 2_000_000);
 const IDENTITIES: IdentityLabel[] = ['anonymous', 'key', 'key', 'whitelist'];

@@ -13,30 +13,30 @@
  *   admissions returns, as the group commit does. No ticket, so settle keeps and releases nothing;
  * - `fold` (with `journal`, embedded store only): the turn's admissions are then also written behind the answers into
  *   the store's own SQLite file, on the store's own connection, one transaction per turn (or per window, below), by
- *   bench/write-behind.ts: what a write-behind store would still do on the gateway's thread.
+ *   bench/models/write-behind.ts: what a write-behind store would still do on the gateway's thread.
  *   `fold<ms>` (e.g. `journal+fold5`) folds every that many ms instead of every turn (the answers still wait only
  *   for the turn's journal write). `+thread` (e.g. `journal+fold5+thread`): the fold runs in a writer thread with its
  *   own connection, so only posting the batch stays on the gateway's thread.
  * It replaces the compiled modules' exported functions (the pipeline calls them through their module objects), so the
  * build under test is otherwise unchanged. For measurement only: an ablated gateway neither counts nor checks.
  */
-import type { AdapterResponse } from '../adapters/types';
-import type { RequestContext } from '../gateway/http/context';
-import type { BackendOutcome } from '../gateway/http/backend';
-import type { ReadAnswer } from '../gateway/http/stages/record';
+import type { AdapterResponse } from '../../adapters/types';
+import type { RequestContext } from '../../gateway/http/context';
+import type { BackendOutcome } from '../../gateway/http/backend';
+import type { ReadAnswer } from '../../gateway/http/stages/record';
 import type Database from 'better-sqlite3';
 import { closeSync, openSync, unlinkSync, writeFileSync, writeSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { isMainThread, Worker } from 'node:worker_threads';
-import * as admit from '../gateway/http/stages/admit';
-import * as open from '../gateway/store/embedded/open';
-import { planAdmission } from '../gateway/policy/planner';
-import { newOrderedId } from '../gateway/store/ids';
-import type { AdmissionPlan } from '../gateway/store/types';
+import * as admit from '../../gateway/http/stages/admit';
+import * as open from '../../gateway/store/embedded/open';
+import { planAdmission } from '../../gateway/policy/planner';
+import { newOrderedId } from '../../gateway/store/ids';
+import type { AdmissionPlan } from '../../gateway/store/types';
 import { writeBehind, type Admitted, type Fold } from './write-behind';
-import * as record from '../gateway/http/stages/record';
-import { GatewayMetrics } from '../gateway/metrics/gateway-metrics';
+import * as record from '../../gateway/http/stages/record';
+import { GatewayMetrics } from '../../gateway/metrics/gateway-metrics';
 
 const PARTS = new Set(['admit', 'render', 'metrics', 'journal', 'fold', 'thread']);
 
@@ -209,7 +209,7 @@ function localWriter(db: () => Database.Database): () => Fold {
 }
 
 /**
- * `fold+thread`: the batch posted to a writer thread (bench/ablate-writer.ts) with its own connection to the store's
+ * `fold+thread`: the batch posted to a writer thread (bench/models/writer-thread.ts) with its own connection to the store's
  * file; the gateway's thread pays the post (a structured clone of the batch), the writer the SQL.
  */
 function writerThread(db: () => Database.Database): () => Fold {

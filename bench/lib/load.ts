@@ -1,5 +1,5 @@
 /**
- * Load generation for the gateway benchmark: Debian's wrk (installed by the bench when missing, bench/tools.ts),
+ * Load generation for the gateway benchmark: Debian's wrk (installed by the bench when missing, bench/lib/tools.ts),
  * else an in-Node keep-alive generator; plus the CPU time of the measured process trees from /proc.
  */
 import { spawnSync } from 'node:child_process';

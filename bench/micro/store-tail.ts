@@ -1,5 +1,5 @@
 /**
- * `node dist/bench/store-tail.js [admissions]`: the embedded store's latency for one request at a time (admit, then
+ * `node dist/bench/micro/store-tail.js [admissions]`: the embedded store's latency for one request at a time (admit, then
  * keep, as the gateway does for an answered billed request) with SQLite's automatic WAL checkpoint inside the
  * commits (as before issue 12) against checkpoints on the background thread. Isolates the store's share of the
  * single-connection p99 from HTTP and the machine's scheduling. Prints p50/p99/p99.9/max per mode.
@@ -7,9 +7,9 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import path from 'node:path';
-import { systemClock, utcDay } from '../gateway/core/clock';
-import { EmbeddedStore } from '../gateway/store';
-import type { AdmissionPlan } from '../gateway/store/types';
+import { systemClock, utcDay } from '../../gateway/core/clock';
+import { EmbeddedStore } from '../../gateway/store';
+import type { AdmissionPlan } from '../../gateway/store/types';
 
 const N = Number(process.argv[2] ?? 20_000);
 

@@ -1,12 +1,12 @@
 /**
  * Issue 10 scenarios of `npm run bench:gateway`: the nominatim connector and a passthrough route, beside the geogate
- * kind, all three against the same replay backend process (bench/replay-backend.ts), so the gateway's CPU per request
- * compares the connectors alone. Kept apart from bench/gateway.ts (one hook there) so other bench changes merge easily:
+ * kind, all three against the same replay backend process (bench/lib/replay-backend.ts), so the gateway's CPU per request
+ * compares the connectors alone. Kept apart from bench/run/gateway.ts (one hook there) so other bench changes merge easily:
  * `backendScenarios(url)` is plain data (name, path, config lines) any runner can start gateways from.
  */
-import { nativeAdapter } from '../adapters/native';
-import type { ReverseRecord } from '../backend/records';
-import { CONNECTORS } from '../gateway/backends';
+import { nativeAdapter } from '../../adapters/native';
+import type { ReverseRecord } from '../../backend/records';
+import { CONNECTORS } from '../../gateway/backends';
 import { GEOGATE, NOMINATIM_REVERSE, PELIAS_REVERSE, PHOTON_REVERSE } from './replay-bodies';
 
 /** One scenario: a gateway config's backend and host lines, and the path loaded through it. */
@@ -66,7 +66,7 @@ const ROUNDS = Math.max(1, Number(process.env['BENCH_BACKEND_ROUNDS'] ?? 1));
 export async function backendRuns<P extends { url: string; child: { pid?: number | undefined } }, R>(
   hooks: BenchHooks<P, R>,
 ): Promise<R[]> {
-  const replay = await hooks.start('dist/bench/replay-backend.js', ['0']);
+  const replay = await hooks.start('dist/bench/lib/replay-backend.js', ['0']);
   const out: R[] = [];
   const runs = Array.from({ length: ROUNDS }, (_, round) =>
     backendScenarios(replay.url).map((s) =>

@@ -1,5 +1,5 @@
 /**
- * `node dist/bench/cpuprofile-top.js FILE.cpuprofile [N]`: the top N functions by self time of a V8 CPU profile
+ * `node dist/bench/lib/cpuprofile-top.js FILE.cpuprofile [N]`: the top N functions by self time of a V8 CPU profile
  * (node --cpu-prof, e.g. written by `BENCH_NODE_ARGS="--cpu-prof --cpu-prof-dir=DIR" npm run bench:gateway`), and
  * self time summed per source file (node_modules package or project file), idle and GC shown apart.
  */

@@ -1,15 +1,15 @@
 /**
- * The write-behind of bench/ablate.ts's `journal+fold…` models (issue 12, ninth session): one transaction per batch
+ * The write-behind of bench/models/ablate.ts's `journal+fold…` models (issue 12, ninth session): one transaction per batch
  * of journaled admissions into the embedded store's file, with the store's own statements where it has them (the
  * ledger insert and the debit of prepareHot, the usage sums of UsageFold): a ledger row per charged request, the
  * balance debited once per account, each free counter incremented once by its sum. Loaded by the gateway's thread
- * (`fold`) or by bench/ablate-writer.ts (`fold…+thread`). For measurement only.
+ * (`fold`) or by bench/models/writer-thread.ts (`fold…+thread`). For measurement only.
  */
 import type Database from 'better-sqlite3';
-import { prepareHot } from '../gateway/store/embedded/hot-statements';
-import { UsageFold } from '../gateway/store/embedded/usage-fold';
-import { newOrderedId } from '../gateway/store/ids';
-import type { AdmissionPlan } from '../gateway/store/types';
+import { prepareHot } from '../../gateway/store/embedded/hot-statements';
+import { UsageFold } from '../../gateway/store/embedded/usage-fold';
+import { newOrderedId } from '../../gateway/store/ids';
+import type { AdmissionPlan } from '../../gateway/store/types';
 
 /** A journaled admission: its plan and what it charged (0 when free). */
 export interface Admitted {

@@ -4,28 +4,28 @@
  * -c32) and at one connection (wrk -t1 -c1). Prints requests/s and the ratio to nginx, p50/p99, the one-connection
  * p99 difference, the 32-connection p99 ratio, CPU µs per request of each process tree from /proc (gateway with its
  * workers, backend, nginx, Redis on the shared store), and Redis commands per admitted request (INFO commandstats,
- * reset after the warm-up). Scenarios: bench/gateway-scenarios.ts. wrk and nginx are installed with apt-get when
+ * reset after the warm-up). Scenarios: bench/lib/scenarios.ts. wrk and nginx are installed with apt-get when
  * missing. The earlier table (backend alone, each scenario at 32 connections) is printed first.
  * Env: BENCH_SECONDS (default 5) per window, BENCH_WARMUP_SECONDS (default 2) per gateway, BENCH_ROUNDS (default 2),
  * BENCH_CONNECTIONS (default 32), BENCH_ONLY (a regular expression on scenario names), BENCH_NODE_ARGS (extra node
  * options for the gateway, e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof"), BENCH_ELD_DIR (event-loop delay
- * histograms of each gateway process written there, see bench/eld-probe.ts), BENCH_LARGE_KEYS (default 100000),
+ * histograms of each gateway process written there, see bench/lib/eld-probe.ts), BENCH_LARGE_KEYS (default 100000),
  * BENCH_BASE (the main.js of another build, e.g. of main: each scenario then also runs that build, in the same rounds,
  * as "… [base]", for before/after comparisons side by side), BENCH_FLOOR=0 (leave out the floor: a bare Node proxy of
- * the same call, bench/bare-proxy.ts, run first whenever a target scenario runs), BENCH_RATE (default 1000: after the
+ * the same call, bench/lib/bare-proxy.ts, run first whenever a target scenario runs), BENCH_RATE (default 1000: after the
  * two windows of each round, nginx and each gateway also run one window at this fixed rate with Debian's hey, for CPU
  * µs per request at equal work; 0 leaves it out), BENCH_ABLATE (comma-separated ablations, each stages joined by "+":
  * admit, render, metrics; each runs beside every single-worker scenario as "… [ablate: X]", this build with those
- * stages replaced by bench/ablate.ts, and the report prints its CPU against the full pipeline).
+ * stages replaced by bench/models/ablate.ts, and the report prints its CPU against the full pipeline).
  */
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import path from 'node:path';
-import type { StoreConfig } from '../gateway/store';
-import { repoRoot } from '../gateway/core/paths';
-import { runBench, createDatabase, onCleanup, startRedis, type BenchRedis } from './bench-services';
-import { start, stop, type Proc } from './spawn';
-import { ablatedParts } from './ablate';
+import type { StoreConfig } from '../../gateway/store';
+import { repoRoot } from '../../gateway/core/paths';
+import { runBench, createDatabase, onCleanup, startRedis, type BenchRedis } from '../lib/services';
+import { start, stop, type Proc } from '../lib/spawn';
+import { ablatedParts } from '../models/ablate';
 import {
   extraScenarios,
   FLOOR,
@@ -34,10 +34,10 @@ import {
   type Scenario,
   type StoreKind,
   type StoreSize,
-} from './gateway-scenarios';
-import { fixedRate, haveWrk, load, MANY, ONE, type Result, type Shape } from './load';
-import { startNginx } from './nginx';
-import { printSummary, printTargets, type Measurement } from './report';
+} from '../lib/scenarios';
+import { fixedRate, haveWrk, load, MANY, ONE, type Result, type Shape } from '../lib/load';
+import { startNginx } from '../lib/nginx';
+import { printSummary, printTargets, type Measurement } from '../lib/report';
 import {
   insideScripts,
   perAdmitted,
@@ -45,21 +45,21 @@ import {
   resetStats,
   scriptCommandNames,
   type RedisWindow,
-} from './redis-stats';
-import { BENCH_PEPPER, LARGE, ledgerRows, seedStore, type Seeded } from './seed';
-import { ensureDebian, HEY, WRK } from './tools';
-import { backendRuns, connectorCostLines } from './backends';
+} from '../lib/redis-stats';
+import { BENCH_PEPPER, LARGE, ledgerRows, seedStore, type Seeded } from '../lib/seed';
+import { ensureDebian, HEY, WRK } from '../lib/tools';
+import { backendRuns, connectorCostLines } from '../lib/backends';
 
 const SECONDS = Number(process.env['BENCH_SECONDS'] ?? 5);
 const WARMUP = Number(process.env['BENCH_WARMUP_SECONDS'] ?? 2);
 const ROUNDS = Number(process.env['BENCH_ROUNDS'] ?? 2);
-/** The fixed rate (requests/s) of the steadier CPU figure (bench/load.ts fixedRate); 0: no fixed-rate windows. */
+/** The fixed rate (requests/s) of the steadier CPU figure (bench/lib/load.ts fixedRate); 0: no fixed-rate windows. */
 const RATE = Number(process.env['BENCH_RATE'] ?? 1_000);
 const ONLY = process.env['BENCH_ONLY'] ? new RegExp(process.env['BENCH_ONLY']) : null;
 const NODE_ARGS = (process.env['BENCH_NODE_ARGS'] ?? '').split(/\s+/).filter((a) => a !== '');
 const ELD_DIR = process.env['BENCH_ELD_DIR'];
 const BASE = process.env['BENCH_BASE'];
-/** Ablations (bench/ablate.ts) run beside each single-worker scenario, e.g. "admit,admit+render". */
+/** Ablations (bench/models/ablate.ts) run beside each single-worker scenario, e.g. "admit,admit+render". */
 const ABLATE = (process.env['BENCH_ABLATE'] ?? '').split(',').filter((a) => a !== '');
 
 /** One gateway of a scenario: this build, the base build, or this build with stages ablated; its own store. */
@@ -68,7 +68,7 @@ interface Variant {
   seeded: Seeded;
   /** The base build's main.js. */
   main?: string;
-  /** GG_ABLATE of bench/ablate.ts. */
+  /** GG_ABLATE of bench/models/ablate.ts. */
   ablate?: string;
 }
 
@@ -109,7 +109,8 @@ async function gateway(
       ...(s.yaml ?? []),
     ].join('\n'),
   );
-  const eld = ELD_DIR !== undefined ? ['--require', path.join(repoRoot(), 'dist/bench/eld-probe.js')] : [];
+  const eld =
+    ELD_DIR !== undefined ? ['--require', path.join(repoRoot(), 'dist/bench/lib/eld-probe.js')] : [];
   const env: NodeJS.ProcessEnv =
     ELD_DIR !== undefined ? { GG_ELD_FILE: path.join(ELD_DIR, `eld-${id}`) } : {};
   const cut = ablate !== undefined ? ['--require', path.join(repoRoot(), 'dist/bench/ablate.js')] : [];
@@ -345,7 +346,7 @@ async function run(): Promise<void> {
     }
   }
   // Issue 10: the nominatim connector and a passthrough route beside the geogate kind, against one replay backend
-  // (bench/backends.ts), anonymous on an embedded store of their own; BENCH_ONLY=backends runs only these.
+  // (bench/lib/backends.ts), anonymous on an embedded store of their own; BENCH_ONLY=backends runs only these.
   const backendRows: { name: string; r: Result }[] = [];
   if (ONLY === null || ONLY.test('backends')) {
     try {

@@ -1,5 +1,5 @@
 /** Admission plans the store benches run: what the gateway plans for a request of the bench's own scenarios. */
-import type { AdmissionPlan } from '../gateway/store/types';
+import type { AdmissionPlan } from '../../gateway/store/types';
 
 /**
  * A keyed, billed request under rule set A with the free allowance used up: the key's IP slot (fixed window), the

@@ -1,5 +1,5 @@
 /** The side-by-side report of `npm run bench:gateway`: medians over rounds, ratios to nginx, the issue 12 targets. */
-import type { Scenario } from './gateway-scenarios';
+import type { Scenario } from './scenarios';
 import type { Result } from './load';
 import type { RedisWindow } from './redis-stats';
 
@@ -114,7 +114,7 @@ export function printSummary(ms: Measurement[]): void {
 export function printTargets(ms: Measurement[]): void {
   const lines: string[] = [];
   const mark = (ok: boolean) => (ok ? 'holds' : 'MISSED');
-  // The floor (bench/bare-proxy.ts): what a Node proxy of the same call costs with nothing of the gateway in it.
+  // The floor (bench/lib/bare-proxy.ts): what a Node proxy of the same call costs with nothing of the gateway in it.
   const floorM = ms.find((m) => m.scenario.program !== undefined && m.rounds.length > 0);
   if (floorM) {
     const fl = figures(floorM);
@@ -164,7 +164,7 @@ export function printTargets(ms: Measurement[]): void {
   printAblations(ms);
 }
 
-/** Each ablated gateway (BENCH_ABLATE, bench/ablate.ts) against the full pipeline of the same build and scenario. */
+/** Each ablated gateway (BENCH_ABLATE, bench/models/ablate.ts) against the full pipeline of the same build and scenario. */
 function printAblations(ms: Measurement[]): void {
   const lines: string[] = [];
   for (const m of ms) {

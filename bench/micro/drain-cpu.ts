@@ -1,5 +1,5 @@
 /**
- * `node dist/bench/drain-cpu.js [events]`: CPU of the shared store's ledger drain per event in the gateway process
+ * `node dist/bench/micro/drain-cpu.js [events]`: CPU of the shared store's ledger drain per event in the gateway process
  * (issue 12), this build beside `DRAIN_BASE` (another build's `dist/` directory) in alternating rounds. Each round
  * admits and keeps `events` billed requests over 10 accounts (one event each in the streams), then times one
  * drain flush with process.cpuUsage (user + system: the drain's Redis and PostgreSQL client work, not the servers').
@@ -8,9 +8,9 @@
  */
 import path from 'node:path';
 import { loadavg } from 'node:os';
-import { systemClock } from '../gateway/core/clock';
-import type { AdmissionPlan, Store } from '../gateway/store/types';
-import { cleanupAll, createDatabase, startRedis } from './bench-services';
+import { systemClock } from '../../gateway/core/clock';
+import type { AdmissionPlan, Store } from '../../gateway/store/types';
+import { cleanupAll, createDatabase, startRedis } from '../lib/services';
 
 const EVENTS = Number(process.argv[2] ?? 5_000);
 const ROUNDS = 3;
@@ -26,7 +26,7 @@ function opener(dist: string): Open {
 }
 
 async function main(): Promise<void> {
-  const builds: [string, string][] = [['this build', path.resolve(__dirname, '..')]];
+  const builds: [string, string][] = [['this build', path.resolve(__dirname, '../..')]];
   const base = process.env['DRAIN_BASE'];
   if (base) builds.unshift(['base', path.resolve(base)]);
   const redis = await startRedis();

@@ -3,7 +3,7 @@
  * own INFO commandstats (cmdstat_evalsha calls / admitted requests), plus throughput and latency of `admit`.
  * Runs against a private redis-server and a three-node Redis Cluster it starts on free loopback ports (so no other
  * client's commands are counted) and a throw-away PostgreSQL database on 127.0.0.1:5432.
- * Usage: npm run build:ts && node dist/bench/shared-store.js [admissions=20000] [concurrency=32]
+ * Usage: npm run build:ts && node dist/bench/run/shared-store.js [admissions=20000] [concurrency=32]
  */
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
@@ -15,8 +15,8 @@ import { performance } from 'node:perf_hooks';
 import { promisify } from 'node:util';
 import { Redis } from 'ioredis';
 import { Client } from 'pg';
-import { openSharedStore, type SharedStore } from '../gateway/store/shared';
-import type { AdmissionPlan } from '../gateway/store/types';
+import { openSharedStore, type SharedStore } from '../../gateway/store/shared';
+import type { AdmissionPlan } from '../../gateway/store/types';
 
 const run = promisify(execFile);
 const N = Number(process.argv[2] ?? 20_000);

@@ -1,5 +1,5 @@
 /**
- * Preloaded into a gateway process by the bench (`--require dist/bench/eld-probe.js`, BENCH_ELD_DIR): records the
+ * Preloaded into a gateway process by the bench (`--require dist/bench/lib/eld-probe.js`, BENCH_ELD_DIR): records the
  * event-loop delay histogram (perf_hooks, sampled every 10 ms) and writes its percentiles as JSON to
  * `$GG_ELD_FILE.<pid>.json` when the process exits. Node records the interval between samples, so the delay is that
  * minus the 10 ms resolution (written as `delay…Ms`). It changes nothing in the gateway.

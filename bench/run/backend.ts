@@ -12,10 +12,10 @@ import fs from 'node:fs';
 import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
-import { repoRoot } from '../backend/paths';
-import type { PackedStrings } from '../backend/geodata/packed-strings';
-import { normaliseName } from '../backend/search/normalise';
-import { defaultDataSource, loadBackendData, type BackendData } from '../backend/service';
+import { repoRoot } from '../../backend/paths';
+import type { PackedStrings } from '../../backend/geodata/packed-strings';
+import { normaliseName } from '../../backend/search/normalise';
+import { defaultDataSource, loadBackendData, type BackendData } from '../../backend/service';
 
 /** Seeded PRNG (LCG). */
 export function rng(seed: number): () => number {

@@ -1,8 +1,8 @@
 /** Bench child processes: spawn a compiled entry point, wait until it listens, stop it. */
 import { spawn, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
-import { repoRoot } from '../gateway/core/paths';
-import { track } from './bench-services';
+import { repoRoot } from '../../gateway/core/paths';
+import { track } from './services';
 
 export interface Proc {
   url: string;

@@ -28,7 +28,7 @@ export interface Scenario {
   targets?: boolean;
   /**
    * Run this compiled bench program instead of a gateway (`--backend URL` is passed; no store is used): the floor,
-   * `bench/bare-proxy.ts`.
+   * `bench/lib/bare-proxy.ts`.
    */
   program?: string;
 }
@@ -69,7 +69,7 @@ export const FLOOR: Scenario = {
   size: 'small',
   billed: false,
   workers: 1,
-  program: 'dist/bench/bare-proxy.js',
+  program: 'dist/bench/lib/bare-proxy.js',
 };
 
 /** Scenarios added by other modules (e.g. connector or passthrough hosts); run after SCENARIOS. */

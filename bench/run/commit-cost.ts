@@ -1,5 +1,5 @@
 /**
- * `node dist/bench/commit-cost.js [rounds]` (`npm run bench:commit`): what one SQLite write transaction of the
+ * `node dist/bench/run/commit-cost.js [rounds]` (`npm run bench:commit`): what one SQLite write transaction of the
  * embedded store costs, by the number of billed admissions' rows it carries (issue 12, ninth session). Each
  * transaction inserts K ledger rows (the real table and indexes, made by the store's migrations) and debits the
  * account once by their sum, then commits: what a write-behind of K answered requests would write. Prints CPU
@@ -9,10 +9,10 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import path from 'node:path';
-import { systemClock } from '../gateway/core/clock';
-import { newOrderedId } from '../gateway/store/ids';
-import { prepareHot } from '../gateway/store/embedded/hot-statements';
-import { EmbeddedStore } from '../gateway/store/embedded/store';
+import { systemClock } from '../../gateway/core/clock';
+import { newOrderedId } from '../../gateway/store/ids';
+import { prepareHot } from '../../gateway/store/embedded/hot-statements';
+import { EmbeddedStore } from '../../gateway/store/embedded/store';
 
 const ROUNDS = Number(process.argv[2] ?? 3);
 const ROWS = (process.env['COMMIT_ROWS'] ?? '1,3,10,30,100').split(',').map(Number);
