@@ -13,7 +13,8 @@ import { loadOpenApiJson, sendOpenApiJson } from './core/openapi-doc';
 import type { Forwarder } from './http/backend';
 import { createForwarders } from './http/forwarders';
 import { passthroughProxies } from './http/passthrough-proxy';
-import { createPipeline } from './http/pipeline';
+import { createPipeline, type Stages } from './http/pipeline';
+import type { PipelineStore } from './http/context';
 import { gatewayReadiness } from './http/readiness';
 import { GatewayMetrics } from './metrics/gateway-metrics';
 import { measuredStore } from './metrics/measured';
@@ -34,6 +35,10 @@ export interface GatewayDeps {
   metrics?: GatewayMetrics;
   /** Notifications of this process (D30): allowance alerts on the request path, revocations from the admin API. */
   notifications?: Pick<Notifications, 'allowance' | 'keyRevoked'>;
+  /** Wraps the request path's admission store once, at construction (benchmarks' models); none in production. */
+  admission?: (store: PipelineStore) => PipelineStore;
+  /** Request stages replaced at construction (benchmarks' ablations); none in production. */
+  stages?: Partial<Stages>;
 }
 
 export interface GatewayUrls {
@@ -120,14 +125,18 @@ export function createGateway(deps: GatewayDeps): Gateway {
   const metrics = deps.metrics ?? new GatewayMetrics(config.hosts);
   const cacheStats = deps.store.identityCacheStats?.bind(deps.store);
   if (cacheStats) metrics.watchKeyCache(cacheStats);
-  const handle = createPipeline({
-    ...deps,
-    store: measuredStore(deps.store, metrics),
-    forward,
-    metrics,
-    passthrough,
-    ...(deps.notifications ? { allowance: deps.notifications.allowance } : {}),
-  });
+  const measured = measuredStore(deps.store, metrics);
+  const handle = createPipeline(
+    {
+      ...deps,
+      store: deps.admission ? deps.admission(measured) : measured,
+      forward,
+      metrics,
+      passthrough,
+      ...(deps.notifications ? { allowance: deps.notifications.allowance } : {}),
+    },
+    deps.stages,
+  );
 
   const readiness = gatewayReadiness(deps.store, config.backends);
   let draining = false;

@@ -7,7 +7,9 @@
 import { systemClock } from '../gateway/core/clock';
 import { ConfigError } from '../gateway/config/load';
 import { createLogger, logStartFailure, startupLogger } from '../gateway/core/logger';
-import { checkpointFile, createStore } from '../gateway/store';
+import { checkpointFile, createStore, type Store } from '../gateway/store';
+import type { CompiledConfig } from '../gateway/config/compile';
+import type { GatewayDeps } from '../gateway/server';
 import type { Logger } from 'pino';
 import { compileConfig, loadConfigFile, type AppConfig } from './config';
 import { isWorker, runPrimary, workerSignals } from './cluster';
@@ -47,7 +49,16 @@ export function developmentNotice(config: AppConfig): string | null {
     : null;
 }
 
-async function main(): Promise<void> {
+/**
+ * What a caller of the composition root adds to the gateway it builds: the benchmarks' ablations and models (stage
+ * replacements, an admission store wrapper, other metrics), built from the config and the opened store. The process
+ * entry passes none.
+ */
+export type Compose = (
+  built: Readonly<{ config: CompiledConfig; store: Store }>,
+) => Pick<GatewayDeps, 'admission' | 'stages' | 'metrics'>;
+
+async function main(compose?: Compose): Promise<void> {
   const { config: file } = parseArgs(process.argv.slice(2));
   const config = compileConfig(loadConfigFile(file), file);
   const logger = createLogger({ level: config.logLevel, format: config.logFormat }, 'gateway');
@@ -63,7 +74,15 @@ async function main(): Promise<void> {
     { ...config.store, reservationTimeoutMs: config.reservationTimeoutMs, ...shared },
     { clock: systemClock, logger },
   );
-  const gateway = createGateway({ config, store, clock: systemClock, logger, adminToken: token.token });
+  const extra = compose?.({ config, store }) ?? {};
+  const gateway = createGateway({
+    config,
+    store,
+    clock: systemClock,
+    logger,
+    adminToken: token.token,
+    ...extra,
+  });
   const urls = await gateway.listen();
   // Start-up lines are JSON log lines too (issue 14), printed whatever the level; each URL is followed by a space so
   // it can be read from `msg`.
@@ -112,9 +131,9 @@ async function primary(config: AppConfig, tokenSource: string, logger: Logger): 
   start.info({ workers: config.workers }, `gateway: ${config.workers} worker processes on the same ports`);
 }
 
-/** Run the process: exit 2 on a config error, 1 on any other start failure. */
-export function run(): void {
-  main().catch((err: unknown) => {
+/** Run the process (`compose`: see Compose): exit 2 on a config error, 1 on any other start failure. */
+export function run(compose?: Compose): void {
+  main(compose).catch((err: unknown) => {
     logStartFailure('gateway', err instanceof ConfigError ? err.message : (err as Error).message);
     console.error(
       err instanceof ConfigError ? err.message : `gateway: failed to start: ${(err as Error).message}`,

@@ -16,7 +16,7 @@ export interface KdTree {
   readonly leafSize: number;
 }
 
-/** Default leaf size (measured in bench/backend.ts; 8..32 are within a few percent). */
+/** Default leaf size (measured in bench/run/backend.ts; 8..32 are within a few percent). */
 export const DEFAULT_LEAF_SIZE = 16;
 
 /** Reorders xyz and ids in [lo, hi) into a kd-tree and fills axis; ids follow their points. */

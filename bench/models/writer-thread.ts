@@ -1,5 +1,5 @@
 /**
- * The writer thread of bench/models/ablate.ts's `journal+fold…+thread` model: its own connection to the store's file, one
+ * The writer thread of the `journal+fold…+thread` model (models/journal.ts): its own connection to the store's file, one
  * transaction per batch the gateway's thread posts. For measurement only.
  */
 import Database from 'better-sqlite3';

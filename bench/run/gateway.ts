@@ -68,7 +68,7 @@ interface Variant {
   seeded: Seeded;
   /** The base build's main.js. */
   main?: string;
-  /** GG_ABLATE of bench/models/ablate.ts. */
+  /** The parts of bench/models/ablate.ts (GG_ABLATE). */
   ablate?: string;
 }
 
@@ -113,9 +113,10 @@ async function gateway(
     ELD_DIR !== undefined ? ['--require', path.join(repoRoot(), 'dist/bench/lib/eld-probe.js')] : [];
   const env: NodeJS.ProcessEnv =
     ELD_DIR !== undefined ? { GG_ELD_FILE: path.join(ELD_DIR, `eld-${id}`) } : {};
-  const cut = ablate !== undefined ? ['--require', path.join(repoRoot(), 'dist/bench/ablate.js')] : [];
+  // An ablated variant runs the composition root with the parts of models/ablate.ts (models/gateway.ts).
   if (ablate !== undefined) env['GG_ABLATE'] = ablate;
-  return start(main, ['--config', file], [...NODE_ARGS, ...eld, ...cut], env, s.workers);
+  const program = ablate !== undefined ? 'dist/bench/models/gateway.js' : main;
+  return start(program, ['--config', file], [...NODE_ARGS, ...eld], env, s.workers);
 }
 
 /** The stores of the run, started and seeded when a scenario first needs them. */

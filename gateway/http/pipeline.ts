@@ -27,15 +27,24 @@ export type { PipelineDeps } from './context';
 /** The gateway's request handler for one host. */
 export type HostHandler = (host: CompiledHost, req: IncomingMessage, res: ServerResponse) => Promise<void>;
 
-/** Build the request handler. */
-export function createPipeline(deps: PipelineDeps): HostHandler {
-  return (host, req, res) => handle(new RequestContext(deps, host, req, res));
+/** Stages the composition root may replace when it builds the handler (benchmarks' ablations); none in production. */
+export interface Stages {
+  /** Read the backend's answer and render the record (stages/record.ts). */
+  read: typeof readAnswer;
+}
+
+const OWN_STAGES: Stages = { read: readAnswer };
+
+/** Build the request handler; `replaced` stages are resolved here, once, so a request pays nothing for the seam. */
+export function createPipeline(deps: PipelineDeps, replaced?: Partial<Stages>): HostHandler {
+  const stages: Stages = replaced === undefined ? OWN_STAGES : { ...OWN_STAGES, ...replaced };
+  return (host, req, res) => handle(new RequestContext(deps, host, req, res), stages);
 }
 
 /** Run one request through the stages, answer what they return or throw, and write its log line. */
-async function handle(ctx: RequestContext): Promise<void> {
+async function handle(ctx: RequestContext, stages: Stages): Promise<void> {
   try {
-    const refusal = await walk(ctx);
+    const refusal = await walk(ctx, stages);
     if (refusal !== null) refuse(ctx, refusal);
   } catch (err) {
     try {
@@ -55,7 +64,7 @@ async function handle(ctx: RequestContext): Promise<void> {
 }
 
 /** The stages in order; the first refusal ends the walk and is returned. */
-async function walk(ctx: RequestContext): Promise<Refusal | null> {
+async function walk(ctx: RequestContext, stages: Stages): Promise<Refusal | null> {
   if (answerPreflight(ctx)) return null;
   const route = passthroughRoute(ctx);
   if (route !== null) return 'code' in route ? route : servePassthrough(ctx, route);
@@ -70,7 +79,7 @@ async function walk(ctx: RequestContext): Promise<Refusal | null> {
   const sent = performance.now();
   const outcome = await forwardRequest(ctx);
   ctx.deps.metrics.backendAnswered(ctx.call.kind, performance.now() - sent);
-  const { kind, record } = readAnswer(ctx, outcome);
+  const { kind, record } = stages.read(ctx, outcome);
   const settlement = await settle(ctx, outcome, kind);
   if (settlement.reply === null) ctx.outcome = 'client_gone';
   render(ctx, settlement, outcome, record);

@@ -16,7 +16,7 @@ interface Op {
 /**
  * Record a store call started at `t0`: its latency always, a failure when it throws, and `seen` on its result. The
  * caller gets the store's own promise (no extra microtask hop on the request path); the recording hangs off it.
- * Fixed-arity callers and no async function: rest arguments and an async wrapper cost ~1 µs (bench/metrics.ts).
+ * Fixed-arity callers and no async function: rest arguments and an async wrapper cost ~1 µs (bench/run/metrics.ts).
  */
 function watch<R>(op: Op, t0: number, p: Promise<R>, seen?: (result: R) => void): Promise<R> {
   p.then(

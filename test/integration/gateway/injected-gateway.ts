@@ -14,7 +14,7 @@ import { validateConfig } from '../../../gateway/config/load';
 import { ManualClock } from '../../../gateway/core/clock';
 import { generateKey, hashKey, keyPrefix } from '../../../gateway/core/keys';
 import type { BackendOutcome, Forwarder } from '../../../gateway/http/backend';
-import { createGateway, type GatewayUrls } from '../../../gateway/server';
+import { createGateway, type GatewayDeps, type GatewayUrls } from '../../../gateway/server';
 import { createStore } from '../../../gateway/store';
 import type { Account, Store } from '../../../gateway/store/types';
 import { PEPPER, T0 } from '../../helpers/gateway-harness';
@@ -70,6 +70,8 @@ export async function startInjected(
   policy: 'A' | 'B',
   config: Record<string, unknown> = {},
   wrapStore: (store: Store) => Store = (store) => store,
+  /** What the composition root may add (stage replacements, an admission wrapper, metrics), given the store. */
+  compose: (store: Store) => Pick<GatewayDeps, 'admission' | 'stages' | 'metrics'> = () => ({}),
 ): Promise<Injected> {
   const dir = mkdtempSync(join(tmpdir(), 'geogate-injected-'));
   const doc = {
@@ -106,7 +108,14 @@ export async function startInjected(
     },
     { close: () => undefined },
   );
-  const gateway = createGateway({ config: compiled, store: wrapStore(store), clock, logger, forward });
+  const gateway = createGateway({
+    config: compiled,
+    store: wrapStore(store),
+    clock,
+    logger,
+    forward,
+    ...compose(store),
+  });
   const urls = await gateway.listen();
   let seq = 0;
   return {
