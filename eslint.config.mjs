@@ -47,6 +47,28 @@ const boundaries = [
   },
 ];
 
+const STORE_INTERNALS_MESSAGE =
+  "Benches build stores through createStore (gateway/store/index.ts), never from a concrete store's files.";
+
+/** bench ↛ store internals: every bench but the Lua cost bench (the named exception below). */
+const benchZone = {
+  target: './bench',
+  from: ['./gateway/store/embedded', './gateway/store/shared'],
+  message: STORE_INTERNALS_MESSAGE,
+};
+
+/** The named exception: bench/run/admit-lua.ts prices the shared store's admission script, so it reads that alone. */
+const LUA_BENCH = 'bench/run/admit-lua.ts';
+const luaBenchZones = [
+  { target: `./${LUA_BENCH}`, from: ['./gateway/store/embedded'], message: STORE_INTERNALS_MESSAGE },
+  {
+    target: `./${LUA_BENCH}`,
+    from: ['./gateway/store/shared'],
+    except: ['./lua-admit.ts', './layout.ts', './step.ts'],
+    message: 'The Lua cost bench reads the admission script, its key layout and its arguments, nothing else.',
+  },
+];
+
 export default tseslint.config(
   {
     ignores: [
@@ -71,7 +93,11 @@ export default tseslint.config(
   {
     plugins: { import: importPlugin },
     settings: { 'import/resolver': { node: { extensions: ['.ts', '.js', '.json'] } } },
-    rules: { 'import/no-restricted-paths': ['error', { zones: boundaries }] },
+    rules: { 'import/no-restricted-paths': ['error', { zones: [...boundaries, benchZone] }] },
+  },
+  {
+    files: [LUA_BENCH],
+    rules: { 'import/no-restricted-paths': ['error', { zones: [...boundaries, ...luaBenchZones] }] },
   },
   {
     // The process entry stays at dist/gateway/main.js (the Docker image and docs name it); it only starts the

@@ -2,12 +2,13 @@
  * Services the gateway benchmark starts for itself: a private redis-server on a free loopback port and a throw-away
  * PostgreSQL database on 127.0.0.1:5432, both removed again however the bench ends (normal end, error, signal).
  */
-import { spawn, type ChildProcess } from 'node:child_process';
+import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { promisify } from 'node:util';
 import { Redis } from 'ioredis';
 import { Client } from 'pg';
 
@@ -80,11 +81,17 @@ async function waitPing(port: number, child: ChildProcess): Promise<void> {
 }
 
 /** Start a private redis-server (no persistence) on a free loopback port; stopped by cleanupAll. */
-export async function startRedis(): Promise<BenchRedis> {
+export async function startRedis(
+  extra: (dir: string, port: number) => string[] = () => [],
+): Promise<BenchRedis> {
   const dir = mkdtempSync(path.join(tmpdir(), 'gg-bench-redis-'));
-  const port = await freePort();
+  let port = await freePort();
+  // A cluster node also listens on port + 10000.
+  while (port > 55_535) port = await freePort();
   const args = ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'];
-  const child = spawn('redis-server', [...args, '--dir', dir, '--daemonize', 'no'], { stdio: 'ignore' });
+  const child = spawn('redis-server', [...args, '--dir', dir, '--daemonize', 'no', ...extra(dir, port)], {
+    stdio: 'ignore',
+  });
   track(child);
   cleanups.push(async () => {
     if (child.exitCode === null) {
@@ -99,6 +106,31 @@ export async function startRedis(): Promise<BenchRedis> {
   );
   await Promise.race([waitPing(port, child), failed]);
   return { port, url: `redis://127.0.0.1:${port}`, child };
+}
+
+/** A private Redis Cluster of `masters` nodes (no replicas); its nodes and its store URL. Stopped by cleanupAll. */
+export async function startRedisCluster(masters: number): Promise<{ nodes: BenchRedis[]; url: string }> {
+  const nodes: BenchRedis[] = [];
+  for (let i = 0; i < masters; i++)
+    nodes.push(
+      await startRedis((dir, port) => [
+        '--cluster-enabled',
+        'yes',
+        '--cluster-config-file',
+        path.join(dir, `nodes-${port}.conf`),
+      ]),
+    );
+  const addresses = nodes.map((n) => `127.0.0.1:${n.port}`);
+  await promisify(execFile)('redis-cli', [
+    '--cluster',
+    'create',
+    ...addresses,
+    '--cluster-replicas',
+    '0',
+    '--cluster-yes',
+  ]);
+  await new Promise((r) => setTimeout(r, 1_000)); // the nodes agree on the slots
+  return { nodes, url: `redis+cluster://${addresses.join(',')}` };
 }
 
 async function adminClient(): Promise<{ client: Client; user: string }> {

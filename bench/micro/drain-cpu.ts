@@ -9,37 +9,39 @@
 import path from 'node:path';
 import { loadavg } from 'node:os';
 import { systemClock } from '../../gateway/core/clock';
-import type { AdmissionPlan, Store } from '../../gateway/store/types';
-import { cleanupAll, createDatabase, startRedis } from '../lib/services';
+import type { AdmissionPlan, Store, StoreConfig } from '../../gateway/store';
+import { createDatabase, runBench, startRedis } from '../lib/services';
+import { drainOf } from '../lib/stores';
 
 const EVENTS = Number(process.argv[2] ?? 5_000);
 const ROUNDS = 3;
 
-interface Drained extends Store {
-  drain: { flush(): Promise<number> };
-}
-type Open = (opts: Record<string, unknown>) => Promise<Drained>;
+/** A build's store factory (gateway/store/index.ts createStore). */
+type Create = (cfg: StoreConfig, deps: { clock: typeof systemClock }) => Promise<Store>;
 
-function opener(dist: string): Open {
+function opener(dist: string): Create {
   // eslint-disable-next-line @typescript-eslint/no-require-imports
-  return (require(path.join(dist, 'gateway/store/shared')) as { openSharedStore: Open }).openSharedStore;
+  return (require(path.join(dist, 'gateway/store')) as { createStore: Create }).createStore;
 }
 
-async function main(): Promise<void> {
+runBench(async () => {
   const builds: [string, string][] = [['this build', path.resolve(__dirname, '../..')]];
   const base = process.env['DRAIN_BASE'];
   if (base) builds.unshift(['base', path.resolve(base)]);
   const redis = await startRedis();
   const postgres = await createDatabase();
-  const stores: { name: string; store: Drained; accounts: string[] }[] = [];
+  const stores: { name: string; store: Store; accounts: string[] }[] = [];
   for (const [i, [name, dist]] of builds.entries()) {
-    const store = await opener(dist)({
+    // No background drain: the flush below drains everything (a base build older than drainIntervalMs in
+    // StoreConfig drains every 250 ms meanwhile).
+    const cfg: StoreConfig = {
+      kind: 'shared',
       postgres,
       redis: redis.url,
       keyPrefix: `drain-cpu-${i}:`,
-      clock: systemClock,
-      drainIntervalMs: 1e9, // no background drain: the flush below drains everything
-    });
+      drainIntervalMs: 1e9,
+    };
+    const store = await opener(dist)(cfg, { clock: systemClock });
     const accounts: string[] = [];
     for (let a = 0; a < 10; a++) {
       const acc = await store.createAccount({ email: `drain${i}-${a}@example.org` }, Date.now());
@@ -85,7 +87,7 @@ async function main(): Promise<void> {
       await Promise.all(batch);
       const c0 = process.cpuUsage();
       const t0 = performance.now();
-      const n = await store.drain.flush();
+      const n = await drainOf(store).flush();
       const c = process.cpuUsage(c0);
       const wall = performance.now() - t0;
       console.log(
@@ -95,11 +97,4 @@ async function main(): Promise<void> {
     }
   }
   for (const { store } of stores) await store.close();
-}
-
-main()
-  .catch((err: unknown) => {
-    console.error(err);
-    process.exitCode = 1;
-  })
-  .finally(() => void cleanupAll());
+});

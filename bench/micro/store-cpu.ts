@@ -2,7 +2,7 @@
  * `node dist/bench/micro/store-cpu.js [rounds]`: CPU per admission of the embedded store alone, the way the gateway drives
  * it (find the key, admit, keep after the answer), for an anonymous plan and a billed one, with `BATCH` admissions
  * submitted per event-loop turn (1: one connection; 8: what 32 connections give one group commit). Each round
- * alternates this build's store with `STORE_BASE` (another build's dist/gateway/store/index.js) when given, so the
+ * alternates this build's store with `STORE_BASE` (another build's dist/gateway/store/index.js, whose createStore builds it) when given, so the
  * two are measured side by side. Prints CPU µs per admitted request (process.cpuUsage: user + system).
  */
 import { randomUUID } from 'node:crypto';
@@ -10,48 +10,45 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import path from 'node:path';
 import { systemClock, utcDay } from '../../gateway/core/clock';
-import type { AdmissionPlan, Store } from '../../gateway/store/types';
+import type { AdmissionPlan, Store, StoreConfig } from '../../gateway/store';
+import { runBench } from '../lib/services';
 import { keyedBilledPlan } from '../lib/plans';
 
-type StoreCtor = new (
-  file: string,
-  logger: undefined,
-  opts: { clock: typeof systemClock; reservationTimeoutMs: number },
-) => Store & { migrate(): Promise<void>; close(): Promise<void> };
+/** A build's store factory (gateway/store/index.ts createStore). */
+type Create = (cfg: StoreConfig, deps: { clock: typeof systemClock }) => Promise<Store>;
 
 const ROUNDS = Number(process.argv[2] ?? 3);
 const N = Number(process.env['STORE_N'] ?? 20_000);
 const BATCHES = (process.env['STORE_BATCH'] ?? '1,8').split(',').map(Number);
 
 interface Build {
-  Store: StoreCtor;
+  createStore: Create;
   /** A plan id as that build's gateway makes one (time-ordered since issue 12, a random UUID before). */
   planId(): string;
 }
 
 function load(module: string): Build {
   // eslint-disable-next-line @typescript-eslint/no-require-imports
-  const Store = (require(module) as { EmbeddedStore: StoreCtor }).EmbeddedStore;
+  const createStore = (require(module) as { createStore: Create }).createStore;
   // eslint-disable-next-line @typescript-eslint/no-require-imports
   const ids = require(path.join(path.dirname(require.resolve(module)), 'ids')) as {
     newOrderedId?: (prefix: 'adm') => string;
   };
   const ordered = ids.newOrderedId;
-  return { Store, planId: ordered ? () => ordered('adm') : () => `adm_${randomUUID()}` };
+  return { createStore, planId: ordered ? () => ordered('adm') : () => `adm_${randomUUID()}` };
 }
 
 async function measure(
-  { Store: Ctor, planId }: Build,
+  { createStore, planId }: Build,
   kind: 'anonymous' | 'billed',
   batch: number,
 ): Promise<number> {
   const dir = mkdtempSync(path.join(tmpdir(), 'gg-cpu-'));
-  const store = new Ctor(path.join(dir, 'g.db'), undefined, {
-    clock: systemClock,
-    reservationTimeoutMs: 60_000,
-  });
+  const store = await createStore(
+    { kind: 'embedded', path: path.join(dir, 'g.db'), reservationTimeoutMs: 60_000 },
+    { clock: systemClock },
+  );
   try {
-    await store.migrate();
     const now = Date.now();
     const acc = await store.createAccount({ email: 'cpu@example.org' }, now);
     await store.credit(acc.id, 10_000_000, null, now);
@@ -95,7 +92,7 @@ async function measure(
   }
 }
 
-async function main(): Promise<void> {
+runBench(async () => {
   const builds: [string, Build][] = [['this build', load('../../gateway/store')]];
   const base = process.env['STORE_BASE'];
   if (base) builds.unshift(['base', load(base)]);
@@ -126,6 +123,4 @@ async function main(): Promise<void> {
       .map((l) => l.toFixed(2))
       .join(' ')}`,
   );
-}
-
-void main();
+});

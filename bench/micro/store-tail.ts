@@ -1,27 +1,25 @@
 /**
- * `node dist/bench/micro/store-tail.js [admissions]`: the embedded store's latency for one request at a time (admit, then
- * keep, as the gateway does for an answered billed request) with SQLite's automatic WAL checkpoint inside the
- * commits (as before issue 12) against checkpoints on the background thread. Isolates the store's share of the
- * single-connection p99 from HTTP and the machine's scheduling. Prints p50/p99/p99.9/max per mode.
+ * `node dist/bench/micro/store-tail.js [admissions]`: the embedded store's latency for one request at a time (admit,
+ * then keep, as the gateway does for an answered billed request), the store as createStore builds it (checkpoints on
+ * the background thread). Isolates the store's share of the single-connection p99 from HTTP and the machine's
+ * scheduling. Prints p50/p99/p99.9/max of three runs.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import path from 'node:path';
 import { systemClock, utcDay } from '../../gateway/core/clock';
-import { EmbeddedStore } from '../../gateway/store';
-import type { AdmissionPlan } from '../../gateway/store/types';
+import { createStore, type AdmissionPlan } from '../../gateway/store';
+import { runBench } from '../lib/services';
 
 const N = Number(process.argv[2] ?? 20_000);
 
-async function run(background: boolean): Promise<number[]> {
+async function run(): Promise<number[]> {
   const dir = mkdtempSync(path.join(tmpdir(), 'gg-tail-'));
-  const store = new EmbeddedStore(path.join(dir, 'g.db'), undefined, {
-    clock: systemClock,
-    reservationTimeoutMs: 60_000,
-    backgroundCheckpoints: background,
-  });
+  const store = await createStore(
+    { kind: 'embedded', path: path.join(dir, 'g.db'), reservationTimeoutMs: 60_000 },
+    { clock: systemClock },
+  );
   try {
-    await store.migrate();
     const now = Date.now();
     const acc = await store.createAccount({ email: 'tail@example.org' }, now);
     await store.credit(acc.id, 10_000_000, null, now);
@@ -55,19 +53,17 @@ async function run(background: boolean): Promise<number[]> {
   }
 }
 
-async function main(): Promise<void> {
+runBench(async () => {
   console.log(
     `embedded store, ${N} billed admissions one at a time (find key + admit; keep after), load ${loadavg()[0]?.toFixed(1)}`,
   );
-  for (const background of [false, true, false, true]) {
-    const lat = await run(background);
+  for (let round = 1; round <= 3; round++) {
+    const lat = await run();
     const q = (p: number) => (lat[Math.min(lat.length - 1, Math.floor(p * lat.length))] ?? NaN).toFixed(3);
     const over1 = lat.filter((x) => x > 1).length;
     console.log(
-      `${background ? 'background checkpoints' : 'checkpoint in commit  '}: p50 ${q(0.5)} ms, p99 ${q(0.99)} ms, ` +
+      `run ${round}: p50 ${q(0.5)} ms, p99 ${q(0.99)} ms, ` +
         `p99.9 ${q(0.999)} ms, max ${(lat[lat.length - 1] ?? NaN).toFixed(2)} ms, over 1 ms: ${over1}`,
     );
   }
-}
-
-void main();
+});

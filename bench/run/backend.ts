@@ -16,6 +16,8 @@ import { repoRoot } from '../../backend/paths';
 import type { PackedStrings } from '../../backend/geodata/packed-strings';
 import { normaliseName } from '../../backend/search/normalise';
 import { defaultDataSource, loadBackendData, type BackendData } from '../../backend/service';
+import { runBench, track } from '../lib/services';
+import { WRK } from '../lib/tools';
 
 /** Seeded PRNG (LCG). */
 export function rng(seed: number): () => number {
@@ -136,8 +138,6 @@ export interface HttpResult {
   latencyP50: string;
   latencyP99: string;
 }
-
-const WRK = '/usr/bin/wrk';
 
 /** What an HTTP load run asks for. */
 type LoadKind = 'reverse' | 'ipv4' | 'healthz' | 'search';
@@ -426,6 +426,7 @@ interface Started {
 function spawnBackend(main: string): Promise<Started> {
   const t = performance.now();
   const child = spawn(process.execPath, [main, '--port', '0'], { stdio: ['ignore', 'pipe', 'inherit'] });
+  track(child);
   return new Promise((resolve, reject) => {
     let out = '';
     child.once('exit', (code) => reject(new Error(`backend exited early (${code})`)));
@@ -541,7 +542,4 @@ async function main(): Promise<void> {
   await processFigures(mainJs, baseline);
 }
 
-main().catch((err: unknown) => {
-  console.error(err);
-  process.exit(1);
-});
+runBench(main);

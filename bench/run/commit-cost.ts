@@ -10,32 +10,32 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import path from 'node:path';
 import { systemClock } from '../../gateway/core/clock';
+import { createStore, type EmbeddedStore } from '../../gateway/store';
 import { newOrderedId } from '../../gateway/store/ids';
-import { prepareHot } from '../../gateway/store/embedded/hot-statements';
-import { EmbeddedStore } from '../../gateway/store/embedded/store';
+import { foldStatements } from '../models/write-behind';
+import { runBench } from '../lib/services';
 
 const ROUNDS = Number(process.argv[2] ?? 3);
 const ROWS = (process.env['COMMIT_ROWS'] ?? '1,3,10,30,100').split(',').map(Number);
 /** Rows written per measurement (transactions = ROWS_PER_RUN / K). */
 const ROWS_PER_RUN = Number(process.env['COMMIT_N'] ?? 30_000);
 
-async function main(): Promise<void> {
+runBench(async () => {
   for (const k of ROWS) {
     if (!Number.isInteger(k) || k < 1) throw new Error(`COMMIT_ROWS: not a positive integer: ${k}`);
   }
   const dir = mkdtempSync(path.join(tmpdir(), 'gg-commit-'));
-  const store = new EmbeddedStore(path.join(dir, 'g.db'), undefined, {
-    clock: systemClock,
-    reservationTimeoutMs: 60_000,
-  });
+  const store = (await createStore(
+    { kind: 'embedded', path: path.join(dir, 'g.db'), reservationTimeoutMs: 60_000 },
+    { clock: systemClock },
+  )) as EmbeddedStore;
   try {
-    await store.migrate();
     const now = Date.now();
     const acc = await store.createAccount({ email: 'commit@example.org' }, now);
     await store.credit(acc.id, 1_000_000_000, null, now);
     const db = store.db;
-    // The store's own statements (the admission's ledger insert and guarded debit).
-    const { ledgerInsert, debit } = prepareHot(db);
+    // The write-behind model's ledger insert and guarded debit (the store's rows: test/integration/gateway/composition.test.ts).
+    const { ledgerInsert, debit } = foldStatements(db);
     const write = db.transaction((rows: number) => {
       const at = Date.now();
       for (let i = 0; i < rows; i++) {
@@ -75,9 +75,4 @@ async function main(): Promise<void> {
     await store.close();
     rmSync(dir, { recursive: true, force: true });
   }
-}
-
-main().catch((err: unknown) => {
-  console.error(err);
-  process.exit(1);
 });

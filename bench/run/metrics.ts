@@ -6,7 +6,7 @@
  * (3) the measured store wrapper around an already-resolved admit, minus the same call unwrapped;
  * (4) a keyed request's store and backend calls (find key, admit, forward, keep) with every recording, minus the
  *     same sequence over the unwrapped store and forwarder: the whole per-request cost.
- * Usage: npm run build:ts && node dist/bench/run/metrics.js [iterations=2000000]
+ * Usage: npm run bench:metrics -- [iterations=2000000]
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { performance } from 'node:perf_hooks';
@@ -18,6 +18,7 @@ import { measuredStore } from '../../gateway/metrics/measured';
 import type { BackendOutcome } from '../../gateway/http/backend';
 import type { PipelineStore } from '../../gateway/http/context';
 import type { AdmissionPlan, AdmissionResult } from '../../gateway/store/types';
+import { runBench } from '../lib/services';
 
 const N = Number(process.argv[2] ?? 2_000_000);
 const IDENTITIES: IdentityLabel[] = ['anonymous', 'key', 'key', 'whitelist'];
@@ -139,4 +140,4 @@ async function main(): Promise<void> {
   console.log(`node ${process.version}, ${N} iterations each`);
 }
 
-void main();
+runBench(main);

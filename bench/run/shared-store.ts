@@ -3,99 +3,20 @@
  * own INFO commandstats (cmdstat_evalsha calls / admitted requests), plus throughput and latency of `admit`.
  * Runs against a private redis-server and a three-node Redis Cluster it starts on free loopback ports (so no other
  * client's commands are counted) and a throw-away PostgreSQL database on 127.0.0.1:5432.
- * Usage: npm run build:ts && node dist/bench/run/shared-store.js [admissions=20000] [concurrency=32]
+ * Usage: npm run bench:shared -- [admissions=20000] [concurrency=32]
  */
-import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { promisify } from 'node:util';
 import { Redis } from 'ioredis';
-import { Client } from 'pg';
-import { openSharedStore, type SharedStore } from '../../gateway/store/shared';
-import type { AdmissionPlan } from '../../gateway/store/types';
+import { systemClock } from '../../gateway/core/clock';
+import { createStore, type AdmissionPlan, type Store } from '../../gateway/store';
+import { createDatabase, runBench, startRedis, startRedisCluster } from '../lib/services';
+import { drainOf } from '../lib/stores';
 
-const run = promisify(execFile);
 const N = Number(process.argv[2] ?? 20_000);
 const CONCURRENCY = Number(process.argv[3] ?? 32);
 const T0 = Date.UTC(2026, 10, 22, 10);
 const DAY = '2026-11-22';
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve) => {
-    const s = createServer().listen(0, '127.0.0.1', () => {
-      const a = s.address();
-      s.close(() => resolve(typeof a === 'object' && a ? a.port : 0));
-    });
-  });
-}
-
-async function waitPing(port: number): Promise<void> {
-  for (let i = 0; i < 200; i++) {
-    const r = new Redis({ port, lazyConnect: true, maxRetriesPerRequest: 0, retryStrategy: () => null });
-    r.on('error', () => undefined);
-    try {
-      await r.connect();
-      await r.ping();
-      r.disconnect();
-      return;
-    } catch {
-      r.disconnect();
-      await new Promise((res) => setTimeout(res, 50));
-    }
-  }
-  throw new Error(`redis-server on ${port} did not start`);
-}
-
-/** Start redis-servers (cluster-enabled when `cluster`); returns the ports, a store URL and a stop function. */
-async function startRedis(count: number, cluster: boolean) {
-  const dir = mkdtempSync(join(tmpdir(), 'gg-bench-'));
-  const ports: number[] = [];
-  const procs: ChildProcess[] = [];
-  for (let i = 0; i < count; i++) {
-    let port = await freePort();
-    while (port > 55_535 || ports.includes(port)) port = await freePort();
-    ports.push(port);
-    const args = [
-      '--port',
-      String(port),
-      '--bind',
-      '127.0.0.1',
-      '--save',
-      '',
-      '--appendonly',
-      'no',
-      '--dir',
-      dir,
-    ];
-    if (cluster)
-      args.push('--cluster-enabled', 'yes', '--cluster-config-file', join(dir, `nodes-${port}.conf`));
-    procs.push(spawn('redis-server', args, { stdio: 'ignore' }));
-  }
-  await Promise.all(ports.map(waitPing));
-  if (cluster) {
-    await run('redis-cli', [
-      '--cluster',
-      'create',
-      ...ports.map((p) => `127.0.0.1:${p}`),
-      '--cluster-replicas',
-      '0',
-      '--cluster-yes',
-    ]);
-    await new Promise((r) => setTimeout(r, 1_000));
-  }
-  const url = cluster
-    ? `redis+cluster://${ports.map((p) => `127.0.0.1:${p}`).join(',')}`
-    : `redis://127.0.0.1:${ports[0]}`;
-  const stop = () => {
-    for (const p of procs) p.kill('SIGKILL');
-    rmSync(dir, { recursive: true, force: true });
-  };
-  return { ports, url, stop };
-}
 
 /** Sum of `calls` of the given commands over all nodes, from INFO commandstats. */
 async function commandCalls(ports: number[]): Promise<Record<string, number>> {
@@ -191,12 +112,12 @@ function plans(accountId: string, mix: Mix): (i: number) => AdmissionPlan {
   };
 }
 
-async function measure(label: string, mix: Mix, store: SharedStore, ports: number[]): Promise<void> {
+async function measure(label: string, mix: Mix, store: Store, ports: number[]): Promise<void> {
   const acc = await store.createAccount({ email: `bench-${mix}-${Date.now()}@example.org` }, T0);
   await store.credit(acc.id, 10 * N, null, T0);
   const mk = plans(acc.id, mix);
   for (let i = 0; i < 200; i++) await store.admit(mk(N + i)); // warm-up: scripts loaded, wallet initialised
-  await store.drain.flush();
+  await drainOf(store).flush();
   await resetStats(ports);
   const lat: number[] = [];
   let admitted = 0;
@@ -214,7 +135,7 @@ async function measure(label: string, mix: Mix, store: SharedStore, ports: numbe
   );
   const seconds = (performance.now() - t0) / 1000;
   const during = await commandCalls(ports);
-  await store.drain.flush();
+  await drainOf(store).flush();
   const after = await commandCalls(ports);
   lat.sort((a, b) => a - b);
   const pct = (p: number) => (lat[Math.min(lat.length - 1, Math.floor(lat.length * p))] ?? 0).toFixed(2);
@@ -237,12 +158,10 @@ async function measure(label: string, mix: Mix, store: SharedStore, ports: numbe
 
 /** How fast the drain writes a backlog of N events (rule set A mix) to PostgreSQL, with no admissions meanwhile. */
 async function drainThroughput(postgres: string, redis: string): Promise<void> {
-  const store = await openSharedStore({
-    postgres,
-    redis,
-    keyPrefix: 'bench-drain:',
-    drainIntervalMs: 3_600_000,
-  });
+  const store = await createStore(
+    { kind: 'shared', postgres, redis, keyPrefix: 'bench-drain:', drainIntervalMs: 3_600_000 },
+    { clock: systemClock },
+  );
   try {
     const acc = await store.createAccount({ email: `bench-drain-${Date.now()}@example.org` }, T0);
     await store.credit(acc.id, 10 * N, null, T0);
@@ -254,7 +173,7 @@ async function drainThroughput(postgres: string, redis: string): Promise<void> {
       }),
     );
     const t = performance.now();
-    const drained = await store.drain.flush();
+    const drained = await drainOf(store).flush();
     const ms = performance.now() - t;
     console.log(
       `\n== drain (one Redis): a backlog of ${drained} events written to PostgreSQL in ${ms.toFixed(0)} ms`,
@@ -265,38 +184,23 @@ async function drainThroughput(postgres: string, redis: string): Promise<void> {
   }
 }
 
-async function main(): Promise<void> {
-  const admin = new Client({
-    host: '127.0.0.1',
-    port: 5432,
-    user: process.env.PGUSER ?? 'postgres',
-    database: 'postgres',
-  });
-  await admin.connect();
+runBench(async () => {
   for (const cluster of [false, true]) {
-    const name = `gg_bench_${Date.now().toString(36)}`;
-    await admin.query(`CREATE DATABASE ${name}`);
-    const redis = await startRedis(cluster ? 3 : 1, cluster);
-    const store = await openSharedStore({
-      postgres: `postgres://${admin.user}@127.0.0.1:5432/${name}`,
-      redis: redis.url,
-      keyPrefix: 'bench:',
-    });
+    const postgres = await createDatabase();
+    const redis = cluster ? await startRedisCluster(3) : { nodes: [await startRedis()], url: '' };
+    const url = cluster ? redis.url : `redis://127.0.0.1:${redis.nodes[0]?.port}`;
+    const ports = redis.nodes.map((n) => n.port);
+    const store = await createStore(
+      { kind: 'shared', postgres, redis: url, keyPrefix: 'bench:' },
+      { clock: systemClock },
+    );
     try {
       for (const mix of ['A', 'B'] as const) {
-        await measure(cluster ? 'Redis Cluster (3 masters)' : 'one Redis', mix, store, redis.ports);
+        await measure(cluster ? 'Redis Cluster (3 masters)' : 'one Redis', mix, store, ports);
       }
-      if (!cluster) await drainThroughput(`postgres://${admin.user}@127.0.0.1:5432/${name}`, redis.url);
+      if (!cluster) await drainThroughput(postgres, url);
     } finally {
       await store.close();
-      redis.stop();
-      await admin.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
     }
   }
-  await admin.end();
-}
-
-main().catch((err) => {
-  console.error(err);
-  process.exit(1);
 });

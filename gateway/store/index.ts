@@ -23,6 +23,8 @@ export type StoreConfig =
       onStoreFailure?: 'closed' | 'open';
       /** Crash sweeper (SharedStoreOptions.reservationTimeoutMs); only when answered admissions are kept. */
       reservationTimeoutMs?: number;
+      /** How often the ledger drain runs (SharedStoreOptions.drainIntervalMs; benchmarks drain by hand). */
+      drainIntervalMs?: number;
     };
 
 /** What a store may need from the gateway. */
@@ -47,6 +49,7 @@ export async function createStore(cfg: StoreConfig, deps: StoreDeps): Promise<St
       ...(deps.logger ? { logger: deps.logger } : {}),
       clock: deps.clock,
       ...(cfg.reservationTimeoutMs !== undefined ? { reservationTimeoutMs: cfg.reservationTimeoutMs } : {}),
+      ...(cfg.drainIntervalMs !== undefined ? { drainIntervalMs: cfg.drainIntervalMs } : {}),
     });
     deps.logger?.info({ store: 'shared', cluster: shared.cluster }, 'store ready');
     return shared;
