@@ -1,6 +1,6 @@
 /**
  * A replay server: a small node http server standing in for a third-party geocoder that cannot run here (Nominatim,
- * Photon, Pelias), answering the responses recorded from that project's own documentation (test/fixtures/connectors).
+ * Photon, Pelias), answering the responses recorded from that project's own documentation (bench/fixtures/connectors).
  * Each test sets what it answers; every request it received is kept (method, url, headers, body) for assertions.
  */
 import http from 'node:http';
