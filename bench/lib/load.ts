@@ -118,7 +118,7 @@ const FIXED_WORKERS = 8;
  * trees meanwhile. At saturation the CPU per request depends on the throughput reached (fewer requests per event-loop
  * turn: more system calls and commits per request), so it moves with the machine's other load; at one fixed rate
  * every build and proxy does the same work per second, which makes this the steadier figure for before/after
- * comparisons (issue 12, docs/benchmarks.md). Latency figures are hey's, in ms.
+ * comparisons (issue 12, docs/bench-history/2026-11-26-issue-12-sessions-1-3.md). Latency figures are hey's, in ms.
  */
 export function fixedRate(
   url: string,

@@ -14,9 +14,10 @@
  * as "… [base]", for before/after comparisons side by side), BENCH_FLOOR=0 (leave out the floor: a bare Node proxy of
  * the same call, bench/lib/bare-proxy.ts, run first whenever a target scenario runs), BENCH_RATE (default 1000: after the
  * two windows of each round, nginx and each gateway also run one window at this fixed rate with Debian's hey, for CPU
- * µs per request at equal work; 0 leaves it out), BENCH_ABLATE (comma-separated ablations, each stages joined by "+":
- * admit, render, metrics; each runs beside every single-worker scenario as "… [ablate: X]", this build with those
- * stages replaced by bench/models/ablate.ts, and the report prints its CPU against the full pipeline).
+ * µs per request at equal work; 0 leaves it out), BENCH_ABLATE (comma-separated ablations, each parts joined by "+":
+ * admit, render, metrics, journal, fold, fold<ms>, thread; each runs beside every single-worker scenario as "… [ablate:
+ * X]", this build composed with those parts by bench/models/ablate.ts, and the report prints its CPU against the full
+ * pipeline). docs/benchmarks.md describes each.
  */
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';

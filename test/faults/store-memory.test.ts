@@ -3,7 +3,7 @@
  * 100 identities (each kept, as the gateway's settle stage does for an answer) on a private redis-server leave at
  * most 64 bytes per admitted request once drained (before: ≈ 613 bytes each for 48 h). For comparison the same
  * admissions never kept leave their release marks (1 h TTL backstop), logged with GG_VERBOSE=1.
- * The suite runs 20,000 (the private server fsyncs every write); docs/benchmarks.md reports GG_MEMORY_REQUESTS=100000.
+ * The suite runs 20,000 (the private server fsyncs every write); docs/bench-history/2026-11-24-faults-limits-pipeline-metrics.md reports GG_MEMORY_REQUESTS=100000.
  */
 import { randomBytes } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
