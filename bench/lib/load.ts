@@ -15,11 +15,15 @@ export function haveWrk(): boolean {
   return existsSync(WRK);
 }
 
-/** How to load: connections and wrk threads, and an optional wrk Lua script (e.g. rotating keys). */
+/**
+ * How to load: connections and wrk threads, an optional wrk Lua script (e.g. rotating keys or paths) and, for the
+ * in-Node generator, the paths that script would ask (each request takes the next; default: the URL's own).
+ */
 export interface Shape {
   connections: number;
   threads: number;
   script?: string;
+  paths?: () => string;
 }
 
 /** The 32-connection shape (wrk -t2 -c32) and the one-connection shape (wrk -t1 -c1). */
@@ -80,6 +84,8 @@ async function nodeLoad(
   shape: Shape,
 ): Promise<Result> {
   const agent = new http.Agent({ keepAlive: true, maxSockets: shape.connections });
+  const base = new URL(url);
+  const next = shape.paths ?? (() => base.pathname + base.search);
   const lat: number[] = [];
   let non2xx = 0;
   const end = Date.now() + seconds * 1000;
@@ -87,7 +93,7 @@ async function nodeLoad(
     new Promise((resolve, reject) => {
       const t = process.hrtime.bigint();
       http
-        .get(url, { agent, headers }, (res) => {
+        .get(base.origin + next(), { agent, headers }, (res) => {
           res.resume();
           res.on('end', () => {
             lat.push(Number(process.hrtime.bigint() - t) / 1e6);

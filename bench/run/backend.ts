@@ -9,7 +9,6 @@
  */
 import { execFileSync, spawn } from 'node:child_process';
 import fs from 'node:fs';
-import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
 import { repoRoot } from '../../backend/paths';
@@ -17,7 +16,7 @@ import type { PackedStrings } from '../../backend/geodata/packed-strings';
 import { normaliseName } from '../../backend/search/normalise';
 import { defaultDataSource, loadBackendData, type BackendData } from '../../backend/service';
 import { runBench, track } from '../lib/services';
-import { WRK } from '../lib/tools';
+import { haveWrk, load, type Result } from '../lib/load';
 
 /** Seeded PRNG (LCG). */
 export function rng(seed: number): () => number {
@@ -130,22 +129,13 @@ export function searchMix(
   return { text, countries };
 }
 
-/** Result of one HTTP load run. */
-export interface HttpResult {
-  tool: string;
-  requestsPerSecond: number;
-  non2xx: number;
-  latencyP50: string;
-  latencyP99: string;
-}
-
 /** What an HTTP load run asks for. */
 type LoadKind = 'reverse' | 'ipv4' | 'healthz' | 'search';
 
 /** Paths of /search requests for the HTTP load (set from the search mix before the load runs). */
 let searchPaths: string[] = [];
 
-/** A wrk Lua script that asks random points or random public addresses. */
+/** A wrk Lua script that asks random points, random public addresses, the search mix or /healthz. */
 function wrkScript(kind: LoadKind): string {
   if (kind === 'healthz') return 'request = function() return wrk.format("GET", "/healthz") end\n';
   if (kind === 'search') {
@@ -184,83 +174,22 @@ function wrkScript(kind: LoadKind): string {
   ].join('\n');
 }
 
-/** Runs wrk (1 thread, `connections` keep-alive connections) against a loopback URL for `seconds`. */
-function runWrk(url: string, kind: LoadKind, seconds: number, connections: number): HttpResult {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'geogate-bench-'));
-  const script = path.join(dir, `${kind}.lua`);
-  fs.writeFileSync(script, wrkScript(kind));
-  try {
-    const out = execFileSync(
-      WRK,
-      ['-t1', `-c${connections}`, `-d${seconds}s`, '--latency', '-s', script, url],
-      { encoding: 'utf8', timeout: (seconds + 30) * 1000 },
-    );
-    const rps = /Requests\/sec:\s+([\d.]+)/.exec(out);
-    const non2xx = /Non-2xx or 3xx responses:\s+(\d+)/.exec(out);
-    const p50 = /\s50%\s+(\S+)/.exec(out);
-    const p99 = /\s99%\s+(\S+)/.exec(out);
-    return {
-      tool: `wrk -t1 -c${connections} -d${seconds}s`,
-      requestsPerSecond: Math.round(Number(rps?.[1] ?? 0)),
-      non2xx: Number(non2xx?.[1] ?? 0),
-      latencyP50: p50?.[1] ?? '?',
-      latencyP99: p99?.[1] ?? '?',
-    };
-  } finally {
-    fs.rmSync(dir, { recursive: true, force: true });
-  }
-}
-
-/** In-Node fallback: `connections` keep-alive loops of sequential GETs for `seconds`. */
-async function runNode(
-  url: string,
-  paths: () => string,
-  seconds: number,
-  connections: number,
-): Promise<HttpResult> {
-  const agent = new http.Agent({ keepAlive: true, maxSockets: connections });
-  const deadline = performance.now() + seconds * 1000;
-  let done = 0;
-  let non2xx = 0;
-  const one = (): Promise<void> =>
-    new Promise((resolve, reject) => {
-      http
-        .get(url + paths(), { agent }, (res) => {
-          if ((res.statusCode ?? 0) >= 300) non2xx++;
-          res.resume();
-          res.on('end', () => resolve());
-        })
-        .on('error', reject);
-    });
-  const started = performance.now();
-  await Promise.all(
-    Array.from({ length: connections }, async () => {
-      while (performance.now() < deadline) {
-        await one();
-        done++;
-      }
-    }),
-  );
-  agent.destroy();
-  return {
-    tool: `in-Node keep-alive, ${connections} connections, ${seconds}s`,
-    requestsPerSecond: Math.round(done / ((performance.now() - started) / 1000)),
-    non2xx,
-    latencyP50: 'n/a',
-    latencyP99: 'n/a',
-  };
-}
-
-/** Loads the service with random reverse or IPv4 requests; wrk when present. */
-export async function httpLoad(
+/** Loads the service (the runner's load: wrk -t1 with the kind's script, else the in-Node generator over `paths`). */
+async function httpLoad(
   url: string,
   kind: LoadKind,
   seconds: number,
   connections: number,
-  nodePaths: () => string,
-): Promise<HttpResult> {
-  if (fs.existsSync(WRK)) return runWrk(url, kind, seconds, connections);
-  return runNode(url, nodePaths, seconds, connections);
+  paths: () => string,
+): Promise<Result> {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'geogate-bench-'));
+  const script = path.join(dir, `${kind}.lua`);
+  fs.writeFileSync(script, wrkScript(kind));
+  try {
+    return await load(url, [], {}, seconds, { connections, threads: 1, script, paths });
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
 }
 
 /** Lookups/s by wall clock and by process CPU time (the latter is less disturbed by other load on the machine). */
@@ -511,8 +440,10 @@ async function processFigures(main: string, baseline: string | null): Promise<vo
     ['healthz', () => '/healthz'],
   ] as const) {
     const res = await httpLoad(live.url, kind, 5, 32, paths);
+    const tool = haveWrk() ? 'wrk -t1 -c32 -d5s' : 'in-Node keep-alive, 32 connections, 5 s';
+    const ms = (x: number) => (Number.isFinite(x) ? `${x.toFixed(2)}ms` : 'n/a');
     console.log(
-      `| /${kind} (random) | ${res.tool} | ${res.requestsPerSecond.toLocaleString('en-US')} | ${res.non2xx} | ${res.latencyP50} | ${res.latencyP99} |`,
+      `| /${kind} (random) | ${tool} | ${Math.round(res.rps).toLocaleString('en-US')} | ${res.non2xx} | ${ms(res.p50)} | ${ms(res.p99)} |`,
     );
   }
   console.log(`\n- RSS after the HTTP load: ${rssMb(live.pid)} MB`);

@@ -7,37 +7,29 @@
  */
 import { randomBytes } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
-import { Redis } from 'ioredis';
 import { systemClock } from '../../gateway/core/clock';
 import { createStore, type AdmissionPlan, type Store } from '../../gateway/store';
 import { createDatabase, runBench, startRedis, startRedisCluster } from '../lib/services';
 import { drainOf } from '../lib/stores';
+import { readWindow, resetStats } from '../lib/redis-stats';
 
 const N = Number(process.argv[2] ?? 20_000);
 const CONCURRENCY = Number(process.argv[3] ?? 32);
 const T0 = Date.UTC(2026, 10, 22, 10);
 const DAY = '2026-11-22';
 
-/** Sum of `calls` of the given commands over all nodes, from INFO commandstats. */
+/** Calls per command since the last reset, summed over the nodes (INFO commandstats, lib/redis-stats.ts). */
 async function commandCalls(ports: number[]): Promise<Record<string, number>> {
   const out: Record<string, number> = {};
-  for (const port of ports) {
-    const r = new Redis({ port });
-    const info = await r.info('commandstats');
-    r.disconnect();
-    for (const m of info.matchAll(/^cmdstat_([a-z|_-]+):calls=(\d+)/gm)) {
-      out[m[1] as string] = (out[m[1] as string] ?? 0) + Number(m[2]);
-    }
-  }
+  for (const port of ports)
+    for (const [name, n] of Object.entries((await readWindow(port, [])).calls))
+      out[name] = (out[name] ?? 0) + n;
   return out;
 }
 
-async function resetStats(ports: number[]): Promise<void> {
-  for (const port of ports) {
-    const r = new Redis({ port });
-    await r.config('RESETSTAT');
-    r.disconnect();
-  }
+/** Zero every node's command statistics. */
+async function resetAll(ports: number[]): Promise<void> {
+  for (const port of ports) await resetStats(port);
 }
 
 type Mix = 'A' | 'B';
@@ -118,7 +110,7 @@ async function measure(label: string, mix: Mix, store: Store, ports: number[]): 
   const mk = plans(acc.id, mix);
   for (let i = 0; i < 200; i++) await store.admit(mk(N + i)); // warm-up: scripts loaded, wallet initialised
   await drainOf(store).flush();
-  await resetStats(ports);
+  await resetAll(ports);
   const lat: number[] = [];
   let admitted = 0;
   let next = 0;
