@@ -17,6 +17,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Journal } from '../../gateway/journal/journal';
 import type { AdmitRecord } from '../../gateway/journal/settle';
+import { onCleanup, runBench } from '../lib/services';
 
 type Variant = 'none' | 'promise' | 'hook' | 'hook+immediate' | 'write-per-record';
 const VARIANTS: Variant[] = ['none', 'promise', 'hook', 'hook+immediate', 'write-per-record'];
@@ -140,9 +141,5 @@ async function main(): Promise<void> {
   console.log(`uptime: ${execFileSync('uptime').toString().trim()}`);
 }
 
-main()
-  .catch((e: unknown) => {
-    console.error(e);
-    process.exitCode = 1;
-  })
-  .finally(() => rmSync(dir, { recursive: true, force: true }));
+onCleanup(() => rmSync(dir, { recursive: true, force: true }));
+runBench(main);
