@@ -8,9 +8,11 @@ import { systemClock } from '../gateway/core/clock';
 import { ConfigError } from '../gateway/config/load';
 import { createLogger, logStartFailure, startupLogger } from '../gateway/core/logger';
 import { checkpointFile, createStore } from '../gateway/store';
+import { asksVersion, versionLine } from '../gateway/core/version';
 import type { Logger } from 'pino';
 import { compileConfig, loadConfigFile, type AppConfig } from './config';
-import { isWorker, runPrimary, workerSignals } from './cluster';
+import { isWorker, runPrimary, servePrimaryMetrics, shareWorkerMetrics, workerSignals } from './cluster';
+import { GatewayMetrics } from '../gateway/metrics/gateway-metrics';
 import { drainOnSignals } from './drain';
 import { adminTokenFile, keptSecret } from './secret-file';
 import { createGateway } from './server';
@@ -63,7 +65,9 @@ async function main(): Promise<void> {
     { ...config.store, reservationTimeoutMs: config.reservationTimeoutMs, ...shared },
     { clock: systemClock, logger },
   );
-  const gateway = createGateway({ config, store, clock: systemClock, logger, adminToken: token.token });
+  const metrics = new GatewayMetrics(config.hosts);
+  if (isWorker()) shareWorkerMetrics(metrics);
+  const gateway = createGateway({ config, store, clock: systemClock, logger, adminToken: token.token, metrics });
   const urls = await gateway.listen();
   // Start-up lines are JSON log lines too (issue 14), printed whatever the level; each URL is followed by a space so
   // it can be read from `msg`.
@@ -100,6 +104,7 @@ async function primary(config: AppConfig, tokenSource: string, logger: Logger): 
   const checkpoints = checkpointFile(config.store, { clock: systemClock, logger });
   const start = startupLogger(logger);
   start.info(`gateway: admin token in ${tokenSource}`);
+  servePrimaryMetrics();
   await runPrimary({
     workers: config.workers,
     logger,
@@ -112,8 +117,19 @@ async function primary(config: AppConfig, tokenSource: string, logger: Logger): 
   start.info({ workers: config.workers }, `gateway: ${config.workers} worker processes on the same ports`);
 }
 
+/** `--help` text of the gateway process. */
+export const GATEWAY_USAGE = [
+  'usage: node dist/gateway/main.js --config FILE',
+  '  --config FILE   the YAML config (docs/gateway.md, "Config reference"); check it with `geogate config check FILE`',
+  '  --version       print the version and exit',
+  '  --help          print this text and exit',
+].join('\n');
+
 /** Run the process: exit 2 on a config error, 1 on any other start failure. */
 export function run(): void {
+  const argv = process.argv.slice(2);
+  if (asksVersion(argv)) return void console.log(versionLine('geogate-gateway'));
+  if (argv.includes('--help') || argv.includes('-h')) return void console.log(GATEWAY_USAGE);
   main().catch((err: unknown) => {
     logStartFailure('gateway', err instanceof ConfigError ? err.message : (err as Error).message);
     console.error(
