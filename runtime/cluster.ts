@@ -179,7 +179,10 @@ export function shareWorkerMetrics(metrics: GatewayMetrics): void {
     () =>
       new Promise<string>((resolve, reject) => {
         const id = next++;
-        const timer = setTimeout(() => settle({ type: METRICS_ANSWER, id, error: 'no answer' }), METRICS_WAIT_MS);
+        const timer = setTimeout(
+          () => settle({ type: METRICS_ANSWER, id, error: 'no answer' }),
+          METRICS_WAIT_MS,
+        );
         function settle(a: MetricsAnswer): void {
           pending.delete(id);
           clearTimeout(timer);

@@ -67,7 +67,14 @@ async function main(): Promise<void> {
   );
   const metrics = new GatewayMetrics(config.hosts);
   if (isWorker()) shareWorkerMetrics(metrics);
-  const gateway = createGateway({ config, store, clock: systemClock, logger, adminToken: token.token, metrics });
+  const gateway = createGateway({
+    config,
+    store,
+    clock: systemClock,
+    logger,
+    adminToken: token.token,
+    metrics,
+  });
   const urls = await gateway.listen();
   // Start-up lines are JSON log lines too (issue 14), printed whatever the level; each URL is followed by a space so
   // it can be read from `msg`.

@@ -72,7 +72,10 @@ export function createAdminApp(deps: AdminDeps): express.Express {
     // A worker group that cannot be collected fails the scrape (503) rather than show one worker's counters.
     serveMetrics(metrics, res).catch((err: unknown) => {
       if (res.headersSent) return next(err);
-      res.status(503).type('text/plain').send(`metrics unavailable: ${(err as Error).message}\n`);
+      res
+        .status(503)
+        .type('text/plain')
+        .send(`metrics unavailable: ${(err as Error).message}\n`);
     });
   });
 

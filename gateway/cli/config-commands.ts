@@ -52,7 +52,8 @@ export function configCommands(check: ConfigChecker): Command[] {
     {
       name: 'config check',
       args: ['FILE'],
-      summary: 'validate a config file as the gateway does at start (exit 0 valid, 2 invalid); starts nothing',
+      summary:
+        'validate a config file as the gateway does at start (exit 0 valid, 2 invalid); starts nothing',
       run({ args, env }) {
         try {
           return Promise.resolve(check(args.FILE ?? '', env));
