@@ -55,7 +55,9 @@ test('every scrape of a 2-worker gateway counts the requests of both workers', a
     expect(r.status).toBe(200);
     const samples = parseExposition(r.text);
     const base = { host: 'localhost', adapter: 'native' };
-    expect(sampleValue(samples, 'geogate_requests_total', { ...base, identity: 'anonymous', code: 'ok' })).toBe(N);
+    expect(
+      sampleValue(samples, 'geogate_requests_total', { ...base, identity: 'anonymous', code: 'ok' }),
+    ).toBe(N);
     expect(sampleValue(samples, 'geogate_request_duration_seconds_count', { host: 'localhost' })).toBe(N + 1);
     expect(sampleValue(samples, 'geogate_admissions_total', { billing: 'free' })).toBe(N);
     // One build, whatever the number of workers.
