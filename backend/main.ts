@@ -4,7 +4,7 @@
  */
 import { readGeodataMeta } from './geodata/files';
 import { isUpToDate, sourceVersions } from './geodata/sources';
-import { defaultGeodataDir } from './paths';
+import { defaultGeodataDir, ownVersion } from './paths';
 import { DEFAULT_BACKEND_PORT, startBackend } from './server';
 
 /** Parsed command line. */
@@ -63,7 +63,23 @@ async function main(): Promise<void> {
   console.log(`backend: listening on ${backend.url} (data loaded in ${Math.round(backend.data.loadMs)} ms)`);
 }
 
+/** `--help` text of the backend process. */
+const USAGE = [
+  'usage: node dist/backend/main.js [--port N] [--host H]   (or BACKEND_PORT, BACKEND_HOST)',
+  '  --version   print the version and exit',
+  '  --help      print this text and exit',
+].join('\n');
+
 if (require.main === module) {
+  const argv = process.argv.slice(2);
+  if (argv.includes('--version') || argv.includes('-V')) {
+    console.log(`geogate-backend ${ownVersion()} (node ${process.version})`);
+    process.exit(0);
+  }
+  if (argv.includes('--help') || argv.includes('-h')) {
+    console.log(USAGE);
+    process.exit(0);
+  }
   main().catch((err: unknown) => {
     console.error(`backend: failed to start: ${(err as Error).message}`);
     process.exit(1);

@@ -9,12 +9,34 @@
 import cluster, { type Worker } from 'node:cluster';
 import { EventEmitter } from 'node:events';
 import type { Logger } from 'pino';
+import { AggregatorRegistry } from 'prom-client';
+import type { GatewayMetrics } from '../gateway/metrics/gateway-metrics';
 import { signalExitCode } from './drain';
 
 /** The message the primary sends a worker to start its drain. */
 const DRAIN = 'geogate:drain';
 /** A worker that dies is replaced; more than this many deaths within a minute stop the gateway. */
 const MAX_RESTARTS_PER_MINUTE = 10;
+
+/** A worker asks the primary for the whole group's metrics; the primary answers with the exposition text. */
+const METRICS_ASK = 'geogate:metrics?';
+const METRICS_ANSWER = 'geogate:metrics';
+/** A worker gives up on the primary's answer after this long (prom-client's own collection waits 5 s). */
+const METRICS_WAIT_MS = 6_000;
+
+interface MetricsAsk {
+  type: typeof METRICS_ASK;
+  id: number;
+}
+interface MetricsAnswer {
+  type: typeof METRICS_ANSWER;
+  id: number;
+  body?: string;
+  error?: string;
+}
+
+const isMessage = <T extends { type: string }>(m: unknown, type: T['type']): m is T =>
+  typeof m === 'object' && m !== null && (m as { type?: unknown }).type === type;
 
 /** Whether this process is a cluster worker. */
 export function isWorker(): boolean {
@@ -121,4 +143,54 @@ export async function runPrimary(o: PrimaryOptions): Promise<void> {
     watch(w);
     if (draining) w.send(DRAIN);
   }
+}
+
+/**
+ * Primary, `workers: N`: answer a worker's scrape with the metrics of every worker, summed by prom-client's
+ * AggregatorRegistry (counters and histograms add up; build_info and process gauges take their own aggregators).
+ */
+export function servePrimaryMetrics(): void {
+  const aggregator = new AggregatorRegistry();
+  cluster.on('message', (worker: Worker, m: unknown) => {
+    if (!isMessage<MetricsAsk>(m, METRICS_ASK)) return;
+    const reply = (answer: Omit<MetricsAnswer, 'type' | 'id'>): void => {
+      if (worker.isConnected()) worker.send({ type: METRICS_ANSWER, id: m.id, ...answer });
+    };
+    aggregator.clusterMetrics().then(
+      (body) => reply({ body }),
+      (err: unknown) => reply({ error: (err as Error).message }),
+    );
+  });
+}
+
+/**
+ * Worker, `workers: N`: hand this worker's registry to the primary's collection, and make a scrape of this worker's
+ * /metrics answer the whole group's view (asked from the primary), so any worker the kernel picks answers alike.
+ */
+export function shareWorkerMetrics(metrics: GatewayMetrics): void {
+  AggregatorRegistry.setRegistries([metrics.registry]);
+  new AggregatorRegistry(); // installs the worker's reply to the primary's collection
+  const pending = new Map<number, (answer: MetricsAnswer) => void>();
+  let next = 0;
+  process.on('message', (m: unknown) => {
+    if (isMessage<MetricsAnswer>(m, METRICS_ANSWER)) pending.get(m.id)?.(m);
+  });
+  metrics.collectWith(
+    () =>
+      new Promise<string>((resolve, reject) => {
+        const id = next++;
+        const timer = setTimeout(
+          () => settle({ type: METRICS_ANSWER, id, error: 'no answer' }),
+          METRICS_WAIT_MS,
+        );
+        function settle(a: MetricsAnswer): void {
+          pending.delete(id);
+          clearTimeout(timer);
+          if (a.body !== undefined) resolve(a.body);
+          else reject(new Error(`the worker group's metrics: ${a.error ?? 'no answer'}`));
+        }
+        pending.set(id, settle);
+        process.send?.({ type: METRICS_ASK, id } satisfies MetricsAsk);
+      }),
+  );
 }

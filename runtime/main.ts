@@ -10,9 +10,11 @@ import { createLogger, logStartFailure, startupLogger } from '../gateway/core/lo
 import { checkpointFile, createStore, type Store } from '../gateway/store';
 import type { CompiledConfig } from '../gateway/config/compile';
 import type { GatewayDeps } from '../gateway/server';
+import { asksVersion, versionLine } from '../gateway/core/version';
 import type { Logger } from 'pino';
 import { compileConfig, loadConfigFile, type AppConfig } from './config';
-import { isWorker, runPrimary, workerSignals } from './cluster';
+import { isWorker, runPrimary, servePrimaryMetrics, shareWorkerMetrics, workerSignals } from './cluster';
+import { GatewayMetrics } from '../gateway/metrics/gateway-metrics';
 import { drainOnSignals } from './drain';
 import { adminTokenFile, keptSecret } from './secret-file';
 import { createGateway } from './server';
@@ -74,6 +76,8 @@ async function main(compose?: Compose): Promise<void> {
     { ...config.store, reservationTimeoutMs: config.reservationTimeoutMs, ...shared },
     { clock: systemClock, logger },
   );
+  const metrics = new GatewayMetrics(config.hosts);
+  if (isWorker()) shareWorkerMetrics(metrics);
   const extra = compose?.({ config, store }) ?? {};
   const gateway = createGateway({
     config,
@@ -81,6 +85,7 @@ async function main(compose?: Compose): Promise<void> {
     clock: systemClock,
     logger,
     adminToken: token.token,
+    metrics,
     ...extra,
   });
   const urls = await gateway.listen();
@@ -119,6 +124,7 @@ async function primary(config: AppConfig, tokenSource: string, logger: Logger): 
   const checkpoints = checkpointFile(config.store, { clock: systemClock, logger });
   const start = startupLogger(logger);
   start.info(`gateway: admin token in ${tokenSource}`);
+  servePrimaryMetrics();
   await runPrimary({
     workers: config.workers,
     logger,
@@ -131,8 +137,19 @@ async function primary(config: AppConfig, tokenSource: string, logger: Logger): 
   start.info({ workers: config.workers }, `gateway: ${config.workers} worker processes on the same ports`);
 }
 
+/** `--help` text of the gateway process. */
+export const GATEWAY_USAGE = [
+  'usage: node dist/gateway/main.js --config FILE',
+  '  --config FILE   the YAML config (docs/gateway.md, "Config reference"); check it with `geogate config check FILE`',
+  '  --version       print the version and exit',
+  '  --help          print this text and exit',
+].join('\n');
+
 /** Run the process (`compose`: see Compose): exit 2 on a config error, 1 on any other start failure. */
 export function run(compose?: Compose): void {
+  const argv = process.argv.slice(2);
+  if (asksVersion(argv)) return void console.log(versionLine('geogate-gateway'));
+  if (argv.includes('--help') || argv.includes('-h')) return void console.log(GATEWAY_USAGE);
   main(compose).catch((err: unknown) => {
     logStartFailure('gateway', err instanceof ConfigError ? err.message : (err as Error).message);
     console.error(

@@ -30,4 +30,7 @@ for i in $(seq 1 30); do
 done
 pg_isready -h 127.0.0.1 -p 5432 || echo "ensure-services: PostgreSQL is not ready"
 redis-cli -h 127.0.0.1 -p 6379 ping || echo "ensure-services: Redis is not ready"
+# promtool and docker-compose for the deployment kit's tests (docs/prometheus, deploy/).
+bash "$(dirname "$0")/install-tools.sh" >/tmp/geogate-install-tools.log 2>&1 \
+  || { echo "ensure-services: install-tools failed, see /tmp/geogate-install-tools.log"; tail -5 /tmp/geogate-install-tools.log; }
 exit 0

@@ -1,35 +1,92 @@
 /**
  * `npm start`: the backend and the gateway together on the embedded store with an example config
- * (`--policy A|B`, default A, or `--config FILE`). Keeps the key pepper, the admin token and the dashboard's session
- * secret in the data folder so keys, the CLI and dashboard sessions keep working across restarts, and prints the URLs
- * and how to create a first key.
+ * (`--policy A|B`, default A, or `--config FILE`). Keeps the store, the key pepper, the admin token and the
+ * dashboard's session secret in the data folder (outside the checkout unless told: `--data DIR`, GEOGATE_DATA_DIR,
+ * else $XDG_DATA_HOME/geogate or ~/.local/share/geogate) so keys, the CLI and dashboard sessions keep working across
+ * restarts, and prints the URLs and how to create a first key. `--help` prints the options and starts nothing.
  */
 import { mkdirSync } from 'node:fs';
+import { homedir } from 'node:os';
 import path from 'node:path';
+import { parseArgs } from 'node:util';
 import { startBackend } from '../backend/server';
 import { systemClock } from '../gateway/core/clock';
 import { createLogger, logStartFailure, startupLogger } from '../gateway/core/logger';
 import { createStore } from '../gateway/store';
 import { repoRoot } from '../gateway/core/paths';
+import { versionLine } from '../gateway/core/version';
 import { compileConfig, loadConfigFile } from '../runtime/config';
 import { drainOnSignals } from '../runtime/drain';
 import { developmentNotice } from '../runtime/main';
 import { keptSecret } from '../runtime/secret-file';
 import { createGateway } from '../runtime/server';
 
-/** `--policy A|B` or `--config FILE`. */
-function configFile(root: string, argv: readonly string[]): string {
-  const i = argv.indexOf('--config');
-  if (i >= 0 && argv[i + 1]) return path.resolve(argv[i + 1] as string);
-  const p = argv.indexOf('--policy');
-  const policy = p >= 0 ? argv[p + 1] : 'A';
+/** `--help` text. */
+export const START_USAGE = [
+  'usage: npm start [-- OPTIONS]   (or node dist/scripts/start.js [OPTIONS])',
+  'Runs the geocoding backend and the gateway (main host, admin API, dashboard) on the embedded store.',
+  '  --policy A|B    the example config of rule set A or B (config/example-a.yaml, default A)',
+  '  --config FILE   your own config file instead (check it first: geogate config check FILE)',
+  '  --data DIR      the data folder: store, key pepper, admin token, dashboard secret',
+  '                  (default: $GEOGATE_DATA_DIR, else $XDG_DATA_HOME/geogate, else ~/.local/share/geogate)',
+  '  --version       print the version and exit',
+  '  --help          print this text and exit',
+  'Environment: BACKEND_PORT (default 8090), GEOGATE_ADMIN_TOKEN, GEOGATE_KEY_PEPPER, GEOGATE_DASHBOARD_SECRET.',
+].join('\n');
+
+/** The launcher's options. */
+export interface StartOptions {
+  help: boolean;
+  version: boolean;
+  config: string | null;
+  policy: 'A' | 'B';
+  data: string | null;
+}
+
+/** Parse the launcher's arguments strictly; throws naming the bad one. */
+export function parseStartArgs(argv: string[]): StartOptions {
+  const { values } = parseArgs({
+    args: argv,
+    strict: true,
+    options: {
+      help: { type: 'boolean', short: 'h' },
+      version: { type: 'boolean', short: 'V' },
+      config: { type: 'string' },
+      policy: { type: 'string' },
+      data: { type: 'string' },
+    },
+  });
+  const policy = values.policy ?? 'A';
   if (policy !== 'A' && policy !== 'B') throw new Error('--policy must be A or B');
-  return path.join(root, 'config', `example-${policy.toLowerCase()}.yaml`);
+  return {
+    help: values.help === true,
+    version: values.version === true,
+    config: values.config ?? null,
+    policy,
+    data: values.data ?? null,
+  };
+}
+
+/** The data folder: `--data`, else GEOGATE_DATA_DIR, else the user's XDG data folder (never the checkout). */
+export function dataFolder(opts: StartOptions, env: NodeJS.ProcessEnv): string {
+  if (opts.data) return path.resolve(opts.data);
+  if (env['GEOGATE_DATA_DIR']) return path.resolve(env['GEOGATE_DATA_DIR']);
+  const xdg = env['XDG_DATA_HOME'];
+  return path.join(xdg && path.isAbsolute(xdg) ? xdg : path.join(homedir(), '.local', 'share'), 'geogate');
 }
 
 async function main(): Promise<void> {
+  let opts: StartOptions;
+  try {
+    opts = parseStartArgs(process.argv.slice(2));
+  } catch (err) {
+    console.error(`start: ${(err as Error).message}\n${START_USAGE}`);
+    process.exit(2);
+  }
+  if (opts.version) return void console.log(versionLine('geogate-start'));
+  if (opts.help) return void console.log(START_USAGE);
   const root = repoRoot();
-  const dataDir = process.env['GEOGATE_DATA_DIR'] ?? path.join(root, 'data');
+  const dataDir = dataFolder(opts, process.env);
   mkdirSync(dataDir, { recursive: true });
   const pepperFile = path.join(dataDir, 'key-pepper');
   const tokenFile = path.join(dataDir, 'admin-token');
@@ -44,7 +101,9 @@ async function main(): Promise<void> {
     GEOGATE_KEY_PEPPER: process.env['GEOGATE_KEY_PEPPER'] || keptSecret(pepperFile),
     GEOGATE_DASHBOARD_SECRET: process.env['GEOGATE_DASHBOARD_SECRET'] || keptSecret(sessionFile),
   };
-  const file = configFile(root, process.argv.slice(2));
+  const file = opts.config
+    ? path.resolve(opts.config)
+    : path.join(root, 'config', `example-${opts.policy.toLowerCase()}.yaml`);
   const config = compileConfig(loadConfigFile(file, env), file);
   const adminToken = config.admin.token ?? (process.env['GEOGATE_ADMIN_TOKEN'] || keptSecret(tokenFile));
   const logger = createLogger({ level: config.logLevel, format: config.logFormat }, 'gateway');
@@ -68,6 +127,7 @@ async function main(): Promise<void> {
     ...(urls.dashboardUrl ? [`  dashboard:   ${urls.dashboardUrl}   (customers)`] : []),
     `  backend:     ${backend.url}   (geocoding)`,
     `  store:       ${config.store.kind === 'embedded' ? config.store.path : 'shared'}`,
+    `  data folder: ${dataDir}`,
     ...[developmentNotice(config)].filter((n): n is string => n !== null).map((n) => `  ${n}`),
     '',
     'Create a first account and key with the CLI:',
@@ -91,8 +151,10 @@ async function main(): Promise<void> {
   });
 }
 
-main().catch((err: unknown) => {
-  logStartFailure('start', (err as Error).message);
-  console.error(`start: ${(err as Error).message}`);
-  process.exit(1);
-});
+if (require.main === module) {
+  main().catch((err: unknown) => {
+    logStartFailure('start', (err as Error).message);
+    console.error(`start: ${(err as Error).message}`);
+    process.exit(1);
+  });
+}

@@ -1,12 +1,11 @@
 /**
  * The customers' API reference (issue 14 item 3): openapi/customer.yaml rendered in the browser by Redoc, whose
- * standalone bundle is served from node_modules (no CDN). Public: no session needed.
+ * standalone bundle is served from the build output (dashboard/redoc-bundle.ts; no CDN). Public: no session needed.
  */
-import { readFileSync } from 'node:fs';
-import path from 'node:path';
 import type express from 'express';
 import { loadOpenApiJson, sendOpenApiJson } from '../../gateway/core/openapi-doc';
 import type { Brand } from '../brand';
+import { redocBundle } from '../redoc-bundle';
 import { escape } from '../views/html';
 
 /** Redoc injects its styles and runs its search in a blob worker: this page alone allows both. */
@@ -33,15 +32,6 @@ const page = (brand: Brand): string => `<!doctype html>
   </body>
 </html>
 `;
-
-/** The bundle's one remote resource, Redocly's logo from its CDN: blanked, so the page loads nothing from elsewhere. */
-const REMOTE_LOGO = 'https://cdn.redoc.ly/redoc/logo-mini.svg';
-
-/** Redoc's standalone bundle, read once, its remote logo removed (the image then hides itself). */
-function redocBundle(root: string): Buffer {
-  const file = path.join(root, 'node_modules', 'redoc', 'bundles', 'redoc.standalone.js');
-  return Buffer.from(readFileSync(file, 'utf8').split(REMOTE_LOGO).join(''));
-}
 
 /** Mount GET /api-reference, its document and the renderer's bundle. */
 export function apiReferenceRoutes(app: express.Express, root: string, brand: Brand): void {

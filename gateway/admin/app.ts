@@ -1,10 +1,11 @@
 /**
  * The admin HTTP API (D15): accounts, keys, credit, packages, plans, whitelist and usage, behind a bearer token,
- * plus unauthenticated /healthz, /readyz and /metrics (Prometheus). Mounted by the gateway on the admin listener (loopback by default).
+ * plus unauthenticated /healthz, /readyz and /metrics (Prometheus) and /version (bearer token). Mounted by the gateway on the admin listener (loopback by default).
  */
 import express from 'express';
 import { AccountsService } from '../accounts/service';
 import { loadOpenApiJson, sendOpenApiJson } from '../core/openapi-doc';
+import { buildInfo } from '../core/version';
 import type { AdminDeps, RouteDeps } from './deps';
 import { bearerAuth, errorHandler, jsonBody, requestLog } from './http';
 import { requestIdMiddleware } from '../net/request-id-middleware';
@@ -62,10 +63,21 @@ export function createAdminApp(deps: AdminDeps): express.Express {
     const ready = Object.values(checks).every(Boolean);
     res.status(ready ? 200 : 503).json({ status: ready ? 'ready' : 'not_ready', checks });
   });
+  // Behind the bearer token like /admin: what runs here is worth hiding from a scanner (docs/decisions.md).
+  app.get('/version', bearerAuth(deps.token), (_req, res) => {
+    res.set('cache-control', 'no-store').json({ ...buildInfo(), ruleSet: deps.rules.name });
+  });
   const metrics = deps.metrics;
   app.get('/metrics', (_req, res, next) => {
     if (!metrics) return sendProblem(res, new AdminProblem('not_found', 'no metrics on this listener'));
-    serveMetrics(metrics, res).catch(next);
+    // A worker group that cannot be collected fails the scrape (503) rather than show one worker's counters.
+    serveMetrics(metrics, res).catch((err: unknown) => {
+      if (res.headersSent) return next(err);
+      res
+        .status(503)
+        .type('text/plain')
+        .send(`metrics unavailable: ${(err as Error).message}\n`);
+    });
   });
 
   const routeDeps: RouteDeps = { ...deps, accounts: deps.accounts ?? new AccountsService(deps) };

@@ -1,5 +1,6 @@
 #!/usr/bin/env node
 /** `geogate`: the command-line client of the admin API (D15). See docs/admin.md. */
+import { checkAppConfig } from '../../runtime/config-check';
 import { runCli } from './run';
 
 /** All of standard input as UTF-8 text. */
@@ -14,6 +15,7 @@ runCli(process.argv.slice(2), {
   stdout: (text) => process.stdout.write(`${text}\n`),
   stderr: (text) => process.stderr.write(`${text}\n`),
   readStdin,
+  checkConfig: checkAppConfig,
 }).then(
   (code) => {
     process.exitCode = code;

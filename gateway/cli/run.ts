@@ -2,6 +2,8 @@
 import { parseArgs } from 'node:util';
 import { apiClient, ApiRefusal, ApiUnreachable, type ApiClient } from './client';
 import { CommandFailed, COMMANDS, UsageError, type Command, type OptionSpec } from './commands';
+import { checkGatewayConfig, ConfigInvalid, configCommands, type ConfigChecker } from './config-commands';
+import { versionLine } from '../core/version';
 
 export const DEFAULT_ADMIN_URL = 'http://127.0.0.1:8081';
 
@@ -14,6 +16,8 @@ export interface CliIo {
   stdout(text: string): void;
   stderr(text: string): void;
   readStdin(): Promise<string>;
+  /** How `config check` validates (the binary passes the composed schema of runtime/config.ts). */
+  checkConfig?: ConfigChecker;
 }
 
 const GLOBAL_OPTIONS: OptionSpec = {
@@ -32,9 +36,14 @@ function usageLine(c: Command): string {
   return ['geogate', c.name, ...c.args, ...opts].join(' ');
 }
 
+/** Every command: the admin API's table and the local `config` commands. */
+function allCommands(check: ConfigChecker = checkGatewayConfig): Command[] {
+  return [...COMMANDS, ...configCommands(check)];
+}
+
 /** The full help text. */
 export function helpText(): string {
-  const lines = COMMANDS.map((c) => `  ${usageLine(c).slice('geogate '.length)}\n      ${c.summary}`);
+  const lines = allCommands().map((c) => `  ${usageLine(c).slice('geogate '.length)}\n      ${c.summary}`);
   const globals = Object.entries(GLOBAL_OPTIONS).map(([k, o]) => `  --${k.padEnd(10)} ${o.help}`);
   return [
     'geogate: manage accounts, keys, credit, packages, plans and whitelists through the admin API.',
@@ -42,6 +51,7 @@ export function helpText(): string {
     'Commands:',
     ...lines,
     '  help [COMMAND]',
+    '  --version',
     '',
     'An option marked (rule set A) is required in rule set A and refused in rule set B.',
     '',
@@ -54,8 +64,11 @@ export function helpText(): string {
 }
 
 /** The command named by the leading words of argv (longest match), and the rest. */
-function findCommand(argv: string[]): { command: Command; rest: string[] } | null {
-  const matches = COMMANDS.filter((c) => c.name.split(' ').every((w, i) => argv[i] === w));
+function findCommand(
+  argv: string[],
+  commands: Command[] = allCommands(),
+): { command: Command; rest: string[] } | null {
+  const matches = commands.filter((c) => c.name.split(' ').every((w, i) => argv[i] === w));
   const command = matches.sort((a, b) => b.name.length - a.name.length)[0];
   return command ? { command, rest: argv.slice(command.name.split(' ').length) } : null;
 }
@@ -114,12 +127,16 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
     io.stderr(helpText());
     return EXIT.usage;
   }
+  if (argv[0] === '--version' || argv[0] === '-V' || argv[0] === 'version') {
+    io.stdout(versionLine('geogate'));
+    return EXIT.ok;
+  }
   if (argv[0] === 'help' || argv[0] === '--help' || argv[0] === '-h') {
     const found = findCommand(argv.slice(1));
     io.stdout(found ? `usage: ${usageLine(found.command)}\n${found.command.summary}` : helpText());
     return EXIT.ok;
   }
-  const found = findCommand(argv);
+  const found = findCommand(argv, allCommands(io.checkConfig));
   if (!found) {
     io.stderr(`geogate: unknown command "${argv.slice(0, 2).join(' ')}"; run "geogate help"`);
     return EXIT.usage;
@@ -150,6 +167,10 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
   } catch (err) {
     if (err instanceof UsageError) {
       io.stderr(`geogate: ${err.message}\nusage: ${usageLine(command)}`);
+      return EXIT.usage;
+    }
+    if (err instanceof ConfigInvalid) {
+      io.stderr(err.message);
       return EXIT.usage;
     }
     if (err instanceof ApiRefusal) {

@@ -109,4 +109,12 @@ export class CellHistogram extends Histogram {
     }
     return { name: this.family, help: this.help, type: 'histogram', aggregator: 'sum', values };
   }
+
+  /**
+   * The same series for `getMetricsAsJSON` (what a worker hands the primary's AggregatorRegistry, runtime/cluster.ts):
+   * prom-client's own `get()` expects its internal `sharedLabels` shape, which the cells do not have.
+   */
+  override async get(): ReturnType<Histogram['get']> {
+    return (await this.getForPromString()) as unknown as Awaited<ReturnType<Histogram['get']>>;
+  }
 }

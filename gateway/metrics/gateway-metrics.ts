@@ -4,7 +4,8 @@
  * bounded sets (host label, adapter, identity kind, outcome code, backend call, store operation): never a key,
  * an account or an address.
  */
-import { collectDefaultMetrics, Registry } from 'prom-client';
+import { collectDefaultMetrics, Gauge, Registry } from 'prom-client';
+import { buildInfo } from '../core/version';
 import type { BackendCall } from '../../adapters/types';
 import type { CompiledHost } from '../config/compile';
 import type { GatewayCode, RefusalCode } from '../core/errors';
@@ -104,6 +105,8 @@ export class GatewayMetrics {
     ['result'],
   );
   private readonly hosts = new Map<CompiledHost, HostSeries>();
+  /** Where a scrape's text comes from: this registry, or the whole worker group (runtime/cluster.ts). */
+  private collect: () => Promise<string> = () => this.registry.metrics();
   private readonly backends = new Map<string, HistogramCell>();
   private readonly refusalCells = new Map<RefusalCode, CounterCell>();
   /** Admission counters: free and billed. */
@@ -115,6 +118,14 @@ export class GatewayMetrics {
 
   constructor(hosts: readonly CompiledHost[]) {
     collectDefaultMetrics({ register: this.registry });
+    const build = buildInfo();
+    new Gauge({
+      name: 'geogate_build_info',
+      help: 'Always 1; the labels name the running build (package version and Node.js version).',
+      labelNames: ['version', 'node'],
+      registers: [this.registry],
+      aggregator: 'max',
+    }).set({ version: build.version, node: build.node }, 1);
     for (const h of hosts) this.hostSeries(h);
   }
 
@@ -165,9 +176,14 @@ export class GatewayMetrics {
     };
   }
 
+  /** Take a scrape's text from `collect` instead of this registry alone (a worker of a process group). */
+  collectWith(collect: () => Promise<string>): void {
+    this.collect = collect;
+  }
+
   /** The exposition text and its content type. */
   async scrape(): Promise<{ contentType: string; body: string }> {
-    return { contentType: this.registry.contentType, body: await this.registry.metrics() };
+    return { contentType: this.registry.contentType, body: await this.collect() };
   }
 
   private hostSeries(h: CompiledHost): HostSeries {

@@ -1,7 +1,7 @@
 /** Real processes for gateway tests: the compiled backend and the compiled gateway (`npm run build:ts` first). */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { isAbsolute, join } from 'node:path';
 import { startBackendProcess } from './backend-process';
 import { useFixture } from './fixture';
 
@@ -19,16 +19,17 @@ export interface RunningProcess {
   kill(signal?: NodeJS.Signals): Promise<void>;
 }
 
-/** Spawn `node <script> ...args` and wait until it prints all expected URL lines. */
-function spawnAndWait(
+/** Spawn `node [...nodeArgs] <script> ...args` (script relative to the checkout, or absolute) and wait until it prints all expected URL lines. */
+export function spawnAndWait(
   script: string,
   args: string[],
   env: NodeJS.ProcessEnv,
   expectLines: number,
+  nodeArgs: string[] = [],
 ): Promise<RunningProcess> {
-  const file = join(ROOT, script);
+  const file = isAbsolute(script) ? script : join(ROOT, script);
   if (!existsSync(file)) throw new Error(`${script} is missing: run "npm run build:ts" first`);
-  const child: ChildProcess = spawn(process.execPath, [file, ...args], {
+  const child: ChildProcess = spawn(process.execPath, [...nodeArgs, file, ...args], {
     env: { ...process.env, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });

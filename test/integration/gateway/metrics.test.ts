@@ -80,7 +80,9 @@ describe('/metrics on the admin listener', () => {
       'host',
       'identity',
       'le',
+      'node', // geogate_build_info: the Node.js version
       'op',
+      'version', // geogate_build_info: the package version
     ]);
   });
 
