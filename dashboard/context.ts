@@ -31,7 +31,8 @@ export interface AppContext extends DashboardDeps {
   /** The public origin ("https://dash.example.com") that state-changing requests must come from. */
   origin: string;
   /**
-   * Whether a mailed link can reach the customer (SMTP configured, a development log, or an injected mailer). Without
+   * Whether a mailed link can reach the customer (SMTP configured, a development log, or an injected mailer that does
+   * not say `reaches: false`). Without
    * it, rule set A's sign-ups are verified at creation: a verification link could never arrive (issue 15 item 1).
    */
   mailReaches: boolean;
@@ -55,6 +56,7 @@ export function createContext(deps: DashboardDeps): AppContext {
       : config.payments.provider === 'stripe' && stripe
         ? stripeProvider(stripe, config.publicUrl)
         : testProvider(accounts));
+  const mailer = deps.mailer ?? createMailer(config, deps.logger);
   const btcpay = config.payments?.crypto?.btcpay;
   const cryptoPayments = btcpay ? btcpayProvider(btcpay, config.publicUrl, deps.greenfield) : null;
   return {
@@ -63,11 +65,12 @@ export function createContext(deps: DashboardDeps): AppContext {
     secrets,
     links: new MagicLinks(secrets, clock, deps.store),
     accountLinks: new AccountLinks(secrets, clock, deps.store),
-    mailer: deps.mailer ?? createMailer(config, deps.logger),
+    mailer,
     payments,
     cryptoPayments,
     origin: new URL(config.publicUrl).origin,
-    mailReaches: deps.mailer !== undefined || config.smtp !== undefined || config.development === true,
+    // The composition root always passes a mailer: it says itself whether its mail can arrive.
+    mailReaches: mailer.reaches !== false,
     brand: brandOf(config),
   };
 }
