@@ -11,6 +11,7 @@ import { stripeProvider } from './payments/stripe-provider';
 import { testProvider } from './payments/test-provider';
 import type { PaymentProvider } from './payments/types';
 import { Secrets } from './session';
+import { cookieNames } from './cookies';
 
 /** Sign-in attempts allowed per window (dashboard/throttle.ts). */
 export { SIGNIN_LIMITS } from './throttle';
@@ -43,7 +44,7 @@ export function createContext(deps: DashboardDeps): AppContext {
   const { config, clock } = deps;
   if (config.sessionSecret.length < 32)
     throw new Error('dashboard.sessionSecret needs at least 32 characters');
-  const secrets = new Secrets(config.sessionSecret);
+  const secrets = new Secrets(config.sessionSecret, cookieNames(config.publicUrl));
   const stripe = config.payments?.stripe;
   const notices = deps.notifications;
   const accounts =

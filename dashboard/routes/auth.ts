@@ -182,7 +182,7 @@ export function authRoutes(router: Router, ctx: AppContext): void {
     '/signout',
     handle(async (req, res) => {
       const s = res.locals['signed'] as Signed | undefined;
-      await endSession(res, store, clock, s?.session ?? null);
+      await endSession(res, store, clock, s?.session ?? null, ctx.secrets.cookies.session);
       if (s)
         ctx.accounts.audit(customer(ctx, req, res, s.account.id), 'session.signed_out', {
           account: s.account.id,

@@ -210,6 +210,7 @@ export async function signedUp(h: Harness, email: string, opts: { verify?: boole
     if (r.status !== 303) throw new Error(`sign-up failed: ${r.status} ${r.text}`);
     // A: the address is verified by the mailed link (issue 15 item 1) unless the test wants it unverified.
     if (opts.verify !== false) {
+      await c.get('/'); // follow the redirect like a browser: its pages carry the session's CSRF token
       const mail = h.mail.accountMails
         .filter((m) => m.to === email && m.subject === 'Confirm your e-mail address')
         .at(-1);
