@@ -5,6 +5,7 @@ import type { DashboardDeps } from './deps';
 import { AccountLinks } from './account-links';
 import { MagicLinks } from './magic-link';
 import { createMailer, type Mailer } from './mailer';
+import { MailQueue } from './mail-queue';
 import { btcpayProvider } from './payments/btcpay';
 import { noPayments } from './payments/none-provider';
 import { stripeProvider } from './payments/stripe-provider';
@@ -24,6 +25,8 @@ export interface AppContext extends DashboardDeps {
   /** One-time links of password resets and e-mail changes (issue 15 item 1). */
   accountLinks: AccountLinks;
   mailer: Mailer;
+  /** Every e-mail a request sends goes through it: queued, answered at once, retried (no enumeration by time). */
+  mailQueue: MailQueue;
   payments: PaymentProvider;
   /** Crypto top-ups (BTCPay Server, D32), beside the card flow; null when not configured. */
   cryptoPayments: PaymentProvider | null;
@@ -67,6 +70,7 @@ export function createContext(deps: DashboardDeps): AppContext {
     links: new MagicLinks(secrets, clock, deps.store),
     accountLinks: new AccountLinks(secrets, clock, deps.store),
     mailer,
+    mailQueue: new MailQueue(deps.logger, deps.mailRetryDelaysMs),
     payments,
     cryptoPayments,
     origin: new URL(config.publicUrl).origin,

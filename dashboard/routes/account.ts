@@ -58,7 +58,11 @@ export interface LinkMail {
   path: string;
 }
 
-/** Issue a single-use link of `mail.purpose` for `account` and e-mail it (issue, then mailLink). */
+/**
+ * Queue the e-mail of a single-use link of `mail.purpose` for `account`. The link is issued by the queued job, so
+ * the request does the same work whether or not it mails (no enumeration by time); a failed send is logged without
+ * the link and retried with the same link.
+ */
 export async function mailAccountLink(
   ctx: AppContext,
   res: Response,
@@ -66,35 +70,20 @@ export async function mailAccountLink(
   mail: LinkMail,
 ): Promise<void> {
   const to = mail.to ?? account.email;
-  const token = await ctx.accountLinks.issue(
-    mail.purpose,
-    account.id,
-    to,
-    credentialStamp(ctx.secrets, account),
-  );
-  await mailLink(ctx, res, to, mail.purpose, mail.subject, mail.lines, linkUrl(ctx, mail.path, token));
-}
-
-/** E-mail an account link; a mail failure is a clear 503, never a lost secret in the log. */
-async function mailLink(
-  ctx: AppContext,
-  res: Response,
-  to: string,
-  purpose: AccountLinkPurpose,
-  subject: string,
-  lines: string[],
-  link: string,
-): Promise<void> {
-  const minutes = ACCOUNT_LINK_MINUTES[purpose];
+  const stamp = credentialStamp(ctx.secrets, account);
+  const minutes = ACCOUNT_LINK_MINUTES[mail.purpose];
   const expiry = minutes >= 120 ? `${minutes / 60} hours` : `${minutes} minutes`;
-  const text = ['Hello,', '', ...lines, `It works once and expires in ${expiry}:`, '', link, ''].join('\n');
-  await ctx.mailer.sendAccountLink(to, subject, text, link).catch((err: unknown) => {
-    ctx.logger.error(
-      { err: (err as Error).message, subject, requestId: requestIdOfResponse(res) },
-      'dashboard: account e-mail not sent',
-    );
-    throw new DashboardError('mail_failed', 'The e-mail could not be sent; try again in a minute');
+  let link: string | undefined;
+  ctx.mailQueue.enqueue({
+    purpose: mail.purpose,
+    requestId: requestIdOfResponse(res),
+    async send() {
+      link ??= linkUrl(ctx, mail.path, await ctx.accountLinks.issue(mail.purpose, account.id, to, stamp));
+      const text = ['Hello,', '', ...mail.lines, `It works once and expires in ${expiry}:`, '', link, ''];
+      await ctx.mailer.sendAccountLink(to, mail.subject, text.join('\n'), link);
+    },
   });
+  return Promise.resolve();
 }
 
 /** The current password must match (settings forms of rule set A). */
