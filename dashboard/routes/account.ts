@@ -14,19 +14,12 @@ import type { AppContext } from '../context';
 import { DashboardError } from '../errors';
 import { handle, preSessionToken, requirePageSession, signed } from '../middleware';
 import { credentialStamp, startSession } from '../session';
-import { keyView, ledgerView, whitelistView } from '../services/views';
 import { limitAttempt } from '../throttle';
 import * as v from '../validate';
 import type { FormState } from '../views/auth';
 import * as views from '../views/settings';
+import { exportRoutes } from './export';
 import { pageContext } from './pages';
-
-/** Days of usage in the data export. */
-const EXPORT_USAGE_DAYS = 90;
-/** Ledger rows in the data export (all of them for any account we know of). */
-const EXPORT_LEDGER_ROWS = 100_000;
-/** Receipts in the export: the newest 1,000 (the store lists at most that many at once). */
-const EXPORT_RECEIPTS = 1000; // the store's page bound
 
 const str = (x: unknown): string => (typeof x === 'string' ? x : '');
 const bodyOf = (req: Request): Record<string, unknown> => (req.body ?? {}) as Record<string, unknown>;
@@ -229,71 +222,7 @@ export function accountRoutes(router: Router, ctx: AppContext): void {
     }),
   );
 
-  router.get(
-    '/settings/export.json',
-    requirePageSession,
-    handle(async (req, res) => {
-      const { account } = signed(res);
-      const now = clock.now();
-      const [keys, whitelist, ledger, billing, receipts, alerts, endpoints] = await Promise.all([
-        store.listKeys(account.id),
-        rules.whitelist ? store.listWhitelist(account.id) : Promise.resolve([]),
-        store.ledger(account.id, EXPORT_LEDGER_ROWS),
-        store.getBilling(account.id),
-        store.listReceipts(account.id, EXPORT_RECEIPTS),
-        store.notificationSettings(account.id),
-        store.listWebhookEndpoints(account.id),
-      ]);
-      const to = new Date(now).toISOString().slice(0, 10);
-      const from = new Date(now - (EXPORT_USAGE_DAYS - 1) * 86_400_000).toISOString().slice(0, 10);
-      const usage = await store.usage([`account:${account.id}`, ...keys.map((k) => `key:${k.id}`)], from, to);
-      ctx.accounts.audit(customer(ctx, req, res, account.id), 'account.exported', { account: account.id });
-      res.setHeader('Content-Disposition', `attachment; filename="geocoding-account-${account.id}.json"`);
-      res.setHeader('Cache-Control', 'no-store');
-      res.json({
-        exportedAt: new Date(now).toISOString(),
-        ruleSet: rules.name,
-        account: {
-          id: account.id,
-          email: account.email,
-          name: account.name,
-          status: account.status,
-          balance: account.balance,
-          unlimitedUntil:
-            account.unlimitedUntil === null ? null : new Date(account.unlimitedUntil).toISOString(),
-          createdAt: new Date(account.createdAt).toISOString(),
-          emailVerifiedAt:
-            account.emailVerifiedAt === null ? null : new Date(account.emailVerifiedAt).toISOString(),
-        },
-        // Key restrictions too: deletion erases what is not in here, so the export is the customer's copy.
-        keys: keys.map((k) => ({ ...keyView(k, now), restrictions: k.restrictions ?? null })),
-        whitelist: whitelist.map(whitelistView),
-        billing,
-        receipts: receipts.map((r) => ({
-          number: r.number,
-          kind: r.kind,
-          method: r.method,
-          amount: r.amount,
-          currency: r.currency,
-          paid: r.paid,
-          billing: r.billing,
-          issuedAt: new Date(r.issuedAt).toISOString(),
-        })),
-        // Endpoint URLs and settings; never a signing secret (it was shown once, at creation).
-        notifications: {
-          emailAlerts: alerts.emailAlerts,
-          lowBalanceThreshold: alerts.lowBalanceThreshold,
-          webhooks: endpoints.map((e) => ({
-            id: e.id,
-            url: e.url,
-            createdAt: new Date(e.createdAt).toISOString(),
-          })),
-        },
-        usage: { from, to, rows: usage },
-        ledger: ledger.map((e) => ledgerView(rules, e)),
-      });
-    }),
-  );
+  exportRoutes(router, ctx);
 }
 
 /** Rule set A: "Forgot your password?" and the reset link. */

@@ -69,6 +69,8 @@ export interface Harness {
   logs: LogCapture;
   mail: MailBox;
   rules: RuleSet;
+  /** The store's SQLite file. */
+  file: string;
   /** The app's dependencies (to build another app instance on the same store). */
   deps: DashboardDeps;
   /** A restart: close the store, reopen the same SQLite file and build a new app on it (same clock and config). */
@@ -110,6 +112,7 @@ export async function harness(
   const h: Harness = {
     app: createDashboardApp(deps),
     store,
+    file,
     clock,
     logs,
     mail,
