@@ -36,6 +36,9 @@ function errorHandler(ctx: AppContext): ErrorRequestHandler {
     if (err instanceof DashboardError) e = err;
     else if ((err as { type?: string }).type === 'entity.too.large')
       e = new DashboardError('payload_too_large', 'The request is too large');
+    else if (err instanceof URIError)
+      // A parameter the router could not decode (dashboardIds refuses these first; this is the backstop).
+      e = new DashboardError('invalid_parameter', 'That is not a well-formed id', 'path');
     else if ((err as { type?: string }).type === 'entity.parse.failed')
       e = new DashboardError('invalid_parameter', 'The body is not valid JSON', 'body');
     else if (isStoreUnavailable(err))

@@ -5,12 +5,14 @@ import type { DashboardDeps } from './deps';
 import { AccountLinks } from './account-links';
 import { MagicLinks } from './magic-link';
 import { createMailer, type Mailer } from './mailer';
+import { MailQueue } from './mail-queue';
 import { btcpayProvider } from './payments/btcpay';
 import { noPayments } from './payments/none-provider';
 import { stripeProvider } from './payments/stripe-provider';
 import { testProvider } from './payments/test-provider';
 import type { PaymentProvider } from './payments/types';
 import { Secrets } from './session';
+import { cookieNames } from './cookies';
 
 /** Sign-in attempts allowed per window (dashboard/throttle.ts). */
 export { SIGNIN_LIMITS } from './throttle';
@@ -23,6 +25,8 @@ export interface AppContext extends DashboardDeps {
   /** One-time links of password resets and e-mail changes (issue 15 item 1). */
   accountLinks: AccountLinks;
   mailer: Mailer;
+  /** Every e-mail a request sends goes through it: queued, answered at once, retried (no enumeration by time). */
+  mailQueue: MailQueue;
   payments: PaymentProvider;
   /** Crypto top-ups (BTCPay Server, D32), beside the card flow; null when not configured. */
   cryptoPayments: PaymentProvider | null;
@@ -31,7 +35,8 @@ export interface AppContext extends DashboardDeps {
   /** The public origin ("https://dash.example.com") that state-changing requests must come from. */
   origin: string;
   /**
-   * Whether a mailed link can reach the customer (SMTP configured, a development log, or an injected mailer). Without
+   * Whether a mailed link can reach the customer (SMTP configured, a development log, or an injected mailer that does
+   * not say `reaches: false`). Without
    * it, rule set A's sign-ups are verified at creation: a verification link could never arrive (issue 15 item 1).
    */
   mailReaches: boolean;
@@ -42,7 +47,7 @@ export function createContext(deps: DashboardDeps): AppContext {
   const { config, clock } = deps;
   if (config.sessionSecret.length < 32)
     throw new Error('dashboard.sessionSecret needs at least 32 characters');
-  const secrets = new Secrets(config.sessionSecret);
+  const secrets = new Secrets(config.sessionSecret, cookieNames(config.publicUrl));
   const stripe = config.payments?.stripe;
   const notices = deps.notifications;
   const accounts =
@@ -55,6 +60,7 @@ export function createContext(deps: DashboardDeps): AppContext {
       : config.payments.provider === 'stripe' && stripe
         ? stripeProvider(stripe, config.publicUrl)
         : testProvider(accounts));
+  const mailer = deps.mailer ?? createMailer(config, deps.logger);
   const btcpay = config.payments?.crypto?.btcpay;
   const cryptoPayments = btcpay ? btcpayProvider(btcpay, config.publicUrl, deps.greenfield) : null;
   return {
@@ -63,11 +69,13 @@ export function createContext(deps: DashboardDeps): AppContext {
     secrets,
     links: new MagicLinks(secrets, clock, deps.store),
     accountLinks: new AccountLinks(secrets, clock, deps.store),
-    mailer: deps.mailer ?? createMailer(config, deps.logger),
+    mailer,
+    mailQueue: new MailQueue(deps.logger, deps.mailRetryDelaysMs),
     payments,
     cryptoPayments,
     origin: new URL(config.publicUrl).origin,
-    mailReaches: deps.mailer !== undefined || config.smtp !== undefined || config.development === true,
+    // The composition root always passes a mailer: it says itself whether its mail can arrive.
+    mailReaches: mailer.reaches !== false,
     brand: brandOf(config),
   };
 }

@@ -9,6 +9,22 @@ export const SESSION_COOKIE = 'gg_session';
 /** Pre-session double-submit CSRF cookie for the sign-in and sign-up forms. */
 export const PRE_COOKIE = 'gg_pre';
 
+/** The names of the session and pre-session cookies of one dashboard. */
+export interface CookieNames {
+  session: string;
+  pre: string;
+}
+
+/**
+ * The cookie names for a dashboard at `publicUrl`: with an https URL they carry the `__Host-` prefix, so a browser
+ * accepts them only Secure, for `Path=/` and without `Domain` (a sibling subdomain cannot plant or overwrite them);
+ * over plain http (a local demo) the prefix would be refused outside secure contexts, so the names stay plain.
+ */
+export function cookieNames(publicUrl: string): CookieNames {
+  const prefix = new URL(publicUrl).protocol === 'https:' ? '__Host-' : '';
+  return { session: prefix + SESSION_COOKIE, pre: prefix + PRE_COOKIE };
+}
+
 /**
  * The request's cookies by name. The first occurrence of a name wins (a cookie set for a narrower path by a
  * sibling app cannot override ours); a value that does not decode is passed on as sent, and every reader checks

@@ -30,6 +30,8 @@ export interface DashboardDeps {
   /** The Greenfield client of crypto top-ups and their webhook (tests: one over a local stand-in's fetch). */
   greenfield?: GreenfieldClient;
   mailer?: Mailer;
+  /** Waits between attempts of a failed e-mail (default MAIL_RETRY_DELAYS_MS; tests shorten them). */
+  mailRetryDelaysMs?: readonly number[];
   /** The shared account rules; built from store, rules, clock and pepper when not given. */
   accounts?: AccountsService;
   /** Notifications (D30) when configured: the Notifications page, test events, revocation events. */

@@ -14,6 +14,8 @@ export interface Mailer {
   sendAccountLink(to: string, subject: string, text: string, link: string): Promise<void>;
   /** A notification (D30): plain text without secrets. */
   sendNotice(to: string, subject: string, text: string): Promise<void>;
+  /** False when nothing it sends can reach anyone (no SMTP and not development); absent means it reaches. */
+  readonly reaches?: boolean;
 }
 
 function text(link: string, minutes: number): string {
@@ -47,6 +49,7 @@ export function createMailer(config: DashboardConfig, logger: pino.Logger): Mail
   }
   if (!smtp) {
     return {
+      reaches: false,
       async sendSignInLink() {
         logger.error(
           'dashboard: no SMTP configured; a sign-in link was not sent (configure dashboard.smtp, or set dashboard.development: true to log links on a local demo)',

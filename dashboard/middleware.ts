@@ -4,7 +4,7 @@ import type { NextFunction, Request, RequestHandler, Response } from 'express';
 import helmet from 'helmet';
 import type { Account } from '../gateway/store/types';
 import type { AppContext } from './context';
-import { PRE_COOKIE, readCookies, setCookie } from './cookies';
+import { readCookies, setCookie } from './cookies';
 import { DashboardError } from './errors';
 import { credentialStamp, readSession, sessionMark, type Session } from './session';
 
@@ -124,20 +124,27 @@ function requestOrigin(req: Request): string | null {
   }
 }
 
-/** The pre-session token of this visitor (double-submit cookie), set when missing. */
+/**
+ * The CSRF token for a form on this page: the session's when signed in (the only one `csrf` then accepts), else the
+ * visitor's pre-session token (double-submit cookie, set when missing).
+ */
 export function preSessionToken(ctx: AppContext, req: Request, res: Response): string {
-  let seed = readCookies(req).get(PRE_COOKIE);
+  const s = res.locals['signed'] as Signed | undefined;
+  if (s) return s.session.csrf;
+  const name = ctx.secrets.cookies.pre;
+  let seed = readCookies(req).get(name);
   if (!seed || !/^[A-Za-z0-9_-]{22,64}$/.test(seed)) {
     seed = randomBytes(18).toString('base64url');
-    setCookie(res, PRE_COOKIE, seed, 3600);
+    setCookie(res, name, seed, 3600);
   }
   return ctx.secrets.mac('pre', seed);
 }
 
 /**
  * CSRF on every state-changing request: a browser Origin (or Referer) other than the dashboard's is refused, and
- * the token (form field `_csrf` or header `X-CSRF-Token`) must match the session's (or, before sign-in, the
- * pre-session cookie's).
+ * the token (form field `_csrf` or header `X-CSRF-Token`) must match the session's once signed in, and only before
+ * sign-in the pre-session cookie's. The pre-session token is bound to a cookie value anyone can choose (and a
+ * sibling subdomain could plant without `__Host-`), so it must never authorise a signed-in change.
  */
 export function csrf(ctx: AppContext): RequestHandler {
   return (req, res, next) => {
@@ -149,9 +156,9 @@ export function csrf(ctx: AppContext): RequestHandler {
     const body = req.body as Record<string, unknown> | undefined;
     const sent = req.get('x-csrf-token') ?? (typeof body?.['_csrf'] === 'string' ? body['_csrf'] : '');
     const s = res.locals['signed'] as Signed | undefined;
-    const seed = readCookies(req).get(PRE_COOKIE);
-    const expected = [s?.session.csrf, seed ? ctx.secrets.mac('pre', seed) : undefined];
-    if (!sent || !expected.some((e) => e !== undefined && sameToken(sent, e))) {
+    const seed = s ? undefined : readCookies(req).get(ctx.secrets.cookies.pre);
+    const expected = s ? s.session.csrf : seed ? ctx.secrets.mac('pre', seed) : undefined;
+    if (!sent || expected === undefined || !sameToken(sent, expected)) {
       return next(
         new DashboardError(
           'csrf_failed',

@@ -4,7 +4,7 @@ import type { Request, Response } from 'express';
 import { SignJWT, jwtVerify } from 'jose';
 import type { Clock } from '../gateway/core/clock';
 import type { Account, Store } from '../gateway/store/types';
-import { SESSION_COOKIE, readCookies, setCookie } from './cookies';
+import { cookieNames, readCookies, setCookie, type CookieNames } from './cookies';
 
 /** Sessions last 12 hours; signing in again starts a new one. */
 export const SESSION_SECONDS = 12 * 3600;
@@ -28,11 +28,15 @@ export function sessionMark(sid: string): string {
   return `session:${sid}`;
 }
 
-/** Key material derived from the configured secret, one per purpose. */
+/** Key material derived from the configured secret, one per purpose, and the cookie names that carry it. */
 export class Secrets {
   readonly jwtKey: Uint8Array;
   private readonly macKey: Buffer;
-  constructor(secret: string) {
+  constructor(
+    secret: string,
+    /** The session and pre-session cookies' names (`__Host-` under an https publicUrl). */
+    readonly cookies: CookieNames = cookieNames('http://localhost'),
+  ) {
     this.jwtKey = new Uint8Array(createHmac('sha256', secret).update('jwt').digest());
     this.macKey = createHmac('sha256', secret).update('mac').digest();
   }
@@ -69,7 +73,7 @@ export async function startSession(
     .setIssuedAt(now)
     .setExpirationTime(now + SESSION_SECONDS)
     .sign(secrets.jwtKey);
-  setCookie(res, SESSION_COOKIE, token, SESSION_SECONDS);
+  setCookie(res, secrets.cookies.session, token, SESSION_SECONDS);
   return { accountId, sid, csrf: secrets.mac('csrf', sid), expiresAt: (now + SESSION_SECONDS) * 1000, stamp };
 }
 
@@ -78,7 +82,7 @@ export async function startSession(
  * signed out is the store's to say (loadSession checks `sessionMark(sid)`).
  */
 export async function readSession(req: Request, secrets: Secrets, clock: Clock): Promise<Session | null> {
-  const token = readCookies(req).get(SESSION_COOKIE);
+  const token = readCookies(req).get(secrets.cookies.session);
   if (!token) return null;
   try {
     const { payload } = await jwtVerify(token, secrets.jwtKey, {
@@ -111,7 +115,8 @@ export async function endSession(
   store: Store,
   clock: Clock,
   session: Session | null,
+  cookie: string,
 ): Promise<void> {
   if (session) await store.consumeOnce(sessionMark(session.sid), session.expiresAt, clock.now());
-  setCookie(res, SESSION_COOKIE, '', 0);
+  setCookie(res, cookie, '', 0);
 }

@@ -14,19 +14,12 @@ import type { AppContext } from '../context';
 import { DashboardError } from '../errors';
 import { handle, preSessionToken, requirePageSession, signed } from '../middleware';
 import { credentialStamp, startSession } from '../session';
-import { keyView, ledgerView, whitelistView } from '../services/views';
 import { limitAttempt } from '../throttle';
 import * as v from '../validate';
 import type { FormState } from '../views/auth';
 import * as views from '../views/settings';
+import { exportRoutes } from './export';
 import { pageContext } from './pages';
-
-/** Days of usage in the data export. */
-const EXPORT_USAGE_DAYS = 90;
-/** Ledger rows in the data export (all of them for any account we know of). */
-const EXPORT_LEDGER_ROWS = 100_000;
-/** Receipts in the export: the newest 1,000 (the store lists at most that many at once). */
-const EXPORT_RECEIPTS = 1000; // the store's page bound
 
 const str = (x: unknown): string => (typeof x === 'string' ? x : '');
 const bodyOf = (req: Request): Record<string, unknown> => (req.body ?? {}) as Record<string, unknown>;
@@ -58,7 +51,11 @@ export interface LinkMail {
   path: string;
 }
 
-/** Issue a single-use link of `mail.purpose` for `account` and e-mail it (issue, then mailLink). */
+/**
+ * Queue the e-mail of a single-use link of `mail.purpose` for `account`. The link is issued by the queued job, so
+ * the request does the same work whether or not it mails (no enumeration by time); a failed send is logged without
+ * the link and retried with the same link.
+ */
 export async function mailAccountLink(
   ctx: AppContext,
   res: Response,
@@ -66,35 +63,20 @@ export async function mailAccountLink(
   mail: LinkMail,
 ): Promise<void> {
   const to = mail.to ?? account.email;
-  const token = await ctx.accountLinks.issue(
-    mail.purpose,
-    account.id,
-    to,
-    credentialStamp(ctx.secrets, account),
-  );
-  await mailLink(ctx, res, to, mail.purpose, mail.subject, mail.lines, linkUrl(ctx, mail.path, token));
-}
-
-/** E-mail an account link; a mail failure is a clear 503, never a lost secret in the log. */
-async function mailLink(
-  ctx: AppContext,
-  res: Response,
-  to: string,
-  purpose: AccountLinkPurpose,
-  subject: string,
-  lines: string[],
-  link: string,
-): Promise<void> {
-  const minutes = ACCOUNT_LINK_MINUTES[purpose];
+  const stamp = credentialStamp(ctx.secrets, account);
+  const minutes = ACCOUNT_LINK_MINUTES[mail.purpose];
   const expiry = minutes >= 120 ? `${minutes / 60} hours` : `${minutes} minutes`;
-  const text = ['Hello,', '', ...lines, `It works once and expires in ${expiry}:`, '', link, ''].join('\n');
-  await ctx.mailer.sendAccountLink(to, subject, text, link).catch((err: unknown) => {
-    ctx.logger.error(
-      { err: (err as Error).message, subject, requestId: requestIdOfResponse(res) },
-      'dashboard: account e-mail not sent',
-    );
-    throw new DashboardError('mail_failed', 'The e-mail could not be sent; try again in a minute');
+  let link: string | undefined;
+  ctx.mailQueue.enqueue({
+    purpose: mail.purpose,
+    requestId: requestIdOfResponse(res),
+    async send() {
+      link ??= linkUrl(ctx, mail.path, await ctx.accountLinks.issue(mail.purpose, account.id, to, stamp));
+      const text = ['Hello,', '', ...mail.lines, `It works once and expires in ${expiry}:`, '', link, ''];
+      await ctx.mailer.sendAccountLink(to, mail.subject, text.join('\n'), link);
+    },
   });
+  return Promise.resolve();
 }
 
 /** The current password must match (settings forms of rule set A). */
@@ -240,71 +222,7 @@ export function accountRoutes(router: Router, ctx: AppContext): void {
     }),
   );
 
-  router.get(
-    '/settings/export.json',
-    requirePageSession,
-    handle(async (req, res) => {
-      const { account } = signed(res);
-      const now = clock.now();
-      const [keys, whitelist, ledger, billing, receipts, alerts, endpoints] = await Promise.all([
-        store.listKeys(account.id),
-        rules.whitelist ? store.listWhitelist(account.id) : Promise.resolve([]),
-        store.ledger(account.id, EXPORT_LEDGER_ROWS),
-        store.getBilling(account.id),
-        store.listReceipts(account.id, EXPORT_RECEIPTS),
-        store.notificationSettings(account.id),
-        store.listWebhookEndpoints(account.id),
-      ]);
-      const to = new Date(now).toISOString().slice(0, 10);
-      const from = new Date(now - (EXPORT_USAGE_DAYS - 1) * 86_400_000).toISOString().slice(0, 10);
-      const usage = await store.usage([`account:${account.id}`, ...keys.map((k) => `key:${k.id}`)], from, to);
-      ctx.accounts.audit(customer(ctx, req, res, account.id), 'account.exported', { account: account.id });
-      res.setHeader('Content-Disposition', `attachment; filename="geocoding-account-${account.id}.json"`);
-      res.setHeader('Cache-Control', 'no-store');
-      res.json({
-        exportedAt: new Date(now).toISOString(),
-        ruleSet: rules.name,
-        account: {
-          id: account.id,
-          email: account.email,
-          name: account.name,
-          status: account.status,
-          balance: account.balance,
-          unlimitedUntil:
-            account.unlimitedUntil === null ? null : new Date(account.unlimitedUntil).toISOString(),
-          createdAt: new Date(account.createdAt).toISOString(),
-          emailVerifiedAt:
-            account.emailVerifiedAt === null ? null : new Date(account.emailVerifiedAt).toISOString(),
-        },
-        // Key restrictions too: deletion erases what is not in here, so the export is the customer's copy.
-        keys: keys.map((k) => ({ ...keyView(k, now), restrictions: k.restrictions ?? null })),
-        whitelist: whitelist.map(whitelistView),
-        billing,
-        receipts: receipts.map((r) => ({
-          number: r.number,
-          kind: r.kind,
-          method: r.method,
-          amount: r.amount,
-          currency: r.currency,
-          paid: r.paid,
-          billing: r.billing,
-          issuedAt: new Date(r.issuedAt).toISOString(),
-        })),
-        // Endpoint URLs and settings; never a signing secret (it was shown once, at creation).
-        notifications: {
-          emailAlerts: alerts.emailAlerts,
-          lowBalanceThreshold: alerts.lowBalanceThreshold,
-          webhooks: endpoints.map((e) => ({
-            id: e.id,
-            url: e.url,
-            createdAt: new Date(e.createdAt).toISOString(),
-          })),
-        },
-        usage: { from, to, rows: usage },
-        ledger: ledger.map((e) => ledgerView(rules, e)),
-      });
-    }),
-  );
+  exportRoutes(router, ctx);
 }
 
 /** Rule set A: "Forgot your password?" and the reset link. */

@@ -131,7 +131,7 @@ async function deleteNow(ctx: AppContext, req: Request, res: Response, account: 
   );
   // Every other session already failed its stamp (e-mail and password are gone); this one is marked ended too.
   const s = res.locals['signed'] as Signed | undefined;
-  await endSession(res, ctx.store, ctx.clock, s?.session ?? null);
+  await endSession(res, ctx.store, ctx.clock, s?.session ?? null, ctx.secrets.cookies.session);
   sendHtml(res, 200, views.deletedPage(ctx.brand));
 }
 

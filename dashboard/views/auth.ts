@@ -84,6 +84,18 @@ export function linkSentPage(brand: Brand, email: string, minutes: number): stri
   );
 }
 
+/** Rule set A's answer to a sign-up whose address has an account: it names no account (the owner is mailed). */
+export function signUpSentPage(brand: Brand, email: string): string {
+  return publicPage(
+    brand,
+    'Check your mailbox',
+    html`<p class="alert ok" role="status">
+        A message is on its way to <strong>${email}</strong>. Open it to continue.
+      </p>
+      <p><a href="/signin">Go to sign-in</a></p>`,
+  );
+}
+
 /** The link's landing page: a button, so mail scanners that open links do not use it up. */
 export function linkConfirmPage(brand: Brand, token: string, csrf: string, email: string): string {
   return publicPage(

@@ -36,3 +36,19 @@ export function pathIdProblem(
   }
   return null;
 }
+
+/**
+ * The first segment of a raw path that is not valid percent-encoded UTF-8 (`/receipts/%ZZ`), whatever route it
+ * belongs to: its id's name when it follows a named segment, else `path`; null when every segment decodes. Checked
+ * before routing, so no route's parameter decoding can fail later.
+ */
+export function undecodableSegment(rawPath: string, segments: IdSegments): string | null {
+  if (rawPath.indexOf('%') < 0) return null;
+  const parts = rawPath.split('/');
+  for (let i = 0; i < parts.length; i++) {
+    if (decoded(parts[i] as string) !== null) continue;
+    const prev = i > 0 ? (parts[i - 1] as string) : '';
+    return (Object.hasOwn(segments, prev) ? segments[prev] : undefined) ?? 'path';
+  }
+  return null;
+}

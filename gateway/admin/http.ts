@@ -77,6 +77,9 @@ export function errorHandler(logger: pino.Logger): ErrorRequestHandler {
   return (err: unknown, _req, res, _next) => {
     if (err instanceof AdminProblem) return sendProblem(res, err);
     if (err instanceof StoreConflict) return sendProblem(res, fromStoreConflict(err));
+    // A parameter the router could not decode (adminIds refuses these first; this is the backstop).
+    if (err instanceof URIError)
+      return sendProblem(res, new AdminProblem('invalid_parameter', 'path: not a well-formed id', 'path'));
     const type = (err as { type?: unknown } | null)?.type;
     if (type === 'entity.parse.failed')
       return sendProblem(res, new AdminProblem('invalid_parameter', 'body: malformed JSON', 'body'));

@@ -368,8 +368,11 @@ export interface Store {
   listWhitelist(accountId: string): Promise<WhitelistEntry[]>;
   /** Usage rows for these subjects between two UTC days inclusive, ordered by day. */
   usage(subjects: string[], fromDay: string, toDay: string): Promise<UsageRow[]>;
-  /** The newest `limit` entries, newest first. */
-  ledger(accountId: string, limit: number): Promise<LedgerEntry[]>;
+  /**
+   * The newest `limit` entries, newest first; with `before` (an entry id of this account), the `limit` entries just
+   * older than it: a keyset page, so a long ledger is read in bounded steps (an unknown `before` → empty page).
+   */
+  ledger(accountId: string, limit: number, before?: string): Promise<LedgerEntry[]>;
 
   /*
    * --- single-use marks (dashboard: one-time sign-in links, ended sessions) ---

@@ -114,6 +114,21 @@ export function accountRules(h: StoreHolder): void {
       for (const n of [1, 2, 3]) await h.store.credit(a.id, n, null, T0);
       expect((await h.store.ledger(a.id, 2)).map((e) => e.amount)).toEqual([3, 2]);
     });
+
+    it('pages the ledger by `before`: each entry once, newest first; an unknown or foreign `before` is an empty page', async () => {
+      const a = await account(h.store);
+      const b = await account(h.store);
+      for (const n of [1, 2, 3, 4, 5]) await h.store.credit(a.id, n, null, T0);
+      await h.store.credit(b.id, 9, null, T0);
+      const first = await h.store.ledger(a.id, 2);
+      const second = await h.store.ledger(a.id, 2, first.at(-1)?.id);
+      const third = await h.store.ledger(a.id, 2, second.at(-1)?.id);
+      expect([first, second, third].map((p) => p.map((e) => e.amount))).toEqual([[5, 4], [3, 2], [1]]);
+      expect(await h.store.ledger(a.id, 2, third.at(-1)?.id)).toEqual([]);
+      expect(await h.store.ledger(a.id, 2, 'no-such-entry')).toEqual([]);
+      const foreign = (await h.store.ledger(b.id, 1))[0]?.id;
+      expect(await h.store.ledger(a.id, 2, foreign)).toEqual([]);
+    });
   });
 
   describe('packages (A, D17)', () => {

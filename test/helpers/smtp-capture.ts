@@ -35,8 +35,13 @@ function decodeBody(raw: string): string {
   return body;
 }
 
-/** Start a capture server on 127.0.0.1, port 0 (no TLS, any or no authentication accepted). */
-export async function startSmtpCapture(): Promise<SmtpCapture> {
+/**
+ * Start a capture server on 127.0.0.1, port 0 (no TLS, any or no authentication accepted). `delayMs`: a slow server
+ * that waits that long before answering the connection and the end of each message.
+ */
+export async function startSmtpCapture(opts: { delayMs?: number } = {}): Promise<SmtpCapture> {
+  const delay = opts.delayMs ?? 0;
+  const later = (cb: () => void): void => void (delay > 0 ? setTimeout(cb, delay) : cb());
   const messages: CapturedMail[] = [];
   const waiters: { to: string; resolve: (m: CapturedMail) => void }[] = [];
   const server = new SMTPServer({
@@ -44,6 +49,9 @@ export async function startSmtpCapture(): Promise<SmtpCapture> {
     disabledCommands: ['STARTTLS'],
     authOptional: true,
     logger: false,
+    onConnect(_session, cb) {
+      later(() => cb());
+    },
     onAuth(_auth, _session, cb) {
       cb(null, { user: 'test' });
     },
@@ -65,7 +73,7 @@ export async function startSmtpCapture(): Promise<SmtpCapture> {
             w.resolve(mail);
           }
         }
-        cb();
+        later(() => cb());
       });
     },
   });

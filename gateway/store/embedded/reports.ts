@@ -42,11 +42,25 @@ export function usage(
 }
 
 /** The newest `limit` ledger entries of an account, newest first; unknown account → not_found. */
-export function ledger(db: Database.Database, accountId: string, limit: number): LedgerEntry[] {
+export function ledger(
+  db: Database.Database,
+  accountId: string,
+  limit: number,
+  before?: string,
+): LedgerEntry[] {
   requireLimit(limit);
   requireAccount(db, accountId);
-  const rows = db
-    .prepare('SELECT * FROM ledger WHERE account_id = ? ORDER BY seq DESC LIMIT ?')
-    .all(accountId, limit) as object[];
+  const rows = (
+    before === undefined
+      ? db
+          .prepare('SELECT * FROM ledger WHERE account_id = ? ORDER BY seq DESC LIMIT ?')
+          .all(accountId, limit)
+      : db
+          .prepare(
+            `SELECT * FROM ledger WHERE account_id = ? AND seq < (SELECT seq FROM ledger WHERE id = ? AND account_id = ?)
+             ORDER BY seq DESC LIMIT ?`,
+          )
+          .all(accountId, before, accountId, limit)
+  ) as object[];
   return rows.map(toLedger);
 }

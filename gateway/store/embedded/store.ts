@@ -372,8 +372,8 @@ export class EmbeddedStore implements Store {
   async usage(subjects: string[], fromDay: string, toDay: string): Promise<UsageRow[]> {
     return reports.usage(this.db, subjects, fromDay, toDay);
   }
-  async ledger(accountId: string, limit: number): Promise<LedgerEntry[]> {
-    return reports.ledger(this.db, accountId, limit);
+  async ledger(accountId: string, limit: number, before?: string): Promise<LedgerEntry[]> {
+    return reports.ledger(this.db, accountId, limit, before);
   }
   async consumeOnce(id: string, expiresAt: number, now: number): Promise<boolean> {
     return this.singleUse().consumeOnce(id, expiresAt, now);

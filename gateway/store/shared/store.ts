@@ -620,13 +620,16 @@ export class SharedStore implements Store {
     return rows.map(toUsage);
   }
 
-  async ledger(accountId: string, limit: number): Promise<LedgerEntry[]> {
+  async ledger(accountId: string, limit: number, before?: string): Promise<LedgerEntry[]> {
     requireLimit(limit);
     await this.pg(() => pga.requireAccount(this.knex, accountId));
     await this.flushForRead();
-    const rows = await this.pg(() =>
-      this.knex('ledger').where({ account_id: accountId }).orderBy('seq', 'desc').limit(limit),
-    );
+    const rows = await this.pg(() => {
+      const q = this.knex('ledger').where({ account_id: accountId });
+      if (before !== undefined)
+        q.where('seq', '<', this.knex('ledger').select('seq').where({ id: before, account_id: accountId }));
+      return q.orderBy('seq', 'desc').limit(limit);
+    });
     return rows.map(toLedger);
   }
 

@@ -43,13 +43,20 @@ describe('rule set A sign-up', () => {
     expect(await h.store.findAccountByEmail('ada@example.com')).toBeNull();
   });
 
-  test('refuses a registered e-mail address (any case) with 409', async () => {
+  test('a registered e-mail address (any case) gets a neutral answer and its owner an e-mail; nothing changes', async () => {
     await signedUp(h, 'ada@example.com');
     const c = new Client(h.app);
     await c.get('/signup');
     const r = await c.form('/signup', { email: 'ADA@example.com', name: 'Eve', password: PASSWORD });
-    expect(r.status).toBe(409);
-    expect(r.text).toContain('already registered');
+    expect(r.status).toBe(200);
+    expect(r.text).not.toContain('already registered');
+    expect(r.text).toContain('Check your mailbox');
+    expect(r.headers['set-cookie'] ?? []).not.toContainEqual(expect.stringMatching(/^gg_session=/));
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(h.mail.notices).toEqual([
+      expect.objectContaining({ to: 'ada@example.com', subject: 'You already have an account' }),
+    ]);
+    expect((await h.store.findAccountByEmail('ada@example.com'))?.name).toBe('Ada Lovelace');
   });
 });
 

@@ -69,6 +69,8 @@ export interface Harness {
   logs: LogCapture;
   mail: MailBox;
   rules: RuleSet;
+  /** The store's SQLite file. */
+  file: string;
   /** The app's dependencies (to build another app instance on the same store). */
   deps: DashboardDeps;
   /** A restart: close the store, reopen the same SQLite file and build a new app on it (same clock and config). */
@@ -110,6 +112,7 @@ export async function harness(
   const h: Harness = {
     app: createDashboardApp(deps),
     store,
+    file,
     clock,
     logs,
     mail,
@@ -210,6 +213,7 @@ export async function signedUp(h: Harness, email: string, opts: { verify?: boole
     if (r.status !== 303) throw new Error(`sign-up failed: ${r.status} ${r.text}`);
     // A: the address is verified by the mailed link (issue 15 item 1) unless the test wants it unverified.
     if (opts.verify !== false) {
+      await c.get('/'); // follow the redirect like a browser: its pages carry the session's CSRF token
       const mail = h.mail.accountMails
         .filter((m) => m.to === email && m.subject === 'Confirm your e-mail address')
         .at(-1);

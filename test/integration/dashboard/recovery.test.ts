@@ -194,6 +194,7 @@ describe('settings: password and e-mail (rule set A)', () => {
     expect((await h.store.getAccount(id ?? ''))?.email).toBe('dave.new@example.com');
     // The old session (its stamp names the old address) is over; the link works once.
     expect((await c.get('/settings')).status).toBe(303);
+    await other.get('/settings'); // the redirect a browser follows: signed in now, forms carry the session's token
     expect((await other.form('/settings/email/confirm', { token: tokenOf(mail?.link ?? '') })).status).toBe(
       400,
     );
