@@ -15,6 +15,8 @@ export interface PlanInput {
   now: number;
   /** Unique admission id (ledger ref). */
   id: string;
+  /** How many units the call is worth (a bulk call of n lookups, a passthrough route's cost); absent: 1. */
+  units?: number;
 }
 
 /** A (rule set A) Unlimited package key whose package is valid at `now` (D17). */
@@ -173,7 +175,10 @@ function dayOf(now: number): string {
   return lastDay.day;
 }
 
-/** Build the admission plan for one request. */
+/** Build the admission plan for one request of `units` units (a plan of one unit carries no `units`). */
 export function planAdmission(input: PlanInput): AdmissionPlan {
-  return { id: input.id, now: input.now, day: dayOf(input.now), ...partsFor(input) };
+  const plan: AdmissionPlan = { id: input.id, now: input.now, day: dayOf(input.now), ...partsFor(input) };
+  const units = input.units;
+  if (units !== undefined && units !== 1) plan.units = units;
+  return plan;
 }

@@ -161,6 +161,11 @@ export interface AdmissionPlan {
   usage: string[];
   /** For ledger rows. */
   keyId: string | null;
+  /**
+   * How many units the call is worth (a bulk call of n lookups, a passthrough route's `cost`); absent: 1. All are
+   * admitted or none (D10), each unit by the rules of one request in turn (see `Store.admit`).
+   */
+  units?: number;
 }
 
 /**
@@ -171,6 +176,12 @@ export interface Ticket {
   planId: string;
   /** Store-private data to undo the admission exactly. */
   undo: unknown;
+  /**
+   * A plan of several units: one ticket per unit (its counters, charge and usage), settled on their own (D11 per
+   * item); this ticket itself then holds what the units share (slots). Keeping or releasing this ticket keeps or
+   * releases every unit not settled yet with it. Absent on a plan of one unit.
+   */
+  units?: Ticket[];
 }
 
 export type AdmissionResult =
@@ -289,6 +300,12 @@ export interface Store {
    * 2,000/2,500 → the network's). Null when `free` is empty.
    * A refusal changes nothing: no counter, slot, credit, usage or address-limit entry (D10). A plan id may be
    * admitted once; admitting an already admitted plan id is a fault (throws) until the admission is kept.
+   * Units (`plan.units` = n > 1): the slots are decided once; then unit i is free when every counter is still below
+   * its limit after the free units before it, else it overflows (refused, billed `price` each, or free); the plan is
+   * admitted when every unit is, else refused with the first refused unit's code and nothing changed. `billed` and
+   * `charged` sum the units; `quota` is as after the last unit. The ticket carries one ticket per unit (`units`,
+   * unit i's planId `${plan.id}/${i}`, its ledger ref): releasing a unit undoes its counter increments, charge and
+   * usage; the slot changes stay with the plan's ticket.
    */
   admit(plan: AdmissionPlan): Promise<AdmissionResult>;
   /**

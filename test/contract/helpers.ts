@@ -45,6 +45,7 @@ export function plan(p: Partial<AdmissionPlan> = {}): AdmissionPlan {
     overflow: p.overflow ?? { kind: 'refuse', code: 'quota_exceeded' },
     usage: p.usage ?? [],
     keyId: p.keyId ?? null,
+    ...(p.units === undefined ? {} : { units: p.units }),
   };
 }
 

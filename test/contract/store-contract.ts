@@ -21,6 +21,7 @@ import { singleUseRules } from './single-use.contract';
 import { throttleRules } from './throttle.contract';
 import { releaseRules } from './release.contract';
 import { slotRules } from './slots.contract';
+import { unitRules } from './units.contract';
 import { whitelistRules } from './whitelist.contract';
 import { restrictionRules } from './restrictions.contract';
 
@@ -46,6 +47,7 @@ export function describeStoreContract(name: string, factory: StoreFactory): void
     allowanceRules(holder);
     quotaRules(holder);
     refusalRules(holder);
+    unitRules(holder);
     releaseRules(holder);
     keepRules(holder);
     accountRules(holder);

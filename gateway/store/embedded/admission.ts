@@ -4,7 +4,8 @@
  */
 import { newOrderedId } from '../ids';
 import { tightestQuota } from '../quota';
-import type { AdmissionPlan, AdmissionResult, CounterSpec } from '../types';
+import type { AdmissionPlan, AdmissionResult, CounterSpec, Ticket } from '../types';
+import { freeUnits, unitId, unitsOf } from '../units';
 import type { HotStatements } from './hot-statements';
 import { applySlots, decideSlots, undoSlots, type SlotChange } from './slots';
 
@@ -71,6 +72,8 @@ export function admitInTransaction(
   if (mark.has(plan.id)) {
     throw new Error(`admission plan ${plan.id} was already admitted (plan ids must be unique)`);
   }
+  if (plan.units !== undefined && unitsOf(plan) !== 1)
+    return admitUnits(st, plan, unitsOf(plan), mark, usage);
   const slots = decideSlots(st, plan.slots, plan.now);
   const used = plan.free.map((c) => (st.counterGet.get(plan.day, c.id) as number | undefined) ?? 0);
   const refuse = (code: Refusal['code']): Refusal => ({
@@ -127,6 +130,95 @@ export function admitInTransaction(
     charged: charge?.amount ?? 0,
     quota: quotaOf(plan.free, used, isFree ? 1 : 0),
     ticket: { planId: plan.id, undo },
+  };
+}
+
+/** The price of one billed unit, checked (a bad price is a bug, not a refusal). */
+function priceOf(
+  plan: AdmissionPlan,
+  overflow: Extract<AdmissionPlan['overflow'], { kind: 'bill' }>,
+): number {
+  if (!Number.isSafeInteger(overflow.price) || overflow.price <= 0) {
+    throw new RangeError(`admission plan ${plan.id}: price must be a positive safe integer`);
+  }
+  return overflow.price;
+}
+
+/**
+ * A plan of `n` units (types.ts `Store.admit`), decided before anything is written, so a refusal of any unit writes
+ * nothing (D10): the slots once, then the free units (units.ts), then the rest by the overflow, billed in one debit.
+ * Each unit gets its own release mark, ledger row and usage; the plan's mark holds the slot changes.
+ */
+function admitUnits(
+  st: HotStatements,
+  plan: AdmissionPlan,
+  n: number,
+  mark: ReleaseMark,
+  usage: UsageSink,
+): AdmissionResult {
+  const slots = decideSlots(st, plan.slots, plan.now);
+  const used = plan.free.map((c) => (st.counterGet.get(plan.day, c.id) as number | undefined) ?? 0);
+  const refuse = (code: Refusal['code']): Refusal => ({
+    admitted: false,
+    code,
+    quota: quotaOf(plan.free, used, 0),
+  });
+  if (!slots.ok) return { ...refuse(slots.code), nextSlotFreeAt: slots.nextSlotFreeAt };
+  const free = freeUnits(plan.free, used, n);
+  const overflow = plan.overflow;
+  let price = 0;
+  if (free < n) {
+    if (overflow.kind === 'refuse') return refuse(overflow.code);
+    if (overflow.kind === 'bill') {
+      price = priceOf(plan, overflow);
+      const total = price * (n - free);
+      if (!Number.isSafeInteger(total)) return refuse(overflow.refuse);
+      if (st.debit.run(total, overflow.accountId, total).changes !== 1) {
+        if (st.accountExists.get(overflow.accountId) === undefined) {
+          throw new Error(`admission plan ${plan.id}: unknown account ${overflow.accountId}`);
+        }
+        return refuse(overflow.refuse);
+      }
+    }
+  }
+  for (const c of plan.free) for (let i = 0; i < free; i++) st.counterIncrement.run(plan.day, c.id);
+  applySlots(st, slots);
+  const units: Ticket[] = [];
+  for (let i = 0; i < n; i++) {
+    const id = unitId(plan.id, i);
+    const billed = i >= free && price > 0 && overflow.kind === 'bill';
+    const charge = billed ? { accountId: overflow.accountId, amount: price } : null;
+    if (charge)
+      st.ledgerInsert.run(newOrderedId('led'), charge.accountId, -price, 'charge', plan.keyId, id, plan.now);
+    const column = charge ? 'billed' : 'free';
+    for (const subject of plan.usage) usage.add(plan.day, subject, column);
+    const undo: EmbeddedUndo = {
+      v: 1,
+      day: plan.day,
+      counters: i < free ? plan.free.map((c) => c.id) : [],
+      charge,
+      slots: [],
+      usage: { column, subjects: [...plan.usage] },
+    };
+    mark.add(id, plan.now, undo);
+    units.push({ planId: id, undo });
+  }
+  const shared: EmbeddedUndo = {
+    v: 1,
+    day: plan.day,
+    counters: [],
+    charge: null,
+    slots: slots.changes,
+    usage: { column: 'free', subjects: [] },
+  };
+  mark.add(plan.id, plan.now, shared);
+  const charged = price * (n - free);
+  return {
+    admitted: true,
+    billed: charged > 0,
+    charged,
+    quota: quotaOf(plan.free, used, free),
+    ticket: { planId: plan.id, undo: shared, units },
   };
 }
 

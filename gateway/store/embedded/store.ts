@@ -261,7 +261,14 @@ export class EmbeddedStore implements Store {
     const st = this.st();
     const undo = asEmbeddedUndo(ticket.undo);
     const mark = this.releaseMark();
-    this.db.transaction(() => releaseInTransaction(st, ticket.planId, undo, mark)).immediate();
+    const units = ticket.units?.map((u) => ({ id: u.planId, undo: asEmbeddedUndo(u.undo) }));
+    this.db
+      .transaction(() => {
+        // A plan of several units: the units not settled yet, then what they share (types.ts `Ticket.units`).
+        if (units !== undefined) for (const u of units) releaseInTransaction(st, u.id, u.undo, mark);
+        releaseInTransaction(st, ticket.planId, undo, mark);
+      })
+      .immediate();
   }
 
   /**
@@ -273,7 +280,13 @@ export class EmbeddedStore implements Store {
   keep(ticket: Ticket): Promise<void> {
     const mark = this.releaseMark();
     const id = ticket.planId;
-    return this.admissions().defer(() => void mark.remove(id));
+    const units = ticket.units;
+    if (units === undefined) return this.admissions().defer(() => void mark.remove(id));
+    const ids = units.map((u) => u.planId);
+    return this.admissions().defer(() => {
+      for (const u of ids) mark.remove(u);
+      mark.remove(id);
+    });
   }
 
   /**

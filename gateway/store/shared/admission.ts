@@ -12,6 +12,7 @@
 import type { Clock } from '../../core/clock';
 import type { AdmissionPlan, AdmissionResult, CounterSpec, SlotSpec, Ticket } from '../types';
 import { tightestQuota } from '../quota';
+import { unitId, unitsOf } from '../units';
 import { redisFault, StoreUnavailableError } from './errors';
 import { inflightMember } from './keeper';
 import { shardOf, type Layout } from './layout';
@@ -100,6 +101,23 @@ function see(seen: Seen, g: CounterGroup, used: readonly number[]): void {
   g.at.forEach((at, j) => (seen[at] = used[j]));
 }
 
+/**
+ * The ticket of a plan of several units admitted in one step: its own mark (the slot changes) and each unit's, so
+ * settling it settles every unit not settled yet; `units` holds one ticket per unit, settled on its own (D11).
+ */
+function unitsTicket(planId: string, n: number, shard: number): Ticket {
+  const marks: MarkRef[] = [[shard, 0]];
+  const units: Ticket[] = [];
+  for (let i = 0; i < n; i++) {
+    const id = unitId(planId, i);
+    marks.push([shard, 0, id]);
+    const undo: SharedUndo = { v: 'shared-1', marks: [[shard, 0]] };
+    units.push({ planId: id, undo });
+  }
+  const undo: SharedUndo = { v: 'shared-1', marks };
+  return { planId, undo, units };
+}
+
 /** A ticket's undo record, checked (a ticket from another store or a mangled copy is a bug). */
 export function sharedUndo(ticket: Ticket, op: string): SharedUndo {
   const undo = ticket.undo as Partial<SharedUndo> | null;
@@ -137,16 +155,18 @@ export class Admitter {
   /** Execute a plan all-or-nothing. */
   async admit(plan: AdmissionPlan): Promise<AdmissionResult> {
     checkPlan(plan);
+    const n = plan.units === undefined ? 1 : unitsOf(plan);
+    if (!this.cluster) return this.admitOneStep(plan, n);
     const shards = new Set<number>([
       ...plan.slots.map((s) => shardOf(s.scope)),
       ...plan.free.map((c) => shardOf(c.id)),
       ...(plan.overflow.kind === 'bill' ? [shardOf(`account:${plan.overflow.accountId}`)] : []),
     ]);
-    if (!this.cluster || shards.size <= 1) return this.admitOneStep(plan);
-    return this.admitStepwise(plan);
+    if (shards.size <= 1) return this.admitOneStep(plan, n);
+    return n === 1 ? this.admitStepwise(plan) : this.admitUnitsStepwise(plan, n);
   }
 
-  /** Release every step of a ticket (each step once, by its mark). */
+  /** Release every step of a ticket (each step once, by its mark; a plan's ticket holds its units' marks too). */
   async release(ticket: Ticket): Promise<void> {
     const undo = sharedUndo(ticket, 'release');
     // Redis down: the release is retried in the background (marks make it exactly once) and the fault reported.
@@ -155,14 +175,15 @@ export class Admitter {
 
   /** Release marks in reverse order (the last step first). */
   async releaseMarks(planId: string, marks: readonly MarkRef[]): Promise<void> {
-    for (const [shard, step] of [...marks].reverse()) {
+    for (const [shard, step, unit] of [...marks].reverse()) {
+      const id = unit ?? planId;
       try {
         await scriptsOf(this.redis).ggRelease(
           2,
-          this.layout.mark(shard, planId, step),
+          this.layout.mark(shard, id, step),
           this.layout.inflight(shard),
           this.clock.now(),
-          inflightMember(planId, step),
+          inflightMember(id, step),
         );
       } catch (err) {
         throw redisFault(err);
@@ -221,7 +242,7 @@ export class Admitter {
     return { planId: plan.id, undo };
   }
 
-  private async admitOneStep(plan: AdmissionPlan): Promise<AdmissionResult> {
+  private async admitOneStep(plan: AdmissionPlan, units: number): Promise<AdmissionResult> {
     const shard = primaryShard(plan);
     const step: StepInput = {
       shard,
@@ -232,15 +253,58 @@ export class Admitter {
       overflow: plan.overflow,
       event: true,
     };
+    if (units > 1) step.units = units;
     const r = await this.runStep(plan, step, []);
     if (r.kind !== 'admitted') return this.refusal(r, tightestQuota(plan.free, usedOf(r)));
+    const ticket = units > 1 ? unitsTicket(plan.id, units, shard) : this.ticket(plan, [[shard, 0]]);
     return {
       admitted: true,
       billed: r.billed,
       charged: r.charged,
       quota: tightestQuota(plan.free, r.used),
-      ticket: this.ticket(plan, [[shard, 0]]),
+      ticket,
     };
+  }
+
+  /**
+   * A plan of several units over several cluster shards: each unit is admitted as a plan of its own (the ordered
+   * reserve-then-compensate of one unit, docs/shared-state.md); a refused unit releases the units admitted before it,
+   * so the plan is admitted whole or changes nothing (D10). The units' tickets hold everything; the plan's own holds
+   * no mark.
+   */
+  private async admitUnitsStepwise(plan: AdmissionPlan, n: number): Promise<AdmissionResult> {
+    const units: Ticket[] = [];
+    let billed = false;
+    let charged = 0;
+    let quota: AdmissionResult['quota'] = null;
+    const one = { ...plan };
+    delete one.units;
+    try {
+      for (let i = 0; i < n; i++) {
+        const r = await this.admitStepwise({ ...one, id: unitId(plan.id, i) });
+        if (!r.admitted) {
+          await this.releaseUnits(units);
+          // The quota as it is with the earlier units given back (the refused unit changed nothing).
+          return { ...r, quota: await this.quotaOf(plan, []) };
+        }
+        units.push(r.ticket);
+        billed ||= r.billed;
+        charged += r.charged;
+        quota = r.quota;
+      }
+    } catch (err) {
+      await this.releaseUnits(units).catch(() => undefined); // a fault changes nothing either
+      throw err;
+    }
+    const marks = units.flatMap((u) =>
+      sharedUndo(u, 'admit').marks.map(([sh, st]): MarkRef => [sh, st, u.planId]),
+    );
+    return { admitted: true, billed, charged, quota, ticket: { ...this.ticket(plan, marks), units } };
+  }
+
+  /** Release units admitted by `admitUnitsStepwise` (each by its marks; Redis down: in the background). */
+  private async releaseUnits(units: readonly Ticket[]): Promise<void> {
+    for (const u of units) await this.compensate(u.planId, sharedUndo(u, 'release').marks);
   }
 
   private refusal(r: StepReply, quota: Refusal['quota']): Refusal {

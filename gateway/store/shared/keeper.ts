@@ -54,15 +54,16 @@ export class Keeper {
   keep(planId: string, marks: readonly MarkRef[]): Promise<void> {
     const batch = this.batch ?? this.open();
     let full = false;
-    for (const [shard, step] of marks) {
+    for (const [shard, step, unit] of marks) {
       const at = this.cluster ? shard : 0;
       let call = batch.calls.get(at);
       if (call === undefined) {
         call = { keys: [], members: [] };
         batch.calls.set(at, call);
       }
-      call.keys.push(this.layout.mark(shard, planId, step), this.layout.inflight(shard));
-      call.members.push(inflightMember(planId, step));
+      const id = unit ?? planId;
+      call.keys.push(this.layout.mark(shard, id, step), this.layout.inflight(shard));
+      call.members.push(inflightMember(id, step));
       full ||= call.members.length >= MAX_CALL;
     }
     if (full) batch.send(); // bounded script calls under any load

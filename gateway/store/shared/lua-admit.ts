@@ -11,7 +11,8 @@
  *     of: {t:'refuse', code} | {t:'bill', k, acc, price, code} | {t:'free'},
  *     ev: 0 | index of the event stream, u: [usage subjects], f: [counter ids of the plan], key: keyId | '',
  *     ctrOpt: counters optional (admit the slots anyway; reserve the counters only if all are below their limits),
- *     mark2: 0 | index of a second mark holding the counter reservation's undo (released on its own) }
+ *     mark2: 0 | index of a second mark holding the counter reservation's undo (released on its own),
+ *     n: units (absent: 1), um: index of unit 1's mark (units n > 1: KEYS[um..um+n-1], unit ids "id/0".."id/n-1") }
  * Replies: {0, code, nextSlotFreeAt|-1, used}      refused
  *          {1, billed, charged, used, free}        admitted (free: counters incremented)
  *          {2}                                     the account's balance is not in Redis yet
@@ -58,6 +59,59 @@ for _, sl in ipairs(s.slots) do
   else
     return {0, sl.code, earliest or -1, used}
   end
+end
+
+-- several units (types.ts Store.admit): the free units are the fewest any counter has left; the rest overflow.
+-- Decided before anything is written; each unit gets its own mark and event, KEYS[1] holds the slot changes.
+if s.n and s.n > 1 then
+  local n = s.n
+  local f = n
+  for i, c in ipairs(s.ctr) do
+    if c.l - used[i] < f then f = c.l - used[i] end
+  end
+  if f < 0 then f = 0 end
+  local over, price, wallet = n - f, 0, ''
+  if over > 0 then
+    if s.of.t == 'refuse' then return {0, s.of.code, -1, used} end
+    if s.of.t == 'bill' then
+      wallet = KEYS[s.of.k]
+      local b = redis.call('HGET', wallet, 'b')
+      if not b then return {2} end
+      if tonumber(b) < s.of.price * over then return {0, s.of.code, -1, used} end
+      price = s.of.price
+    end
+  end
+  for _, e in ipairs(expired) do redis.call('HDEL', e[1], e[2]) end
+  for _, c in ipairs(changes) do
+    redis.call('HSET', c[1], c[2], c[4])
+    redis.call('PEXPIRE', c[1], c[5] + 86400000)
+  end
+  local counters = {}
+  if f > 0 then
+    for i, c in ipairs(s.ctr) do
+      redis.call('INCRBY', KEYS[c.k], f)
+      redis.call('EXPIRE', KEYS[c.k], s.ctrTtl)
+      counters[#counters + 1] = KEYS[c.k]
+      used[i] = used[i] + f
+    end
+  end
+  if price > 0 then redis.call('HINCRBY', wallet, 'b', -price * over) end
+  local ev, fs, us = KEYS[s.ev], table.concat(s.f, ' '), table.concat(s.u, ' ')
+  for i = 1, n do
+    local id, free = s.id .. '/' .. (i - 1), i <= f
+    local p = free and 0 or price
+    local acc, b, uf = p > 0 and s.of.acc or '', p > 0 and 1 or 0, free and fs or ''
+    redis.call('XADD', ev, '*', 't', 'adm', 'e', 'adm:' .. id, 'id', id, 'd', s.day, 'n', fmt(now), 'u', us,
+      'f', uf, 'b', b, 'a', acc, 'c', p, 'k', s.key)
+    redis.call('SET', KEYS[s.um + i - 1], cjson.encode({s = {}, c = free and counters or {}, w = p > 0 and wallet or '',
+      a = acc, p = p, ev = ev, id = id, d = s.day, u = us, f = uf, b = b, k = s.key}), 'EX', s.ttl)
+    redis.call('ZADD', KEYS[2], now, id .. ':' .. s.st)
+  end
+  redis.call('SET', KEYS[1], cjson.encode({s = changes, c = {}, w = '', a = '', p = 0, ev = '', id = s.id, d = s.day,
+    u = '', f = '', b = 0, k = s.key}), 'EX', s.ttl)
+  redis.call('ZADD', KEYS[2], now, s.id .. ':' .. s.st)
+  redis.call('ZREMRANGEBYSCORE', KEYS[2], '-inf', '(' .. fmt(now - s.ttl * 1000))
+  return {1, price > 0 and over > 0 and 1 or 0, price * over, used, f > 0 and 1 or 0}
 end
 
 -- not free: the overflow decides

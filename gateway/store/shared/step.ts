@@ -3,10 +3,14 @@
  * server, or when every key of the plan shares a shard, the whole plan is one step.
  */
 import type { AdmissionPlan, CounterSpec, SlotSpec } from '../types';
+import { unitId } from '../units';
 import type { Layout } from './layout';
 
-/** Where a step's admission mark lives: released by (shard, step). */
-export type MarkRef = [shard: number, step: number];
+/**
+ * Where a step's admission mark lives: released by (shard, step); `unit`: the mark is that unit's of a plan of
+ * several units (its id, units.ts `unitId`), held by the plan's ticket too so the plan settles its units with it.
+ */
+export type MarkRef = [shard: number, step: number, unit?: string];
 
 /** What a step does (built into the script's JSON spec). */
 export interface StepInput {
@@ -24,6 +28,8 @@ export interface StepInput {
    * (then nothing is reserved and there is no event); the reservation gets its own mark (step + 1).
    */
   countersOptional?: boolean;
+  /** A whole plan of several units in one step (types.ts `Store.admit`); absent: 1. */
+  units?: number;
 }
 
 export type StepReply =
@@ -101,6 +107,8 @@ export function stepArgs(
     add(layout.mark(s.shard, plan.id, s.step + 1));
     mark2 = keys.length;
   }
+  const n = s.units ?? 1;
+  if (n > 1) return { keys, spec: JSON.stringify(unitsSpec(layout, plan, s, keys, n, slots, ctr, of, ev)) };
   const spec = {
     id: plan.id,
     st: s.step,
@@ -120,6 +128,42 @@ export function stepArgs(
     mark2,
   };
   return { keys, spec: JSON.stringify(spec) };
+}
+
+/** The spec of a step of several units: as one unit's, plus their count and their marks (added to `keys`). */
+function unitsSpec(
+  layout: Layout,
+  plan: AdmissionPlan,
+  s: StepInput,
+  keys: string[],
+  n: number,
+  slots: object[],
+  ctr: object[],
+  of: object,
+  ev: number,
+): object {
+  const um = keys.length + 1;
+  for (let i = 0; i < n; i++) keys.push(layout.mark(s.shard, unitId(plan.id, i), s.step));
+  return {
+    id: plan.id,
+    st: s.step,
+    now: plan.now,
+    day: plan.day,
+    ttl: MARK_TTL_S,
+    ctrTtl: COUNTER_TTL_S,
+    slots,
+    ctr,
+    notFree: s.notFree,
+    of,
+    ev,
+    u: plan.usage,
+    f: plan.free.map((c) => c.id),
+    key: plan.keyId ?? '',
+    ctrOpt: false,
+    mark2: 0,
+    n,
+    um,
+  };
 }
 
 /** Parse the admission script's reply. */
