@@ -7,14 +7,10 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { CompiledHost } from '../config/compile';
 import { RequestContext, type PipelineDeps, type Refusal } from './context';
-import { StoreFault } from './fault';
 import { answerAccount } from './stages/account';
-import { admitRequest } from './stages/admit';
 import { serveBulk } from './stages/bulk';
-import { locateClient } from './stages/client-address';
-import { findRequestCredential } from './stages/credential';
+import { admitUnits } from './stages/count';
 import { checkBackend, forwardRequest } from './stages/forward';
-import { identifyCaller } from './stages/identify';
 import { parseRequest } from './stages/parse';
 import { passthroughRoute, servePassthrough } from './stages/passthrough';
 import { answerPreflight, checkMethod } from './stages/preflight';
@@ -74,7 +70,7 @@ async function walk(ctx: RequestContext, stages: Stages): Promise<Refusal | null
   const unserved = checkBackend(ctx);
   if (unserved !== null) return unserved;
   if (ctx.bulk !== null) return serveBulk(ctx, ctx.bulk);
-  const refusal = locateClient(ctx) ?? findRequestCredential(ctx) ?? (await count(ctx));
+  const refusal = await admitUnits(ctx, 1);
   if (refusal !== null) return refusal;
   const sent = performance.now();
   const outcome = await forwardRequest(ctx);
@@ -84,21 +80,4 @@ async function walk(ctx: RequestContext, stages: Stages): Promise<Refusal | null
   if (settlement.reply === null) ctx.outcome = 'client_gone';
   render(ctx, settlement, outcome, record);
   return null;
-}
-
-/** Identify, then plan + admit. An unreachable store under onStoreFailure: open serves the request uncounted. */
-async function count(ctx: RequestContext): Promise<Refusal | null> {
-  const t0 = performance.now();
-  try {
-    return (await identifyCaller(ctx)) ?? (await admitRequest(ctx));
-  } catch (err) {
-    if (!(err instanceof StoreFault) || ctx.deps.config.onStoreFailure !== 'open') throw err;
-    ctx.deps.logger.warn(
-      { err: err.message, requestId: ctx.requestId },
-      'store unavailable: serving uncounted (onStoreFailure: open)',
-    );
-    return null;
-  } finally {
-    ctx.deps.metrics.admission(performance.now() - t0);
-  }
 }

@@ -6,9 +6,7 @@
 import type { RequestContext, Refusal } from '../context';
 import { accountView } from '../account-call';
 import { storeFault } from '../fault';
-import { locateClient } from './client-address';
-import { findRequestCredential } from './credential';
-import { identifyCaller } from './identify';
+import { admitUnits } from './count';
 import { send } from './render';
 import { NO_HEADERS } from '../context';
 
@@ -21,7 +19,8 @@ export async function answerAccount(ctx: RequestContext): Promise<Refusal | null
     send(ctx, endpoints.render(request.state, null), NO_HEADERS);
     return null;
   }
-  const refusal = locateClient(ctx) ?? findRequestCredential(ctx) ?? (await identifyCaller(ctx, false));
+  // Identified only (a key required), never counted; the answer reads the store, so never served uncounted.
+  const refusal = await admitUnits(ctx, 0, false, false);
   if (refusal !== null) return refusal;
   const { config, store, clock } = ctx.deps;
   let view;

@@ -18,26 +18,22 @@ function usedUp(plan: AdmissionPlan, quota: { used: number; limit: number } | nu
 }
 
 /**
- * Admit the identified request; sets ticket and quota headers. A refusal changes nothing; a store fault is thrown.
- * `seen`, when given, is called with the store's result.
+ * Admit the identified request as `units` units, all or none (D10); sets ticket and quota headers from the store's
+ * result. A refusal changes nothing; a store fault is thrown.
  */
-export async function admitRequest(
-  ctx: RequestContext,
-  seen?: (result: AdmissionResult) => void,
-): Promise<Refusal | null> {
+export async function admitRequest(ctx: RequestContext, units: number): Promise<Refusal | null> {
   const { config, store, clock, logger } = ctx.deps;
   const identity = ctx.identity;
   const rules = config.rules;
   const now = clock.now();
-  const plan = planAdmission({ rules, identity, address: ctx.address, now, id: newOrderedId('adm') });
+  const id = newOrderedId('adm');
+  const plan = planAdmission({ rules, identity, address: ctx.address, now, id, units });
   let result: AdmissionResult;
   try {
     result = await store.admit(plan);
   } catch (err) {
     throw storeFault(err);
   }
-  // Only a bulk call watches each result (stages/bulk.ts); a single request passes nothing.
-  if (seen !== undefined) seen(result);
   // Allowance alerts (D30): one null check when off, nothing for anonymous callers.
   const watch = ctx.deps.allowance;
   if (watch !== undefined && identity.kind !== 'anonymous' && result.quota !== null) {

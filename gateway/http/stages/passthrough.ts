@@ -1,15 +1,13 @@
 /**
  * Stage: passthrough (D26). A request on one of the host's passthrough routes is forwarded as it is (path, query
  * minus every credential position, body) to the host's backend and its answer streamed back. It is identified,
- * admitted and billed like a translated call (same identity, slots, allowance and refusals), `cost` times (0: not
- * counted); D11 holds: a 5xx, a timeout or a connection failure is released; any other answer is kept when its status
- * line arrives (however long it then streams, within the route's deadline).
+ * admitted and billed like a translated call (same identity, slots, allowance and refusals) as one plan of `cost`
+ * units (0: not counted); D11's passthrough column settles it: a 5xx, a timeout or a connection failure is released;
+ * any other answer is kept when its status line arrives (however long it then streams, within the route's deadline).
  */
 import type { PassthroughRoute } from '../../config/backends';
 import { MESSAGES } from '../../core/errors';
-import type { Ticket } from '../../store/types';
 import type { RequestContext, Refusal } from '../context';
-import { StoreFault } from '../fault';
 import { CORS_HEADERS } from '../headers';
 import {
   matchRoute,
@@ -21,12 +19,11 @@ import {
 } from '../passthrough-path';
 import type { PassOutcome } from '../passthrough-proxy';
 import { adapterRequest, flatHeaders, readBody } from '../request';
-import { countAll, releaseAll } from './bulk';
-import { locateClient } from './client-address';
-import { findRequestCredential } from './credential';
-import { identifyCaller } from './identify';
+import { D11, passthroughKind } from '../settlement';
+import { admitUnits } from './count';
 import { requestBody } from './parse';
 import { fail } from './render';
+import { keepTicket, releaseTicket } from './settle';
 
 const BAD_PATH: Refusal = Object.freeze({
   code: 'invalid_parameter',
@@ -72,10 +69,8 @@ export async function servePassthrough(
     ctx.host.adapter.credentialParams,
   );
   ctx.form = form;
-  const refusal = locateClient(ctx) ?? findRequestCredential(ctx);
+  const refusal = await admitUnits(ctx, route.cost);
   if (refusal !== null) return refusal;
-  const tickets = await admitCost(ctx, route.cost);
-  if (!Array.isArray(tickets)) return tickets;
 
   const names = ctx.host.credentialNames;
   const backend = ctx.host.backend;
@@ -93,45 +88,23 @@ export async function servePassthrough(
     deadlineMs: route.deadlineMs,
     responseHeaders: route.responseHeaders,
     onStatus: (status) => {
-      // D11 at the status line: an answer below 500 is charged, however long it then takes to deliver.
-      if (status < 500) kept = keepAll(ctx, tickets);
+      // D11's passthrough column at the status line: an answer below 500 is charged, however long it then takes.
+      if (!D11[passthroughKind(status)].keepPassthrough) return;
+      kept = true;
+      if (ctx.ticket !== null) keepTicket(ctx, ctx.ticket);
     },
   });
-  await settlePassthrough(ctx, outcome, kept ? [] : tickets);
+  await settlePassthrough(ctx, outcome, kept);
   return null;
 }
 
-/** Keep every admission (fire and forget: the answer never waits for its keep); true. */
-function keepAll(ctx: RequestContext, tickets: readonly (Ticket | null)[]): true {
-  const { store, logger } = ctx.deps;
-  for (const t of tickets)
-    if (t !== null)
-      store.keep(t).catch((err: unknown) => logger.error({ err, requestId: ctx.requestId }, 'keep failed'));
-  return true;
-}
-
-/** Identify, then admit `cost` units (0: identified, not counted). An unreachable store under open: uncounted. */
-async function admitCost(ctx: RequestContext, cost: number): Promise<(Ticket | null)[] | Refusal> {
-  if (cost > 0) return countAll(ctx, cost);
-  try {
-    return (await identifyCaller(ctx)) ?? [];
-  } catch (err) {
-    if (!(err instanceof StoreFault) || ctx.deps.config.onStoreFailure !== 'open') throw err;
-    return [];
-  }
-}
-
 /**
- * D11 for passthrough, after the answer: `unkept` (no status line below 500 came) is released; a timeout or a failure
- * before the status line is answered in the host's shape, one after it cuts the client's connection.
+ * D11 for passthrough, after the answer: not `kept` (no status line D11 keeps came) is released; a timeout or a
+ * failure before the status line is answered in the host's shape, one after it cuts the client's connection.
  */
-async function settlePassthrough(
-  ctx: RequestContext,
-  outcome: PassOutcome,
-  unkept: readonly (Ticket | null)[],
-): Promise<void> {
+async function settlePassthrough(ctx: RequestContext, outcome: PassOutcome, kept: boolean): Promise<void> {
   const { logger } = ctx.deps;
-  await releaseAll(ctx, unkept);
+  if (!kept && ctx.ticket !== null) await releaseTicket(ctx, ctx.ticket);
   if (outcome.kind === 'client_gone') {
     ctx.outcome = 'client_gone';
     return;

@@ -1,6 +1,6 @@
 /**
- * A bulk call whose store becomes unreachable between two of its admissions (issue 16 item 1, issue 4): closed → the
- * units already admitted are released and the call is answered store_unavailable, nothing counted; open → the call is
+ * A bulk call whose store becomes unreachable while its units are admitted (one admission of all of them, D10):
+ * closed → nothing is admitted and the call is answered store_unavailable, nothing counted; open → the call is
  * served uncounted, like a single request.
  */
 import type { BackendCall } from '../../../adapters/types';
@@ -25,14 +25,15 @@ const ipRecord = (c: BackendCall) => ({
   attribution: 'test data',
 });
 
-/** The store, whose `admit` throws StoreUnavailableError from its 2nd call on once `armed`. */
-function failingSecondAdmit(state: { armed: boolean; admits: number }) {
+/** The store, whose `admit` throws StoreUnavailableError for a plan of several units once `armed`. */
+function failingUnitsAdmit(state: { armed: boolean }) {
   return (store: Store): Store =>
     new Proxy(store, {
       get(target, prop) {
         if (prop === 'admit') {
           return async (plan: Parameters<Store['admit']>[0]) => {
-            if (state.armed && ++state.admits >= 2) throw new StoreUnavailableError('redis', 'ECONNREFUSED');
+            if (state.armed && (plan.units ?? 1) > 1)
+              throw new StoreUnavailableError('redis', 'ECONNREFUSED');
             return target.admit(plan);
           };
         }
@@ -44,7 +45,7 @@ function failingSecondAdmit(state: { armed: boolean; admits: number }) {
 
 describe.each(['closed', 'open'] as const)('onStoreFailure: %s', (mode) => {
   let g: Injected;
-  const state = { armed: false, admits: 0 };
+  const state = { armed: false };
   beforeAll(async () => {
     g = await startInjected(
       'A',
@@ -56,13 +57,13 @@ describe.each(['closed', 'open'] as const)('onStoreFailure: %s', (mode) => {
           { name: 'ipstack.localhost', adapter: 'ipstack' },
         ],
       },
-      failingSecondAdmit(state),
+      failingUnitsAdmit(state),
     );
     g.backend = (c) => answer(200, ipRecord(c));
   });
   afterAll(() => g.close());
 
-  test('the store fails at the 2nd admission: the 1st is released, nothing is charged', async () => {
+  test('the store fails while the units are admitted: nothing is admitted, nothing is charged', async () => {
     const acc = await g.account(10);
     const { key, id } = await g.key(acc.id);
     state.armed = true;
