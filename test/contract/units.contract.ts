@@ -131,6 +131,7 @@ export function unitRules(h: StoreHolder): void {
       const results = await Promise.all(plans.map((p) => h.store.admit(p)));
       const won = results.filter((r) => r.admitted);
       const charged = won.reduce((sum, r) => sum + (r.admitted ? r.charged : 0), 0);
+      expect(won.length).toBeGreaterThan(0);
       expect(won.length * 8).toBeLessThanOrEqual(40);
       for (const r of results) if (!r.admitted) expect(r.code).toBe('no_credits');
       const after = (await h.store.getAccount(acc.id))?.balance ?? -1;

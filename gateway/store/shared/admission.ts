@@ -17,7 +17,7 @@ import { redisFault, StoreUnavailableError } from './errors';
 import { inflightMember } from './keeper';
 import { shardOf, type Layout } from './layout';
 import { scriptsOf, type RedisClient } from './redis-client';
-import { parseStepReply, stepArgs, type MarkRef, type StepInput, type StepReply } from './step';
+import { parseStepReply, stepArgs, stepMarks, type MarkRef, type StepInput, type StepReply } from './step';
 import { writeAtEndOfTurn } from './turn-writes';
 
 /** The shared store's Ticket.undo: the marks of the admission's steps. */
@@ -140,6 +140,15 @@ function checkPlan(plan: AdmissionPlan): void {
   }
 }
 
+/** A cluster plan of units on its way: the marks its steps took, and the step under way (its outcome unknown). */
+interface Track {
+  done: MarkRef[];
+  current: StepInput | null;
+}
+
+/** The overflow of a step that only takes slots or reserves counters. */
+const FREE: AdmissionPlan['overflow'] = Object.freeze({ kind: 'free' });
+
 /** Executes plans against Redis. */
 export class Admitter {
   constructor(
@@ -211,12 +220,15 @@ export class Admitter {
       const fault = redisFault(err);
       // The outcome is unknown (the reply may have been lost): release this step and the earlier ones later.
       if (fault instanceof StoreUnavailableError) {
-        const own: MarkRef[] = s.countersOptional
-          ? [
-              [s.shard, s.step],
-              [s.shard, s.step + 1],
-            ]
-          : [[s.shard, s.step]];
+        const own: MarkRef[] =
+          s.units !== undefined
+            ? stepMarks(plan.id, s)
+            : s.countersOptional
+              ? [
+                  [s.shard, s.step],
+                  [s.shard, s.step + 1],
+                ]
+              : [[s.shard, s.step]];
         const marks: MarkRef[] = wasSent(fault) ? [...done, ...own] : [...done];
         if (marks.length > 0) this.recover(marks, plan.id);
       }
@@ -267,44 +279,153 @@ export class Admitter {
   }
 
   /**
-   * A plan of several units over several cluster shards: each unit is admitted as a plan of its own (the ordered
-   * reserve-then-compensate of one unit, docs/shared-state.md); a refused unit releases the units admitted before it,
-   * so the plan is admitted whole or changes nothing (D10). The units' tickets hold everything; the plan's own holds
-   * no mark.
+   * A plan of several units over several cluster shards, in the order of a one-unit plan (docs/shared-state.md):
+   * slot steps; then, when the counters and the wallet share a shard, the rest in one step there; else each counter
+   * group reserves as many units as it can (at most as many as the group before it), the groups before the last give
+   * back what they took beyond it, and the remaining units overflow in one step (billed in the account's shard).
+   * Every step is one script for all its units; a refusal gives back every step before it (D10).
    */
   private async admitUnitsStepwise(plan: AdmissionPlan, n: number): Promise<AdmissionResult> {
-    const units: Ticket[] = [];
-    let billed = false;
-    let charged = 0;
-    let quota: AdmissionResult['quota'] = null;
-    const one = { ...plan };
-    delete one.units;
+    const track: Track = { done: [], current: null };
     try {
-      for (let i = 0; i < n; i++) {
-        const r = await this.admitStepwise({ ...one, id: unitId(plan.id, i) });
-        if (!r.admitted) {
-          await this.releaseUnits(units);
-          // The quota as it is with the earlier units given back (the refused unit changed nothing).
-          return { ...r, quota: await this.quotaOf(plan, []) };
-        }
-        units.push(r.ticket);
-        billed ||= r.billed;
-        charged += r.charged;
-        quota = r.quota;
-      }
+      return await this.unitSteps(plan, n, track);
     } catch (err) {
-      await this.releaseUnits(units).catch(() => undefined); // a fault changes nothing either
+      // A fault changes nothing either: what the steps took (and the step whose outcome is unknown) is given back,
+      // now or once Redis answers (a superset of what runStep left for later: releasing a mark twice is a no-op).
+      const marks = track.current ? [...track.done, ...stepMarks(plan.id, track.current)] : track.done;
+      if (marks.length > 0) await this.compensate(plan.id, marks).catch(() => undefined);
       throw err;
     }
-    const marks = units.flatMap((u) =>
-      sharedUndo(u, 'admit').marks.map(([sh, st]): MarkRef => [sh, st, u.planId]),
-    );
-    return { admitted: true, billed, charged, quota, ticket: { ...this.ticket(plan, marks), units } };
   }
 
-  /** Release units admitted by `admitUnitsStepwise` (each by its marks; Redis down: in the background). */
-  private async releaseUnits(units: readonly Ticket[]): Promise<void> {
-    for (const u of units) await this.compensate(u.planId, sharedUndo(u, 'release').marks);
+  private async unitSteps(plan: AdmissionPlan, n: number, track: Track): Promise<AdmissionResult> {
+    const done = track.done;
+    const run = async (s: StepInput): Promise<StepReply> => {
+      track.current = s;
+      const r = await this.runStep(plan, s, done);
+      track.current = null;
+      return r;
+    };
+    let step = 0;
+    const refused = async (r: StepReply): Promise<Refusal> => {
+      await this.compensate(plan.id, done.splice(0));
+      return this.refusal(r, await this.quotaOf(plan, []));
+    };
+    const tail = tailShard(plan);
+    let split = plan.slots.length;
+    if (tail !== null) while (split > 0 && shardOf(plan.slots[split - 1]?.scope ?? '') === tail) split -= 1;
+    const runs = runsByShard<SlotSpec>(plan.slots.slice(0, split), (sl) => shardOf(sl.scope));
+    const groups = tail === null ? groupsByShard(plan.free) : [];
+    const merged =
+      runs.length > 0 && runs[runs.length - 1]?.shard === groups[0]?.shard ? runs.pop() : undefined;
+    const base = { counters: [] as CounterSpec[], notFree: false, overflow: FREE, event: false };
+    for (const slotRun of runs) {
+      const r = await run({ ...base, shard: slotRun.shard, step, slots: slotRun.items });
+      if (r.kind !== 'admitted') return refused(r);
+      done.push([slotRun.shard, step++]);
+    }
+    if (tail !== null) {
+      const s: StepInput = {
+        shard: tail,
+        step,
+        slots: plan.slots.slice(split),
+        counters: plan.free,
+        notFree: false,
+        overflow: plan.overflow,
+        event: true,
+        units: n,
+      };
+      const r = await run(s);
+      if (r.kind !== 'admitted') return refused(r);
+      done.push(...stepMarks(plan.id, s));
+      return this.unitsAdmitted(plan, n, done, r.billed, r.charged, tightestQuota(plan.free, r.used));
+    }
+    if (groups.length === 0) {
+      // Vacuously free: one step records the units' usage.
+      const s: StepInput = { ...base, shard: shardOf(plan.slots[0]?.scope ?? plan.id), step, slots: [] };
+      const r = await run({ ...s, event: true, units: n });
+      if (r.kind !== 'admitted') throw new Error('admission: a record step was refused');
+      done.push(...stepMarks(plan.id, { ...s, units: n }));
+      return this.unitsAdmitted(plan, n, done, false, 0, null);
+    }
+    // The counter groups: each reserves up to `free` units; the last group's reservation is the free units.
+    let free = n;
+    const seen: Seen = plan.free.map(() => undefined);
+    const taken: { shard: number; step: number; units: number; g: CounterGroup }[] = [];
+    for (const [i, g] of groups.entries()) {
+      if (free === 0 && i > 0) break; // nothing left to reserve: the rest overflows
+      const s: StepInput = {
+        shard: g.shard,
+        step,
+        slots: i === 0 ? (merged?.items ?? []) : [],
+        counters: g.items,
+        notFree: false,
+        overflow: FREE,
+        event: i === groups.length - 1,
+        units: free,
+        partial: true,
+      };
+      const r = await run(s);
+      if (r.kind !== 'admitted') return refused(r); // a slot of the first group's step
+      see(seen, g, r.used);
+      done.push(...stepMarks(plan.id, s, r.freeUnits));
+      taken.push({ shard: g.shard, step: step++, units: r.freeUnits, g });
+      free = r.freeUnits;
+    }
+    // The groups before the last give back the units the last could not reserve (their values as after the plan).
+    const extra: MarkRef[] = [];
+    for (const t of taken) {
+      for (let u = free; u < t.units; u++) extra.push([t.shard, t.step, unitId(plan.id, u)]);
+      for (const at of t.g.at) seen[at] = (seen[at] ?? 0) - (t.units - free);
+    }
+    if (extra.length > 0) {
+      const back = new Set(extra.map(([, st, u]) => `${st}:${u ?? ''}`));
+      await this.compensate(plan.id, extra);
+      done.splice(0, done.length, ...done.filter(([, st, u]) => !back.has(`${st}:${u ?? ''}`)));
+    }
+    if (free === n)
+      return this.unitsAdmitted(plan, n, done, false, 0, tightestQuota(plan.free, seen as number[]));
+    const o = plan.overflow;
+    if (o.kind === 'refuse') {
+      await this.compensate(plan.id, done.splice(0));
+      return { admitted: false, code: o.code, quota: await this.quotaOf(plan, []) };
+    }
+    const shard =
+      o.kind === 'bill' ? shardOf(`account:${o.accountId}`) : shardOf(plan.slots[0]?.scope ?? plan.id);
+    const s: StepInput = {
+      shard,
+      step,
+      slots: [],
+      counters: [],
+      notFree: true,
+      overflow: o,
+      event: true,
+      units: n - free,
+      firstUnit: free,
+    };
+    const r = await run(s);
+    if (r.kind !== 'admitted') return refused(r);
+    done.push(...stepMarks(plan.id, s));
+    return this.unitsAdmitted(plan, n, done, r.billed, r.charged, await this.quotaOf(plan, seen));
+  }
+
+  /** The result of an admitted plan of units: the plan's ticket holds every mark, each unit's ticket its own. */
+  private unitsAdmitted(
+    plan: AdmissionPlan,
+    n: number,
+    marks: MarkRef[],
+    billed: boolean,
+    charged: number,
+    quota: AdmissionResult['quota'],
+  ): AdmissionResult {
+    const units: Ticket[] = [];
+    for (let i = 0; i < n; i++) {
+      const id = unitId(plan.id, i);
+      const own = marks.filter((m) => m[2] === id).map(([sh, st]): MarkRef => [sh, st]);
+      const undo: SharedUndo = { v: 'shared-1', marks: own };
+      units.push({ planId: id, undo });
+    }
+    return { admitted: true, billed, charged, quota, ticket: { ...this.ticket(plan, marks), units } };
   }
 
   private refusal(r: StepReply, quota: Refusal['quota']): Refusal {

@@ -12,9 +12,11 @@
  *     ev: 0 | index of the event stream, u: [usage subjects], f: [counter ids of the plan], key: keyId | '',
  *     ctrOpt: counters optional (admit the slots anyway; reserve the counters only if all are below their limits),
  *     mark2: 0 | index of a second mark holding the counter reservation's undo (released on its own),
- *     n: units (absent: 1), um: index of unit 1's mark (units n > 1: KEYS[um..um+n-1], unit ids "id/0".."id/n-1") }
+ *     n: units (absent: one unit, no unit marks), um: index of the first unit's mark (KEYS[um..um+n-1]), u0: the
+ *     first unit's number (unit ids "id/u0".."id/u0+n-1"), part: reserve as many of the n units as the counters
+ *     allow (cluster: a counter group; no overflow) }
  * Replies: {0, code, nextSlotFreeAt|-1, used}      refused
- *          {1, billed, charged, used, free}        admitted (free: counters incremented)
+ *          {1, billed, charged, used, free, f}     admitted (free: counters incremented; f: units counted free)
  *          {2}                                     the account's balance is not in Redis yet
  *          {3}                                     this plan id (step) was admitted already
  *          {4}                                     the shard's counters are not rebuilt yet (Redis restarted empty)
@@ -61,15 +63,16 @@ for _, sl in ipairs(s.slots) do
   end
 end
 
--- several units (types.ts Store.admit): the free units are the fewest any counter has left; the rest overflow.
--- Decided before anything is written; each unit gets its own mark and event, KEYS[1] holds the slot changes.
-if s.n and s.n > 1 then
+-- units (types.ts Store.admit): the free units are the fewest any counter has left; the rest overflow. Decided
+-- before anything is written; each unit gets its own mark (and event), KEYS[1] holds the step's slot changes.
+if s.n then
   local n = s.n
   local f = n
   for i, c in ipairs(s.ctr) do
     if c.l - used[i] < f then f = c.l - used[i] end
   end
-  if f < 0 then f = 0 end
+  if f < 0 or s.notFree then f = 0 end
+  if s.part then n = f end
   local over, price, wallet = n - f, 0, ''
   if over > 0 then
     if s.of.t == 'refuse' then return {0, s.of.code, -1, used} end
@@ -96,13 +99,15 @@ if s.n and s.n > 1 then
     end
   end
   if price > 0 then redis.call('HINCRBY', wallet, 'b', -price * over) end
-  local ev, fs, us = KEYS[s.ev], table.concat(s.f, ' '), table.concat(s.u, ' ')
+  local ev, fs, us = s.ev > 0 and KEYS[s.ev] or '', table.concat(s.f, ' '), table.concat(s.u, ' ')
   for i = 1, n do
-    local id, free = s.id .. '/' .. (i - 1), i <= f
+    local id, free = s.id .. '/' .. (s.u0 + i - 1), i <= f
     local p = free and 0 or price
-    local acc, b, uf = p > 0 and s.of.acc or '', p > 0 and 1 or 0, free and fs or ''
-    redis.call('XADD', ev, '*', 't', 'adm', 'e', 'adm:' .. id, 'id', id, 'd', s.day, 'n', fmt(now), 'u', us,
-      'f', uf, 'b', b, 'a', acc, 'c', p, 'k', s.key)
+    local acc, b, uf = p > 0 and s.of.acc or '', p > 0 and 1 or 0, (free and ev ~= '') and fs or ''
+    if ev ~= '' then
+      redis.call('XADD', ev, '*', 't', 'adm', 'e', 'adm:' .. id, 'id', id, 'd', s.day, 'n', fmt(now), 'u', us,
+        'f', uf, 'b', b, 'a', acc, 'c', p, 'k', s.key)
+    end
     redis.call('SET', KEYS[s.um + i - 1], cjson.encode({s = {}, c = free and counters or {}, w = p > 0 and wallet or '',
       a = acc, p = p, ev = ev, id = id, d = s.day, u = us, f = uf, b = b, k = s.key}), 'EX', s.ttl)
     redis.call('ZADD', KEYS[2], now, id .. ':' .. s.st)
@@ -111,7 +116,7 @@ if s.n and s.n > 1 then
     u = '', f = '', b = 0, k = s.key}), 'EX', s.ttl)
   redis.call('ZADD', KEYS[2], now, s.id .. ':' .. s.st)
   redis.call('ZREMRANGEBYSCORE', KEYS[2], '-inf', '(' .. fmt(now - s.ttl * 1000))
-  return {1, price > 0 and over > 0 and 1 or 0, price * over, used, f > 0 and 1 or 0}
+  return {1, price > 0 and over > 0 and 1 or 0, price * over, used, f > 0 and 1 or 0, f}
 end
 
 -- not free: the overflow decides

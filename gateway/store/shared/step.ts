@@ -28,8 +28,20 @@ export interface StepInput {
    * (then nothing is reserved and there is no event); the reservation gets its own mark (step + 1).
    */
   countersOptional?: boolean;
-  /** A whole plan of several units in one step (types.ts `Store.admit`); absent: 1. */
+  /** A step of units (types.ts `Store.admit`): this many, each with its own mark; absent: one unit, no unit mark. */
   units?: number;
+  /** The number of the step's first unit (cluster: the billed units follow the free ones); absent: 0. */
+  firstUnit?: number;
+  /** Reserve as many of the units as the step's counters allow (cluster: a counter group), nothing else. */
+  partial?: boolean;
+}
+
+/** The marks a step of units takes: its own (the slot changes) and each unit's, named by the unit's id. */
+export function stepMarks(planId: string, s: StepInput, units = s.units ?? 0): MarkRef[] {
+  const marks: MarkRef[] = [[s.shard, s.step]];
+  const first = s.firstUnit ?? 0;
+  for (let i = 0; i < units; i++) marks.push([s.shard, s.step, unitId(planId, first + i)]);
+  return marks;
 }
 
 export type StepReply =
@@ -48,6 +60,8 @@ export type StepReply =
       used: number[];
       /** The step's counters were incremented (the request is free as far as this step goes). */
       free: boolean;
+      /** A step of units: how many units were counted free (reserved, in a partial step). */
+      freeUnits: number;
     }
   | { kind: 'needs-wallet' }
   | { kind: 'not-ready' }
@@ -107,8 +121,9 @@ export function stepArgs(
     add(layout.mark(s.shard, plan.id, s.step + 1));
     mark2 = keys.length;
   }
-  const n = s.units ?? 1;
-  if (n > 1) return { keys, spec: JSON.stringify(unitsSpec(layout, plan, s, keys, n, slots, ctr, of, ev)) };
+  const n = s.units;
+  if (n !== undefined)
+    return { keys, spec: JSON.stringify(unitsSpec(layout, plan, s, keys, n, slots, ctr, of, ev)) };
   const spec = {
     id: plan.id,
     st: s.step,
@@ -143,7 +158,8 @@ function unitsSpec(
   ev: number,
 ): object {
   const um = keys.length + 1;
-  for (let i = 0; i < n; i++) keys.push(layout.mark(s.shard, unitId(plan.id, i), s.step));
+  const u0 = s.firstUnit ?? 0;
+  for (let i = 0; i < n; i++) keys.push(layout.mark(s.shard, unitId(plan.id, u0 + i), s.step));
   return {
     id: plan.id,
     st: s.step,
@@ -163,6 +179,8 @@ function unitsSpec(
     mark2: 0,
     n,
     um,
+    u0,
+    part: s.partial === true,
   };
 }
 
@@ -185,6 +203,7 @@ export function parseStepReply(reply: unknown): StepReply {
         charged: Number(r[2]),
         used: used(r[3]),
         free: Number(r[4]) === 1,
+        freeUnits: Number(r[5] ?? 0),
       };
     case 2:
       return { kind: 'needs-wallet' };
