@@ -7,24 +7,31 @@
  * shard of free counters, then the overflow step; each step is atomic in its shard and checks its own limit, so no
  * step can take more than its rule allows; a later refusal releases the earlier steps through their marks. Steps in
  * one shard are merged (the last slot set with the first counter group; everything from the counters' and wallet's
- * shard on when they share one), so keyed requests of either rule set take two steps.
+ * shard on when they share one), so keyed requests of either rule set take two steps. A plan of several units is
+ * one script for all of them on either path (admission-units.ts).
  */
 import type { Clock } from '../../core/clock';
 import type { AdmissionPlan, AdmissionResult, CounterSpec, SlotSpec, Ticket } from '../types';
 import { tightestQuota } from '../quota';
-import { unitId, unitsOf } from '../units';
+import { unitsOf } from '../units';
 import { redisFault, StoreUnavailableError } from './errors';
 import { inflightMember } from './keeper';
 import { shardOf, type Layout } from './layout';
 import { scriptsOf, type RedisClient } from './redis-client';
-import { parseStepReply, stepArgs, stepMarks, type MarkRef, type StepInput, type StepReply } from './step';
+import {
+  parseStepReply,
+  stepArgs,
+  stepMarks,
+  type MarkRef,
+  type SharedUndo,
+  type StepInput,
+  type StepReply,
+} from './step';
 import { writeAtEndOfTurn } from './turn-writes';
+import { admitUnitsStepwise, unitsTicket, type StepRunner } from './admission-units';
+import { groupsByShard, runsByShard, see, tailShard, usedOf, type Seen } from './plan-shards';
 
-/** The shared store's Ticket.undo: the marks of the admission's steps. */
-export interface SharedUndo {
-  v: 'shared-1';
-  marks: MarkRef[];
-}
+export type { SharedUndo } from './step';
 
 type Refusal = Extract<AdmissionResult, { admitted: false }>;
 
@@ -44,78 +51,6 @@ function primaryShard(plan: AdmissionPlan): number {
   if (plan.overflow.kind === 'bill') return shardOf(`account:${plan.overflow.accountId}`);
   const first = plan.free[0]?.id ?? plan.slots[0]?.scope ?? plan.id;
   return shardOf(first);
-}
-
-/** The one shard holding every free counter and the wallet to bill (null when they are spread or absent). */
-function tailShard(plan: AdmissionPlan): number | null {
-  const shards = new Set(plan.free.map((c) => shardOf(c.id)));
-  if (plan.overflow.kind === 'bill') shards.add(shardOf(`account:${plan.overflow.accountId}`));
-  return shards.size === 1 ? ([...shards][0] ?? null) : null;
-}
-
-/** Consecutive items with the same shard, in order. */
-function runsByShard<T>(items: readonly T[], shard: (t: T) => number): { shard: number; items: T[] }[] {
-  const runs: { shard: number; items: T[] }[] = [];
-  for (const it of items) {
-    const s = shard(it);
-    const last = runs[runs.length - 1];
-    if (last && last.shard === s) last.items.push(it);
-    else runs.push({ shard: s, items: [it] });
-  }
-  return runs;
-}
-
-/** A shard's counters and their indices in the plan's `free`. */
-interface CounterGroup {
-  shard: number;
-  items: CounterSpec[];
-  at: number[];
-}
-
-/** Counters grouped by shard, groups in order of first appearance (so free[0] is in the first group). */
-function groupsByShard(counters: readonly CounterSpec[]): CounterGroup[] {
-  const map = new Map<number, CounterGroup>();
-  for (const [i, c] of counters.entries()) {
-    const s = shardOf(c.id);
-    const g = map.get(s) ?? { shard: s, items: [], at: [] };
-    g.items.push(c);
-    g.at.push(i);
-    map.set(s, g);
-  }
-  return [...map.values()];
-}
-
-/**
- * The used values of a plan's counters as the cluster path learns them step by step (undefined: not seen yet).
- * The reported quota is the tightest counter of all (types.ts); unseen counters are read before reporting.
- */
-type Seen = (number | undefined)[];
-
-/** A step reply's counter values (none unless admitted or refused). */
-function usedOf(r: StepReply): number[] {
-  return r.kind === 'admitted' || r.kind === 'refused' ? r.used : [];
-}
-
-/** Record a step's counter values (reply order = group order). */
-function see(seen: Seen, g: CounterGroup, used: readonly number[]): void {
-  g.at.forEach((at, j) => (seen[at] = used[j]));
-}
-
-/**
- * The ticket of a plan of several units admitted in one step: its own mark (the slot changes) and each unit's, so
- * settling it settles every unit not settled yet; `units` holds one ticket per unit, settled on its own (D11).
- */
-function unitsTicket(planId: string, n: number, shard: number): Ticket {
-  const marks: MarkRef[] = [[shard, 0]];
-  const units: Ticket[] = [];
-  for (let i = 0; i < n; i++) {
-    const id = unitId(planId, i);
-    marks.push([shard, 0, id]);
-    const undo: SharedUndo = { v: 'shared-1', marks: [[shard, 0]] };
-    units.push({ planId: id, undo });
-  }
-  const undo: SharedUndo = { v: 'shared-1', marks };
-  return { planId, undo, units };
 }
 
 /** A ticket's undo record, checked (a ticket from another store or a mangled copy is a bug). */
@@ -140,17 +75,8 @@ function checkPlan(plan: AdmissionPlan): void {
   }
 }
 
-/** A cluster plan of units on its way: the marks its steps took, and the step under way (its outcome unknown). */
-interface Track {
-  done: MarkRef[];
-  current: StepInput | null;
-}
-
-/** The overflow of a step that only takes slots or reserves counters. */
-const FREE: AdmissionPlan['overflow'] = Object.freeze({ kind: 'free' });
-
 /** Executes plans against Redis. */
-export class Admitter {
+export class Admitter implements StepRunner {
   constructor(
     private readonly redis: RedisClient,
     private readonly layout: Layout,
@@ -172,7 +98,7 @@ export class Admitter {
       ...(plan.overflow.kind === 'bill' ? [shardOf(`account:${plan.overflow.accountId}`)] : []),
     ]);
     if (shards.size <= 1) return this.admitOneStep(plan, n);
-    return n === 1 ? this.admitStepwise(plan) : this.admitUnitsStepwise(plan, n);
+    return n === 1 ? this.admitStepwise(plan) : admitUnitsStepwise(this, plan, n);
   }
 
   /** Release every step of a ticket (each step once, by its mark; a plan's ticket holds its units' marks too). */
@@ -201,7 +127,7 @@ export class Admitter {
   }
 
   /** Give back what earlier steps took; when Redis fails meanwhile, leave it to the background release. */
-  private async compensate(planId: string, marks: readonly MarkRef[]): Promise<void> {
+  async compensate(planId: string, marks: readonly MarkRef[]): Promise<void> {
     try {
       await this.releaseMarks(planId, marks);
     } catch (err) {
@@ -210,7 +136,7 @@ export class Admitter {
     }
   }
 
-  private async runStep(plan: AdmissionPlan, s: StepInput, done: MarkRef[]): Promise<StepReply> {
+  async runStep(plan: AdmissionPlan, s: StepInput, done: MarkRef[]): Promise<StepReply> {
     const { keys, spec } = stepArgs(this.layout, plan, s);
     let reply: StepReply;
     try {
@@ -249,7 +175,7 @@ export class Admitter {
     return reply;
   }
 
-  private ticket(plan: AdmissionPlan, marks: MarkRef[]): Ticket {
+  ticket(plan: AdmissionPlan, marks: MarkRef[]): Ticket {
     const undo: SharedUndo = { v: 'shared-1', marks };
     return { planId: plan.id, undo };
   }
@@ -278,157 +204,7 @@ export class Admitter {
     };
   }
 
-  /**
-   * A plan of several units over several cluster shards, in the order of a one-unit plan (docs/shared-state.md):
-   * slot steps; then, when the counters and the wallet share a shard, the rest in one step there; else each counter
-   * group reserves as many units as it can (at most as many as the group before it), the groups before the last give
-   * back what they took beyond it, and the remaining units overflow in one step (billed in the account's shard).
-   * Every step is one script for all its units; a refusal gives back every step before it (D10).
-   */
-  private async admitUnitsStepwise(plan: AdmissionPlan, n: number): Promise<AdmissionResult> {
-    const track: Track = { done: [], current: null };
-    try {
-      return await this.unitSteps(plan, n, track);
-    } catch (err) {
-      // A fault changes nothing either: what the steps took (and the step whose outcome is unknown) is given back,
-      // now or once Redis answers (a superset of what runStep left for later: releasing a mark twice is a no-op).
-      const marks = track.current ? [...track.done, ...stepMarks(plan.id, track.current)] : track.done;
-      if (marks.length > 0) await this.compensate(plan.id, marks).catch(() => undefined);
-      throw err;
-    }
-  }
-
-  private async unitSteps(plan: AdmissionPlan, n: number, track: Track): Promise<AdmissionResult> {
-    const done = track.done;
-    const run = async (s: StepInput): Promise<StepReply> => {
-      track.current = s;
-      const r = await this.runStep(plan, s, done);
-      track.current = null;
-      return r;
-    };
-    let step = 0;
-    const refused = async (r: StepReply): Promise<Refusal> => {
-      await this.compensate(plan.id, done.splice(0));
-      return this.refusal(r, await this.quotaOf(plan, []));
-    };
-    const tail = tailShard(plan);
-    let split = plan.slots.length;
-    if (tail !== null) while (split > 0 && shardOf(plan.slots[split - 1]?.scope ?? '') === tail) split -= 1;
-    const runs = runsByShard<SlotSpec>(plan.slots.slice(0, split), (sl) => shardOf(sl.scope));
-    const groups = tail === null ? groupsByShard(plan.free) : [];
-    const merged =
-      runs.length > 0 && runs[runs.length - 1]?.shard === groups[0]?.shard ? runs.pop() : undefined;
-    const base = { counters: [] as CounterSpec[], notFree: false, overflow: FREE, event: false };
-    for (const slotRun of runs) {
-      const r = await run({ ...base, shard: slotRun.shard, step, slots: slotRun.items });
-      if (r.kind !== 'admitted') return refused(r);
-      done.push([slotRun.shard, step++]);
-    }
-    if (tail !== null) {
-      const s: StepInput = {
-        shard: tail,
-        step,
-        slots: plan.slots.slice(split),
-        counters: plan.free,
-        notFree: false,
-        overflow: plan.overflow,
-        event: true,
-        units: n,
-      };
-      const r = await run(s);
-      if (r.kind !== 'admitted') return refused(r);
-      done.push(...stepMarks(plan.id, s));
-      return this.unitsAdmitted(plan, n, done, r.billed, r.charged, tightestQuota(plan.free, r.used));
-    }
-    if (groups.length === 0) {
-      // Vacuously free: one step records the units' usage.
-      const s: StepInput = { ...base, shard: shardOf(plan.slots[0]?.scope ?? plan.id), step, slots: [] };
-      const r = await run({ ...s, event: true, units: n });
-      if (r.kind !== 'admitted') throw new Error('admission: a record step was refused');
-      done.push(...stepMarks(plan.id, { ...s, units: n }));
-      return this.unitsAdmitted(plan, n, done, false, 0, null);
-    }
-    // The counter groups: each reserves up to `free` units; the last group's reservation is the free units.
-    let free = n;
-    const seen: Seen = plan.free.map(() => undefined);
-    const taken: { shard: number; step: number; units: number; g: CounterGroup }[] = [];
-    for (const [i, g] of groups.entries()) {
-      if (free === 0 && i > 0) break; // nothing left to reserve: the rest overflows
-      const s: StepInput = {
-        shard: g.shard,
-        step,
-        slots: i === 0 ? (merged?.items ?? []) : [],
-        counters: g.items,
-        notFree: false,
-        overflow: FREE,
-        event: i === groups.length - 1,
-        units: free,
-        partial: true,
-      };
-      const r = await run(s);
-      if (r.kind !== 'admitted') return refused(r); // a slot of the first group's step
-      see(seen, g, r.used);
-      done.push(...stepMarks(plan.id, s, r.freeUnits));
-      taken.push({ shard: g.shard, step: step++, units: r.freeUnits, g });
-      free = r.freeUnits;
-    }
-    // The groups before the last give back the units the last could not reserve (their values as after the plan).
-    const extra: MarkRef[] = [];
-    for (const t of taken) {
-      for (let u = free; u < t.units; u++) extra.push([t.shard, t.step, unitId(plan.id, u)]);
-      for (const at of t.g.at) seen[at] = (seen[at] ?? 0) - (t.units - free);
-    }
-    if (extra.length > 0) {
-      const back = new Set(extra.map(([, st, u]) => `${st}:${u ?? ''}`));
-      await this.compensate(plan.id, extra);
-      done.splice(0, done.length, ...done.filter(([, st, u]) => !back.has(`${st}:${u ?? ''}`)));
-    }
-    if (free === n)
-      return this.unitsAdmitted(plan, n, done, false, 0, tightestQuota(plan.free, seen as number[]));
-    const o = plan.overflow;
-    if (o.kind === 'refuse') {
-      await this.compensate(plan.id, done.splice(0));
-      return { admitted: false, code: o.code, quota: await this.quotaOf(plan, []) };
-    }
-    const shard =
-      o.kind === 'bill' ? shardOf(`account:${o.accountId}`) : shardOf(plan.slots[0]?.scope ?? plan.id);
-    const s: StepInput = {
-      shard,
-      step,
-      slots: [],
-      counters: [],
-      notFree: true,
-      overflow: o,
-      event: true,
-      units: n - free,
-      firstUnit: free,
-    };
-    const r = await run(s);
-    if (r.kind !== 'admitted') return refused(r);
-    done.push(...stepMarks(plan.id, s));
-    return this.unitsAdmitted(plan, n, done, r.billed, r.charged, await this.quotaOf(plan, seen));
-  }
-
-  /** The result of an admitted plan of units: the plan's ticket holds every mark, each unit's ticket its own. */
-  private unitsAdmitted(
-    plan: AdmissionPlan,
-    n: number,
-    marks: MarkRef[],
-    billed: boolean,
-    charged: number,
-    quota: AdmissionResult['quota'],
-  ): AdmissionResult {
-    const units: Ticket[] = [];
-    for (let i = 0; i < n; i++) {
-      const id = unitId(plan.id, i);
-      const own = marks.filter((m) => m[2] === id).map(([sh, st]): MarkRef => [sh, st]);
-      const undo: SharedUndo = { v: 'shared-1', marks: own };
-      units.push({ planId: id, undo });
-    }
-    return { admitted: true, billed, charged, quota, ticket: { ...this.ticket(plan, marks), units } };
-  }
-
-  private refusal(r: StepReply, quota: Refusal['quota']): Refusal {
+  refusal(r: StepReply, quota: Refusal['quota']): Refusal {
     if (r.kind !== 'refused') throw new Error(`admission: expected a refusal, got ${r.kind}`);
     const out: Refusal = { admitted: false, code: r.code as Refusal['code'], quota };
     if (r.nextSlotFreeAt !== null) out.nextSlotFreeAt = r.nextSlotFreeAt;
@@ -612,7 +388,7 @@ export class Admitter {
   }
 
   /** The tightest counter's quota (types.ts), reading the counters no step has reported (`seen`) from Redis. */
-  private async quotaOf(plan: AdmissionPlan, seen: Seen): Promise<Refusal['quota']> {
+  async quotaOf(plan: AdmissionPlan, seen: Seen): Promise<Refusal['quota']> {
     try {
       const used = await Promise.all(
         plan.free.map(async (c, i) => {

@@ -12,6 +12,12 @@ import type { Layout } from './layout';
  */
 export type MarkRef = [shard: number, step: number, unit?: string];
 
+/** The shared store's Ticket.undo: the marks of the admission's steps. */
+export interface SharedUndo {
+  v: 'shared-1';
+  marks: MarkRef[];
+}
+
 /** What a step does (built into the script's JSON spec). */
 export interface StepInput {
   shard: number;
