@@ -2,7 +2,7 @@
 import type { Clock } from '../core/clock';
 import { Checkpointer, checkpointWarning } from './embedded/checkpointer';
 import { EmbeddedStore } from './embedded/store';
-import type { Store } from './types';
+import type { Store } from './ports';
 
 export type StoreConfig =
   | {

@@ -25,11 +25,11 @@ import type {
   NewAccount,
   NewKey,
   SlotView,
-  Store,
   Ticket,
   UsageRow,
   WhitelistEntry,
 } from '../types';
+import type { Store } from '../ports';
 import * as accounts from './accounts';
 import {
   admissionsMark,

@@ -25,11 +25,11 @@ import {
   type NewAccount,
   type NewKey,
   type SlotView,
-  type Store,
   type Ticket,
   type UsageRow,
   type WhitelistEntry,
 } from '../types';
+import type { Store } from '../ports';
 import { Admitter, sharedUndo } from './admission';
 import { Keeper } from './keeper';
 import { rebuildCounters, shardsNotReady } from './rebuild';
