@@ -26,8 +26,11 @@ export interface BillingStore {
     key: NewKey,
     now: number,
   ): Promise<{ key: ApiKey; balance: number }>;
-  /** The newest `limit` entries, newest first. */
-  ledger(accountId: string, limit: number): Promise<LedgerEntry[]>;
+  /**
+   * The newest `limit` entries, newest first; with `before` (an entry id of this account), the `limit` entries just
+   * older than it: a keyset page, so a long ledger is read in bounded steps (an unknown `before` → empty page).
+   */
+  ledger(accountId: string, limit: number, before?: string): Promise<LedgerEntry[]>;
 
   /*
    * --- receipts (issue 15 item 3, D31; gateway/store/receipts.ts) ---

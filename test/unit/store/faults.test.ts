@@ -86,8 +86,8 @@ describe('the Store interface owns readiness and classification', () => {
     const store = new EmbeddedStore(':memory:');
     await store.migrate();
     expect(await store.readiness()).toEqual({ sqlite: true });
-    expect(store.isUnavailable(Object.assign(new Error('locked'), { code: 'SQLITE_BUSY' }))).toBe(true);
-    expect(store.isUnavailable(new TypeError('a bug'))).toBe(false);
+    expect(isStoreUnavailable(Object.assign(new Error('locked'), { code: 'SQLITE_BUSY' }))).toBe(true);
+    expect(isStoreUnavailable(new TypeError('a bug'))).toBe(false);
     await store.close();
     expect(await store.readiness()).toEqual({ sqlite: false });
   });
