@@ -5,7 +5,6 @@
  * there is one writer and nothing interleaves with an admission. One part per port (port-*.ts), composed here.
  */
 import type Database from 'better-sqlite3';
-import type { Knex } from 'knex';
 import type { Clock } from '../../core/clock';
 import { ComposedStore, type StoreParts } from '../compose';
 import type { StoreLogger } from '../deps';
