@@ -18,13 +18,13 @@ export interface AccountStore {
   setPasswordHash(id: string, hash: string): Promise<void>;
   /** Change the account's e-mail (unique case-insensitively: taken by another → 'email_taken'; unknown → not_found). */
   setEmail(id: string, email: string): Promise<Account>;
-  /** Admin listing: one page of accounts, filtered and ordered (issue 14; gateway/store/listing.ts). */
+  /** Admin listing: one page of accounts, filtered and ordered (gateway/store/listing.ts). */
   listAccounts(query: AccountQuery): Promise<Account[]>;
   /** Usage rows for these subjects between two UTC days inclusive, ordered by day. */
   usage(subjects: string[], fromDay: string, toDay: string): Promise<UsageRow[]>;
 
   /*
-   * --- account lifecycle (issue 15 item 1: e-mail verification, account deletion; migration 007) ---
+   * --- account lifecycle (e-mail verification, account deletion; migration 007) ---
    * A deleted account is kept for accounting and changed by no one: every management write naming it (status, plan,
    * password, e-mail, credit, createKey, buyPackage, addWhitelist, markEmailVerified, deleteAccount) throws
    * StoreConflict('account_deleted'); reads (getAccount, listKeys, ledger, usage…) still answer.

@@ -33,7 +33,7 @@ export interface BillingStore {
   ledger(accountId: string, limit: number, before?: string): Promise<LedgerEntry[]>;
 
   /*
-   * --- receipts (issue 15 item 3, D31; gateway/store/receipts.ts) ---
+   * --- receipts (D31; gateway/store/receipts.ts) ---
    * A receipt is issued in the transaction that records its top-up or purchase, numbered from a gapless series per
    * UTC year (no number is burnt by a failed or replayed operation) with the account's billing details as they are.
    */

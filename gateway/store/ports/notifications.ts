@@ -14,7 +14,7 @@ import type {
 /** Notification records (records in ../notifications.ts). */
 export interface NotificationStore {
   /*
-   * ================= notifications (issue 15 item 2, D30; records in ./notifications.ts) =================
+   * --- notifications (D30; records in ../notifications.ts) ---
    * Kept in the relational database of either store (SQLite; PostgreSQL), shared by every instance.
    */
   /** The account's settings; defaults (e-mail alerts on, no threshold) when it never saved any. */

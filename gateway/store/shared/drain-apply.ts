@@ -82,8 +82,8 @@ function chunks<T>(rows: readonly T[]): T[][] {
 }
 
 /*
- * Each statement below sends its rows as ONE JSON text parameter, unpacked in PostgreSQL by json_to_recordset (issue
- * 12): a batch of 500 events is a handful of short statements instead of knex-compiled VALUES lists with thousands of
+ * Each statement below sends its rows as ONE JSON text parameter, unpacked in PostgreSQL by json_to_recordset: a
+ * batch of 500 events is a handful of short statements instead of knex-compiled VALUES lists with thousands of
  * bindings, whose building was most of the drain's CPU on the gateway's event loop. WITH ORDINALITY keeps the rows in
  * the order given (ledger rows in insertion order; usage and counter rows sorted, so concurrent drains take their row
  * locks in one order and cannot deadlock).
