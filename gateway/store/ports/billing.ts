@@ -1,4 +1,4 @@
-/** The billing port: credit, Unlimited packages, the ledger, receipts and billing details (D16, D17, D31). */
+/** The billing port: credit, Unlimited packages, the ledger, receipts, billing details and refunds (D16, D17, D31). */
 import type { BillingDetails, Receipt, ReceiptInput } from '../receipts';
 import type { RefundInput, RefundResult } from '../refunds';
 import type { ApiKey, LedgerEntry, NewKey } from '../types';
