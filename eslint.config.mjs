@@ -2,7 +2,7 @@ import js from '@eslint/js';
 import importPlugin from 'eslint-plugin-import';
 import tseslint from 'typescript-eslint';
 
-/** Architecture boundaries (issue 9): each zone forbids files under `target` to import from `from`. */
+/** Architecture boundaries (docs/gateway.md "Boundaries"): each zone forbids files under `target` to import from `from`. */
 const boundaries = [
   {
     target: './backend',
@@ -44,6 +44,24 @@ const boundaries = [
     target: './dashboard',
     from: ['./gateway/admin'],
     message: 'The dashboard reaches accounts only through the accounts service.',
+  },
+  {
+    target: './gateway/store',
+    from: ['./gateway/policy'],
+    message:
+      'The store stores what it is given: rules (gateway/policy) are applied before it, never inside it.',
+  },
+  {
+    target: './gateway/metrics',
+    from: ['./gateway/http'],
+    message:
+      'Metrics measure the store ports and the pipeline from outside; they import nothing of the HTTP layer.',
+  },
+  {
+    target: './gateway/backends',
+    from: ['./gateway/http'],
+    message:
+      'Connectors to backends import nothing of the HTTP layer (shared record checks live in gateway/backends).',
   },
 ];
 

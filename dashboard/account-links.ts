@@ -7,7 +7,8 @@
 import { randomBytes } from 'node:crypto';
 import { SignJWT, jwtVerify } from 'jose';
 import type { Clock } from '../gateway/core/clock';
-import type { Account, Store } from '../gateway/store/types';
+import type { Account } from '../gateway/store/types';
+import type { AccountStore, MarkStore } from '../gateway/store/ports';
 import { credentialStamp, type Secrets } from './session';
 
 /** What a link is for. */
@@ -40,7 +41,7 @@ export class AccountLinks {
   constructor(
     private readonly secrets: Secrets,
     private readonly clock: Clock,
-    private readonly store: Pick<Store, 'consumeOnce' | 'isConsumed' | 'getAccount'>,
+    private readonly store: MarkStore & Pick<AccountStore, 'getAccount'>,
   ) {}
 
   /** A fresh link token. */

@@ -6,7 +6,13 @@ import type { Cidr } from '../gateway/net/address';
 import type { ForwardedHeader } from '../gateway/net/client-address';
 import type { RuleSet } from '../gateway/policy/ruleset';
 import type { Notifications } from '../gateway/notify';
-import type { Store } from '../gateway/store/types';
+import type {
+  AccountStore,
+  BillingStore,
+  KeyStore,
+  MarkStore,
+  NotificationStore,
+} from '../gateway/store/ports';
 import type { DashboardConfig } from './config';
 import type { GreenfieldClient } from './payments/btcpay';
 import type { PaymentProvider } from './payments/types';
@@ -14,7 +20,7 @@ import type { Mailer } from './mailer';
 
 /** Dependencies of createDashboardApp. */
 export interface DashboardDeps {
-  store: Store;
+  store: AccountStore & KeyStore & BillingStore & NotificationStore & MarkStore;
   rules: RuleSet;
   /** Server-side secret of key hashes (D14). */
   pepper: string;

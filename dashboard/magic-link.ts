@@ -1,11 +1,11 @@
 /**
  * Rule set B's one-time sign-in links: signed tokens, 15 minutes, single use. Used link ids are marked in the
- * store (Store.consumeOnce), so a link works once across restarts and across every instance on one store.
+ * store (MarkStore.consumeOnce), so a link works once across restarts and across every instance on one store.
  */
 import { randomBytes } from 'node:crypto';
 import { SignJWT, jwtVerify } from 'jose';
 import type { Clock } from '../gateway/core/clock';
-import type { Store } from '../gateway/store/types';
+import type { MarkStore } from '../gateway/store/ports';
 import type { Secrets } from './session';
 
 export const LINK_MINUTES = 15;
@@ -29,7 +29,7 @@ export class MagicLinks {
   constructor(
     private readonly secrets: Secrets,
     private readonly clock: Clock,
-    private readonly store: Store,
+    private readonly store: MarkStore,
   ) {}
 
   /** A fresh link token. */

@@ -3,7 +3,8 @@ import { createHmac, randomBytes } from 'node:crypto';
 import type { Request, Response } from 'express';
 import { SignJWT, jwtVerify } from 'jose';
 import type { Clock } from '../gateway/core/clock';
-import type { Account, Store } from '../gateway/store/types';
+import type { Account } from '../gateway/store/types';
+import type { MarkStore } from '../gateway/store/ports';
 import { cookieNames, readCookies, setCookie, type CookieNames } from './cookies';
 
 /** Sessions last 12 hours; signing in again starts a new one. */
@@ -112,7 +113,7 @@ export async function readSession(req: Request, secrets: Secrets, clock: Clock):
  */
 export async function endSession(
   res: Response,
-  store: Store,
+  store: MarkStore,
   clock: Clock,
   session: Session | null,
   cookie: string,

@@ -14,13 +14,13 @@ import type { Forwarder } from './http/backend';
 import { createForwarders } from './http/forwarders';
 import { passthroughProxies } from './http/passthrough-proxy';
 import { createPipeline, type Stages } from './http/pipeline';
-import type { PipelineStore } from './http/context';
 import { gatewayReadiness } from './http/readiness';
 import { GatewayMetrics } from './metrics/gateway-metrics';
 import { measuredStore } from './metrics/measured';
 import { limitedServer } from './net/server-limits';
 import type { Notifications } from './notify';
-import type { ApiKey, Store } from './store/types';
+import type { ApiKey } from './store/types';
+import type { AdmissionStore, Store } from './store/ports';
 
 export interface GatewayDeps {
   config: CompiledConfig;
@@ -36,7 +36,7 @@ export interface GatewayDeps {
   /** Notifications of this process (D30): allowance alerts on the request path, revocations from the admin API. */
   notifications?: Pick<Notifications, 'allowance' | 'keyRevoked'>;
   /** Wraps the request path's admission store once, at construction (benchmarks' models); none in production. */
-  admission?: (store: PipelineStore) => PipelineStore;
+  admission?: (store: AdmissionStore) => AdmissionStore;
   /** Request stages replaced at construction (benchmarks' ablations); none in production. */
   stages?: Partial<Stages>;
 }

@@ -18,7 +18,7 @@ import path from 'node:path';
 import { Worker } from 'node:worker_threads';
 import type { AdapterResponse } from '../../adapters/types';
 import type { BackendOutcome } from '../../gateway/http/backend';
-import type { PipelineStore } from '../../gateway/http/context';
+import type { AdmissionStore } from '../../gateway/store/ports';
 import type { Stages } from '../../gateway/http/pipeline';
 import { GatewayMetrics } from '../../gateway/metrics/gateway-metrics';
 import { EmbeddedStore, type AdmissionResult, type Store } from '../../gateway/store';
@@ -52,7 +52,7 @@ const ADMITTED: AdmissionResult = {
 const nothing = (): Promise<void> => Promise.resolve();
 
 /** `admit`: every admission answered "admitted" without a store call. */
-function admitAtOnce(store: PipelineStore): PipelineStore {
+function admitAtOnce(store: AdmissionStore): AdmissionStore {
   return override(store, { admit: () => Promise.resolve(ADMITTED), keep: nothing, release: nothing });
 }
 

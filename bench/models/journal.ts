@@ -10,7 +10,7 @@
 import { closeSync, openSync, unlinkSync, writeFileSync, writeSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import type { PipelineStore } from '../../gateway/http/context';
+import type { AdmissionStore } from '../../gateway/store/ports';
 import type { AdmissionPlan, AdmissionResult } from '../../gateway/store';
 import { override } from './override';
 import type { Admitted, Fold } from './write-behind';
@@ -21,7 +21,7 @@ export function journalAdmission(
   foldInto: (() => Fold) | null,
   /** Fold every this many ms; 0: once per event-loop turn. */
   foldMs: number,
-): (store: PipelineStore) => PipelineStore {
+): (store: AdmissionStore) => AdmissionStore {
   const file = path.join(tmpdir(), `gg-ablate-journal-${process.pid}`);
   const fd = openSync(file, 'a');
   // GG_ABLATE_STATS=FILE: at exit, FILE.<pid> gets the turns, admissions, refusals, folds and the folds' time (JSON).

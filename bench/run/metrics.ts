@@ -16,7 +16,7 @@ import { validateConfig } from '../../gateway/config/load';
 import { GatewayMetrics, type IdentityLabel, type Outcome } from '../../gateway/metrics/gateway-metrics';
 import { measuredStore } from '../../gateway/metrics/measured';
 import type { BackendOutcome } from '../../gateway/http/backend';
-import type { PipelineStore } from '../../gateway/http/context';
+import type { AdmissionStore } from '../../gateway/store/ports';
 import type { AdmissionPlan, AdmissionResult } from '../../gateway/store/types';
 import { runBench } from '../lib/services';
 
@@ -89,7 +89,7 @@ async function main(): Promise<void> {
   };
   const none = () => Promise.resolve(null);
   const nothing = () => Promise.resolve();
-  const raw: PipelineStore = {
+  const raw: AdmissionStore = {
     admit: () => Promise.resolve(result),
     findKeyByHash: none,
     findWhitelistedAccount: none,
@@ -116,7 +116,7 @@ async function main(): Promise<void> {
   const res = {} as ServerResponse;
   const ticket = { planId: 'p', undo: null };
   const host = hosts[0]!;
-  const sequence = async (s: PipelineStore, f: typeof rawForward, record: boolean) => {
+  const sequence = async (s: AdmissionStore, f: typeof rawForward, record: boolean) => {
     const t0 = performance.now();
     await s.findKeyByHash('h');
     await s.admit(plan);

@@ -16,9 +16,9 @@ import {
   type LedgerEntry,
   type NewKey,
   type SlotView,
-  type Store,
   type WhitelistEntry,
 } from '../store/types';
+import type { AccountStore, BillingStore, KeyStore } from '../store/ports';
 import type { Receipt, ReceiptInput } from '../store/receipts';
 import type { RefundInput, RefundResult } from '../store/refunds';
 import { normaliseWhitelistAddress } from './address';
@@ -29,7 +29,7 @@ import { iso } from './values';
 
 /** What the service needs. */
 export interface AccountsDeps {
-  store: Store;
+  store: AccountStore & KeyStore & BillingStore;
   rules: RuleSet;
   clock: Clock;
   /** Server-side secret of key hashes (D14). */

@@ -4,11 +4,12 @@ import type { AccountsService } from '../accounts/service';
 import type { Clock } from '../core/clock';
 import type { GatewayMetrics } from '../metrics/gateway-metrics';
 import type { RuleSet } from '../policy/ruleset';
-import type { ApiKey, Store } from '../store/types';
+import type { ApiKey } from '../store/types';
+import type { AccountStore, BillingStore, KeyStore } from '../store/ports';
 
 /** Dependencies of the admin app. */
 export interface AdminDeps {
-  store: Store;
+  store: AccountStore & KeyStore & BillingStore;
   rules: RuleSet;
   /** Server-side secret of key hashes (D14). */
   pepper: string;

@@ -3,7 +3,7 @@
  * countrycodes` (issue 11; its places carry no street, no bounding box, and a score that becomes `relevance`).
  */
 import type { BackendCall, SearchCall, SearchResult } from '../../adapters/types';
-import { isIpRecord, isReverseRecord, parseJsonObject } from '../http/record-shape';
+import { isIpRecord, isReverseRecord, parseJsonObject } from './record-shape';
 import { decimal, isObject, queryString, searchResult, statusReading, type Json } from './common';
 import type { Connector, Reading } from './types';
 
@@ -69,7 +69,7 @@ function readSearch(body: Buffer): Reading {
   return { kind: 'results', answer: { results, attribution: json['attribution'] } };
 }
 
-/** A 200 is a record when it has the record shape of its call (gateway/http/record-shape.ts). */
+/** A 200 is a record when it has the record shape of its call (record-shape.ts). */
 function read(call: BackendCall, status: number, body: Buffer): Reading {
   if (status !== 200) return statusReading(status);
   if (call.kind === 'search') return readSearch(body);

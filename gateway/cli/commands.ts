@@ -2,7 +2,7 @@
  * The `geogate` commands as a table: adding a command (e.g. issue 4's `migrate` and `reconcile`) is one entry.
  * Each entry names its positional arguments and options; `run` returns the JSON answer and `text` renders it.
  */
-import type { ApiClient } from './client';
+import type { Command, CommandInput, OptionSpec } from './command';
 import { LIST_COMMANDS } from './list-commands';
 import * as render from './render';
 import {
@@ -13,35 +13,7 @@ import {
   type StoreCommandResult,
 } from './store-commands';
 
-/** Options of one command, as node:util parseArgs declares them. */
-export type OptionSpec = Record<
-  string,
-  { type: 'string' | 'boolean'; help: string; value?: string; required?: true; requiredIn?: 'A' }
->;
-
-export interface CommandInput {
-  api: ApiClient;
-  args: Record<string, string>;
-  opts: Record<string, string | boolean | undefined>;
-  /** All of standard input (for --password-stdin). */
-  readStdin(): Promise<string>;
-  /** The environment (for `${ENV}` substitution in a config file). */
-  env: Record<string, string | undefined>;
-}
-
-export interface Command {
-  /** Words that select the command, e.g. "keys create". */
-  name: string;
-  /** Positional arguments, in order. */
-  args: string[];
-  options?: OptionSpec;
-  summary: string;
-  run(input: CommandInput): Promise<unknown>;
-  /** Human-readable form of the answer. */
-  text(result: unknown): string;
-  /** The exit code of a completed command (default 0), e.g. 1 when reconcile finds drift. */
-  exitCode?(result: unknown): number;
-}
+export type { Command, CommandInput, OptionSpec } from './command';
 
 /** A usage error (exit code 2). */
 export class UsageError extends Error {}

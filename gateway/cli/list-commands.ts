@@ -1,6 +1,6 @@
 /** `accounts list` and `keys list`: the admin listings, one page or every page (`--all`), as a table or JSON. */
 import type { ApiClient } from './client';
-import type { Command, CommandInput, OptionSpec } from './commands';
+import type { Command, CommandInput, OptionSpec } from './command';
 import { money, table } from './format';
 
 /* eslint-disable @typescript-eslint/no-explicit-any -- API bodies are JSON documented in docs/admin.md */

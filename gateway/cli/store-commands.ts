@@ -6,6 +6,7 @@ import { compileConfig, type CompiledStoreConfig } from '../config/compile';
 import { ConfigError, loadConfigFile } from '../config/load';
 import { systemClock } from '../core/clock';
 import { createStore } from '../store';
+import type { Lifecycle } from '../store/ports';
 
 /** What a store command prints and the process exit code. */
 export interface StoreCommandResult {
@@ -41,7 +42,7 @@ export async function migrateStore(store: CompiledStoreConfig): Promise<StoreCom
     const { migrateCommand } = await import('../store/shared');
     return migrateCommand(sharedSection(store));
   }
-  const opened = await createStore(store, { clock: systemClock });
+  const opened: Lifecycle = await createStore(store, { clock: systemClock });
   await opened.close();
   return { text: `SQLite schema of ${store.path} is up to date`, exitCode: 0 };
 }

@@ -9,7 +9,8 @@ import type { IpAddress } from '../net/address';
 import type { Identity } from '../policy/identity';
 import { hasValidPackage, hasValidPlan, planAdmission } from '../policy/planner';
 import { formatMoney, type RuleSet } from '../policy/ruleset';
-import type { Account, AdmissionPlan, SlotView, Store } from '../store/types';
+import type { Account, AdmissionPlan, SlotView } from '../store/types';
+import type { AdmissionStore } from '../store/ports';
 import { resetUnix } from './headers';
 
 /** The daily free allowance of an admission plan, or null when its overflow is free (Unlimited, D5/D17). */
@@ -19,7 +20,7 @@ export function rateOf(plan: AdmissionPlan, quota: { used: number; limit: number
 }
 
 /** The store reads an account view makes: the usage history; for a keyed or whitelisted caller, its account and slots. */
-export type AccountReads = Pick<Store, 'usage' | 'getAccount' | 'listSlots'>;
+export type AccountReads = Pick<AdmissionStore, 'usage' | 'getAccount' | 'listSlots'>;
 
 /**
  * The caller's allowance today and its usage today and this month, from the usage history (one store read). For a
@@ -50,7 +51,7 @@ export async function accountView(
 }
 
 /** The allowance and usage part of a view (one read of the usage history); `paid` is the caller's to fill in. */
-async function usageView(plan: AdmissionPlan, store: Pick<Store, 'usage'>): Promise<AccountView> {
+async function usageView(plan: AdmissionPlan, store: Pick<AdmissionStore, 'usage'>): Promise<AccountView> {
   const now = plan.now;
   const today = utcDay(now);
   const subject = plan.usage[0] as string;

@@ -13,29 +13,16 @@ import type { IpAddress } from '../net/address';
 import { requestIdOf } from '../net/request-id';
 import type { CredentialResult } from '../policy/credentials';
 import type { Identity } from '../policy/identity';
-import type { Store, Ticket } from '../store/types';
+import type { AdmissionStore } from '../store/ports';
+import type { Ticket } from '../store/types';
 import type { AllowanceObserver } from '../notify/allowance';
 import type { Forwarder } from './backend';
 import type { PassthroughProxy } from './passthrough-proxy';
 
-/** The part of the store the request path uses: identification, admission, settlement and account endpoints. */
-export type PipelineStore = Pick<
-  Store,
-  | 'findKeyByHash'
-  | 'findWhitelistedAccount'
-  | 'admit'
-  | 'keep'
-  | 'release'
-  | 'recordRefusal'
-  | 'usage'
-  | 'getAccount'
-  | 'listSlots'
->;
-
 /** What the pipeline is built from. */
 export interface PipelineDeps {
   config: CompiledConfig;
-  store: PipelineStore;
+  store: AdmissionStore;
   clock: Clock;
   logger: Logger;
   forward: Forwarder;

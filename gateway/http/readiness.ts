@@ -6,13 +6,13 @@
  */
 import type { CompiledBackend } from '../config/backends';
 import { DEFAULT_BACKEND } from '../config/backends';
-import type { Store } from '../store/types';
+import type { Lifecycle } from '../store/ports';
 
 /** How long one readiness probe may take. */
 export const READINESS_TIMEOUT_MS = 1_000;
 
 /** The store's readiness, as the store reports it (`{ sqlite }`, `{ redis, postgres }`, …). */
-export function storeReadiness(store: Pick<Store, 'readiness'>): Promise<Record<string, boolean>> {
+export function storeReadiness(store: Lifecycle): Promise<Record<string, boolean>> {
   return store.readiness();
 }
 
@@ -42,7 +42,7 @@ export function checkName(name: string): string {
 
 /** The admin app's `readiness` callback: store checks plus one check per backend. */
 export function gatewayReadiness(
-  store: Pick<Store, 'readiness'>,
+  store: Lifecycle,
   backends: ReadonlyMap<string, CompiledBackend>,
 ): () => Promise<Record<string, boolean>> {
   const list = [...backends.values()];

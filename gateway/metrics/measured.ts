@@ -2,7 +2,7 @@
  * The request path's store with its calls timed into the gateway's metrics (latency, failures, admissions
  * free/billed and refusals by code). Each series is resolved once, here, never per call.
  */
-import type { PipelineStore } from '../http/context';
+import type { AdmissionStore } from '../store/ports';
 import type { AdmissionResult } from '../store/types';
 import type { CounterCell, HistogramCell } from './cells';
 import type { GatewayMetrics } from './gateway-metrics';
@@ -42,7 +42,7 @@ function counted(metrics: GatewayMetrics): (result: AdmissionResult) => void {
 }
 
 /** The request path's store, measured. Each call reads the store's method anew (stores may be proxies). */
-export function measuredStore(store: PipelineStore, metrics: GatewayMetrics): PipelineStore {
+export function measuredStore(store: AdmissionStore, metrics: GatewayMetrics): AdmissionStore {
   const find = metrics.storeOp('find_key');
   const whitelisted = metrics.storeOp('find_whitelisted');
   const admit = metrics.storeOp('admit');

@@ -5,7 +5,8 @@
  */
 import type { Clock } from '../core/clock';
 import type { RuleSet } from '../policy/ruleset';
-import type { ApiKey, Store } from '../store/types';
+import type { ApiKey } from '../store/types';
+import type { AccountStore, NotificationStore } from '../store/ports';
 import { AllowanceWatch } from './allowance';
 import type { NotificationsConfig } from './config';
 import { revokedNotice, testNotice } from './events';
@@ -19,7 +20,7 @@ export type { NoticeMailer } from './worker';
 
 /** What notifications need. */
 export interface NotificationsDeps {
-  store: Store;
+  store: NotificationStore & AccountStore;
   rules: RuleSet;
   clock: Clock;
   config: NotificationsConfig;

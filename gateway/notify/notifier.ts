@@ -5,12 +5,12 @@
  */
 import type { Clock } from '../core/clock';
 import type { NewDelivery, NotificationEvent } from '../store/notifications';
-import type { Store } from '../store/types';
+import type { AccountStore, NotificationStore } from '../store/ports';
 import { eventId, type Notice } from './events';
 
 /** The store operations recording needs. */
 export type NotifierStore = Pick<
-  Store,
+  NotificationStore & AccountStore,
   'getAccount' | 'notificationSettings' | 'listWebhookEndpoints' | 'recordNotification'
 >;
 

@@ -6,7 +6,7 @@
 import type { Clock } from '../core/clock';
 import type { RuleSet } from '../policy/ruleset';
 import type { NotificationSettings } from '../store/notifications';
-import type { Store } from '../store/types';
+import type { AccountStore, NotificationStore } from '../store/ports';
 import { endingNotice, lowBalanceNotice, type Notice } from './events';
 
 const WEEK_MS = 7 * 86_400_000;
@@ -18,7 +18,7 @@ const KEEP_MS = 90 * 86_400_000;
 /** What the sweep reads and records. */
 export interface SweepDeps {
   store: Pick<
-    Store,
+    NotificationStore & AccountStore,
     'lowBalanceWatch' | 'getAccount' | 'armLowBalance' | 'unlimitedEnding' | 'pruneNotifications'
   >;
   rules: RuleSet;

@@ -9,7 +9,7 @@ import { hostname } from 'node:os';
 import { randomBytes } from 'node:crypto';
 import type { Clock } from '../core/clock';
 import type { ClaimedDelivery, DeliveryAttempt, DeliveryNext } from '../store/notifications';
-import type { Store } from '../store/types';
+import type { NotificationStore } from '../store/ports';
 import type { NotificationsConfig } from './config';
 import { emailOf } from './events';
 import { postWebhook, signWebhook } from './webhook';
@@ -21,7 +21,7 @@ export interface NoticeMailer {
 
 /** What the worker needs. */
 export interface WorkerDeps {
-  store: Pick<Store, 'claimDeliveries' | 'finishDelivery'>;
+  store: Pick<NotificationStore, 'claimDeliveries' | 'finishDelivery'>;
   clock: Clock;
   config: NotificationsConfig;
   mailer: NoticeMailer | null;

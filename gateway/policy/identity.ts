@@ -1,5 +1,6 @@
 /** Who a request is counted to (spec 5.1, 5.6): a key, a whitelisted account (B), or the anonymous address. */
-import type { Account, ApiKey, Store } from '../store/types';
+import type { Account, ApiKey } from '../store/types';
+import type { AdmissionStore } from '../store/ports';
 import { hashKey, isKeySyntax } from '../core/keys';
 import { MESSAGES, type RefusalCode } from '../core/errors';
 import type { IpAddress } from '../net/address';
@@ -21,7 +22,7 @@ export interface Refusal {
 export interface IdentifyInput {
   rules: RuleSet;
   /** Only the two identification lookups are used. */
-  store: Pick<Store, 'findKeyByHash' | 'findWhitelistedAccount'>;
+  store: Pick<AdmissionStore, 'findKeyByHash' | 'findWhitelistedAccount'>;
   pepper: string;
   credential: Exclude<CredentialResult, { kind: 'conflict' }>;
   address: IpAddress;

@@ -1,8 +1,8 @@
 /** The store factory: the embedded store (SQLite) or the shared store (PostgreSQL + Redis, issue 4). */
-import type { Clock } from '../core/clock';
+import type { StoreDeps } from './deps';
 import { Checkpointer, checkpointWarning } from './embedded/checkpointer';
 import { EmbeddedStore } from './embedded/store';
-import type { Store } from './types';
+import type { Store } from './ports';
 
 export type StoreConfig =
   | {
@@ -26,16 +26,6 @@ export type StoreConfig =
       /** How often the ledger drain runs (SharedStoreOptions.drainIntervalMs; benchmarks drain by hand). */
       drainIntervalMs?: number;
     };
-
-/** What a store may need from the gateway. */
-export interface StoreDeps {
-  clock: Clock;
-  logger?: {
-    info(o: object, msg?: string): void;
-    warn(o: object, msg?: string): void;
-    error(o: object, msg?: string): void;
-  };
-}
 
 /** Open the configured store and bring its schema up to date (parent folders of the SQLite file are created). */
 export async function createStore(cfg: StoreConfig, deps: StoreDeps): Promise<Store> {
@@ -74,6 +64,8 @@ export { EmbeddedStore } from './embedded/store';
 export { runMigrations, MIGRATIONS_TABLE } from './migrations';
 export { StoreUnavailableError, isStoreUnavailable } from './faults';
 export * from './types';
+export type * from './ports';
+export type { StoreDeps, StoreLogger } from './deps';
 
 /**
  * `workers` on the embedded store: the one checkpointer of the file, run by the process that serves nothing (the

@@ -1,18 +1,14 @@
-/** Key restrictions in the key row (migration 004): canonical JSON text, written and read the same by both stores. */
-import { isRestricted, normaliseRestrictions, RestrictionError } from '../policy/restrictions';
-import { StoreConflict, type KeyRestrictions } from './types';
+/**
+ * Key restrictions in the key row (migration 004): JSON text, written and read the same by both stores. The store
+ * stores what it is given: the accounts service validates and canonicalises restrictions first (D29,
+ * gateway/policy/restrictions.ts normaliseRestrictions).
+ */
+import type { KeyRestrictions } from './types';
 
-/** The column value to store for `input`: canonical JSON, or null for none. Malformed → StoreConflict('invalid_input'). */
+/** The column value to store for `input`: its JSON, or null when it restricts nothing. */
 export function restrictionsColumn(input: KeyRestrictions | null): string | null {
-  if (input === null) return null;
-  let canonical: KeyRestrictions;
-  try {
-    canonical = normaliseRestrictions(input);
-  } catch (err) {
-    if (err instanceof RestrictionError) throw new StoreConflict('invalid_input', err.message);
-    throw err;
-  }
-  return isRestricted(canonical) ? JSON.stringify(canonical) : null;
+  if (input === null || (input.referrers.length === 0 && input.cidrs.length === 0)) return null;
+  return JSON.stringify({ referrers: input.referrers, cidrs: input.cidrs });
 }
 
 /** The restrictions of a stored column value (written by restrictionsColumn). */

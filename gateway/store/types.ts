@@ -1,6 +1,7 @@
 /**
- * The store interface: one contract, two implementations (embedded SQLite; shared PostgreSQL + Redis).
- * The admission step takes a plan computed by the rule set and executes it all-or-nothing (D10).
+ * The store's records and the admission plan: what the ports (./ports) take and return. One contract, two
+ * implementations (embedded SQLite; shared PostgreSQL + Redis). The admission step takes a plan computed by the rule
+ * set and executes it all-or-nothing (D10).
  *
  * Conventions:
  * - Times are epoch milliseconds from the gateway's injected clock, passed in; stores never read the wall clock
@@ -10,20 +11,6 @@
  * - A refusal is a value (`admitted: false`); a fault (database unreachable) is a thrown error.
  */
 import type { RefusalCode } from '../core/errors';
-import type { AccountQuery, KeyQuery } from './listing';
-import type { BillingDetails, Receipt, ReceiptInput } from './receipts';
-import type { RefundInput, RefundResult } from './refunds';
-import type {
-  ClaimedDelivery,
-  DeliveryAttempt,
-  DeliveryLogEntry,
-  DeliveryNext,
-  NewDelivery,
-  NotificationEvent,
-  NotificationSettings,
-  UnlimitedEnding,
-  WebhookEndpoint,
-} from './notifications';
 
 /** 'deleted': erased by its owner (issue 15 item 1); kept for accounting, never active again. */
 export type AccountStatus = 'active' | 'suspended' | 'deleted';
@@ -163,7 +150,7 @@ export interface AdmissionPlan {
   keyId: string | null;
   /**
    * How many units the call is worth (a bulk call of n lookups, a passthrough route's `cost`); absent: 1. All are
-   * admitted or none (D10), each unit by the rules of one request in turn (see `Store.admit`).
+   * admitted or none (D10), each unit by the rules of one request in turn (see `AdmissionStore.admit`).
    */
   units?: number;
 }
@@ -206,7 +193,7 @@ export type AdmissionResult =
       quota: { used: number; limit: number } | null;
     };
 
-/* ---------------------------------------------------------------- the store */
+/* ---------------------------------------------------------------- management inputs */
 
 export interface NewAccount {
   email: string;
@@ -251,290 +238,4 @@ export class StoreConflict extends Error {
   ) {
     super(message);
   }
-}
-
-export interface Store {
-  /** Key identity cache lookups so far (stores with a cache: the shared store); read by the metrics. */
-  identityCacheStats?(): { hits: number; misses: number };
-  /** Create tables (knex migrations) or verify they exist. */
-  migrate(): Promise<void>;
-  close(): Promise<void>;
-
-  /* --- health (faults.ts): the store owns readiness and fault classification --- */
-  /**
-   * Whether each of the store's databases answers now, within about 1 s each (for /readyz): `{ sqlite }` or
-   * `{ redis, postgres }`; false also while the store is not fit to admit (e.g. counters being rebuilt). Never throws.
-   */
-  readiness(): Promise<Record<string, boolean>>;
-  /**
-   * Whether an error this store threw means "unavailable now" (503 store_unavailable, or uncounted service with
-   * onStoreFailure: open) rather than a bug (500). Same answer as faults.ts `isStoreUnavailable`.
-   */
-  isUnavailable(err: unknown): boolean;
-
-  /* --- identification (hot path; may be cached, but changes must show within 1 s: D18, D19) --- */
-  /** The key with this hash and its account, or null. Revoked keys are returned (status 'revoked'). */
-  findKeyByHash(hash: string): Promise<KeyIdentity | null>;
-  /** The account whose whitelist covers this address (B), or null. `address` is a plain IPv4/IPv6 address. */
-  findWhitelistedAccount(address: string): Promise<Account | null>;
-
-  /* --- admission (hot path, atomic) --- */
-  /**
-   * Execute a plan all-or-nothing (D10); the result is durable (committed) when the promise resolves.
-   * 1. Slots, each SlotSpec in order: the live entries of `scope` are those with firstSeen+windowMs > now (fixed)
-   *    or lastSeen+windowMs > now (sliding). A live `member` is admitted (its lastSeen becomes now); else, when
-   *    fewer than `capacity` entries are live, a new entry (firstSeen = lastSeen = now) is added (replacing an
-   *    expired entry of the same member); else the request is refused with `spec.refuse` and `nextSlotFreeAt` =
-   *    the earliest freesAt among the live entries. The first refusal wins (D9).
-   * 2. Free allowance: the request is free iff every CounterSpec's `used` for `plan.day` is below its `limit`
-   *    (vacuously free when `free` is empty); a free request increments all of them (D5): billed false, charged 0.
-   * 3. Not free, by `overflow`: refuse → refused with its code; bill → when the account's balance ≥ price the
-   *    balance is debited and one ledger row written (kind 'charge', amount -price, ref plan.id, keyId plan.keyId):
-   *    billed true, charged price; else refused with `overflow.refuse` (D7, D16); free (Unlimited) → admitted,
-   *    nothing incremented or charged.
-   * 4. Admitted: slot changes applied; usage_daily of every `plan.usage` subject incremented (billed column when
-   *    billed, else free).
-   * `quota` (admitted and refused alike) is the CounterSpec with the fewest remaining (limit − used, `used` as
-   * after this request: +1 when the request was free, else unchanged), ties → the first in `free`; its used and
-   * limit. So with D5's two counters it shows what the caller really has left (key 10/2,500 and network
-   * 2,000/2,500 → the network's). Null when `free` is empty.
-   * A refusal changes nothing: no counter, slot, credit, usage or address-limit entry (D10). A plan id may be
-   * admitted once; admitting an already admitted plan id is a fault (throws) until the admission is kept.
-   * Units (`plan.units` = n > 1): the slots are decided once; then unit i is free when every counter is still below
-   * its limit after the free units before it, else it overflows (refused, billed `price` each, or free); the plan is
-   * admitted when every unit is, else refused with the first refused unit's code and nothing changed. `billed` and
-   * `charged` sum the units; `quota` is as after the last unit. The ticket carries one ticket per unit (`units`,
-   * unit i's planId `${plan.id}/${i}`, its ledger ref): releasing a unit undoes its counter increments, charge and
-   * usage; the slot changes stay with the plan's ticket.
-   */
-  admit(plan: AdmissionPlan): Promise<AdmissionResult>;
-  /**
-   * Undo an admission exactly (D11: backend failure or rejected request): its counter increments, its charge
-   * (balance restored, the ledger row removed), the slot entries it added (removed unless used again since) and the
-   * lastSeen it moved (restored unless moved again since), its usage (a row left at zero is removed). Idempotent per
-   * ticket: a second release of the same ticket (or a copy of it) is a no-op.
-   */
-  release(ticket: Ticket): Promise<void>;
-  /**
-   * Keep an admission for good (the backend answered; D11 charges it): the store drops what it held to release it,
-   * so nothing per request outlives its need, and its crash sweeper (when enabled) will not release it. A later
-   * release of the ticket is then a no-op; keeping twice, or a released ticket, is a no-op. Callers may skip it (the
-   * record then expires on its own; see docs/shared-state.md) but must call it when the sweeper is enabled.
-   */
-  keep(ticket: Ticket): Promise<void>;
-  /** Record a refused request in usage history only (statistics; changes no counter, slot or credit). */
-  recordRefusal(subjects: string[], day: string): Promise<void>;
-
-  /*
-   * --- management (admin API, CLI, dashboard) ---
-   * Operations on an unknown account or key id (including listKeys, listWhitelist, ledger) → StoreConflict('not_found').
-   */
-  /** Create an active account with balance 0; the e-mail is unique case-insensitively (taken → 'email_taken'). */
-  createAccount(input: NewAccount, now: number): Promise<Account>;
-  getAccount(id: string): Promise<Account | null>;
-  /** Case-insensitive, surrounding spaces ignored. */
-  findAccountByEmail(email: string): Promise<Account | null>;
-  setAccountStatus(id: string, status: AccountStatus): Promise<Account>;
-  /** B: set or clear the Unlimited plan (D17). */
-  setUnlimitedUntil(id: string, until: number | null): Promise<Account>;
-  setPasswordHash(id: string, hash: string): Promise<void>;
-  /** Change the account's e-mail (unique case-insensitively: taken by another → 'email_taken'; unknown → not_found). */
-  setEmail(id: string, email: string): Promise<Account>;
-  /**
-   * Add `amount` units to the balance and the ledger, exactly once per (account, idempotencyKey).
-   * A repeat with the same key and amount returns the first entry (`replayed: true`, balance unchanged); a different
-   * amount → StoreConflict('idempotency_mismatch'). `amount` must be a positive safe integer ('invalid_input').
-   */
-  credit(
-    accountId: string,
-    amount: number,
-    idempotencyKey: string | null,
-    now: number,
-  ): Promise<{ entry: LedgerEntry; balance: number; replayed: boolean }>;
-  /**
-   * A: debit `price` from the balance and create an Unlimited key valid until `packageUntil`, atomically.
-   * Insufficient balance → StoreConflict('insufficient_balance'), nothing changed.
-   */
-  buyPackage(
-    accountId: string,
-    price: number,
-    key: NewKey,
-    now: number,
-  ): Promise<{ key: ApiKey; balance: number }>;
-  createKey(input: NewKey, now: number): Promise<ApiKey>;
-  getKey(id: string): Promise<ApiKey | null>;
-  listKeys(accountId: string): Promise<ApiKey[]>;
-  /** Admin listing: one page of accounts, filtered and ordered (issue 14; gateway/store/listing.ts). */
-  listAccounts(query: AccountQuery): Promise<Account[]>;
-  /** Admin listing: one page of keys across accounts, filtered and ordered. */
-  listKeyPage(query: KeyQuery): Promise<ApiKey[]>;
-  /** Revoke an active key; an already revoked key → StoreConflict('already_revoked') (its revokedAt is kept). */
-  revokeKey(id: string, now: number): Promise<ApiKey>;
-  /** Set a key's label (null: none), active or revoked; unknown → StoreConflict('not_found'). */
-  setKeyLabel(id: string, label: string | null): Promise<ApiKey>;
-  /** Current (non-expired at `now`) slots of a scope ("key:…" or "account:…"). */
-  listSlots(scope: string, mode: 'fixed' | 'sliding', windowMs: number, now: number): Promise<SlotView[]>;
-  /**
-   * Add a whitelist entry; overlap with another account's entry → StoreConflict('whitelist_overlap') (D18). The same
-   * block again for the same account returns the existing entry; a malformed CIDR → 'invalid_input'. The stored
-   * cidr is canonical (network address, RFC 5952 for IPv6).
-   */
-  addWhitelist(accountId: string, cidr: string, now: number): Promise<WhitelistEntry>;
-  /** Unknown entry, or another account's → StoreConflict('not_found'). */
-  removeWhitelist(accountId: string, entryId: string): Promise<void>;
-  listWhitelist(accountId: string): Promise<WhitelistEntry[]>;
-  /** Usage rows for these subjects between two UTC days inclusive, ordered by day. */
-  usage(subjects: string[], fromDay: string, toDay: string): Promise<UsageRow[]>;
-  /**
-   * The newest `limit` entries, newest first; with `before` (an entry id of this account), the `limit` entries just
-   * older than it: a keyset page, so a long ledger is read in bounded steps (an unknown `before` → empty page).
-   */
-  ledger(accountId: string, limit: number, before?: string): Promise<LedgerEntry[]>;
-
-  /*
-   * --- single-use marks (dashboard: one-time sign-in links, ended sessions) ---
-   * Durable and shared by every gateway instance on the store. A mark lives until its `expiresAt` (epoch ms):
-   * once `now >= expiresAt` it counts as not consumed and may be pruned, so consuming the id again returns true
-   * (callers use an expiry no earlier than that of the thing the id names, so a reuse after it is harmless).
-   */
-  /**
-   * Mark `id` consumed until `expiresAt`. True the first time (or after the earlier mark expired), false on every
-   * later call while `now < expiresAt`; atomic: of N concurrent calls with the same id exactly one gets true.
-   * `id` is at most 200 characters ('invalid_input').
-   */
-  consumeOnce(id: string, expiresAt: number, now: number): Promise<boolean>;
-  /** Whether `id` holds an unexpired mark at `now` (a mark expired at `now` → false). */
-  isConsumed(id: string, now: number): Promise<boolean>;
-
-  /**
-   * --- windowed counters (dashboard sign-in throttling), shared by every instance on the store ---
-   * Count one hit of `name`: the first hit, or the first at or after its window's end, starts a window of
-   * `windowMs` at `now` (count 1); later hits add one. Returns the count including this hit and the window's end.
-   * Atomic: N concurrent hits of a fresh name return counts 1..N. `name` ≤ 200 characters ('invalid_input').
-   */
-  hitWindow(name: string, windowMs: number, now: number): Promise<{ count: number; resetAt: number }>;
-  /*
-   * --- receipts (issue 15 item 3, D31; gateway/store/receipts.ts) ---
-   * A receipt is issued in the transaction that records its top-up or purchase, numbered from a gapless series per
-   * UTC year (no number is burnt by a failed or replayed operation) with the account's billing details as they are.
-   */
-  /** The account's billing details (all null when never given); unknown account → not_found. */
-  getBilling(accountId: string): Promise<BillingDetails>;
-  /** Replace the billing details (trimmed, empty → null, bounded: invalid_input); unknown account → not_found. */
-  setBilling(accountId: string, billing: BillingDetails, now: number): Promise<BillingDetails>;
-  /**
-   * `credit` and its receipt. A replay (same idempotency key and amount) returns the first credit's receipt and
-   * allocates no number; a credit made earlier without a receipt gets one on its first replay here.
-   */
-  creditWithReceipt(
-    accountId: string,
-    amount: number,
-    idempotencyKey: string | null,
-    now: number,
-    receipt: ReceiptInput,
-  ): Promise<{ entry: LedgerEntry; balance: number; replayed: boolean; receipt: Receipt }>;
-  /** `buyPackage` and its receipt (method 'balance' as a rule), issued together. */
-  buyPackageWithReceipt(
-    accountId: string,
-    price: number,
-    key: NewKey,
-    now: number,
-    receipt: ReceiptInput,
-  ): Promise<{ key: ApiKey; balance: number; receipt: Receipt }>;
-  /**
-   * The account's newest `limit` receipts (1..1000), newest first; with `before` (a receipt number of this account),
-   * the next older page after that receipt. Unknown account, or a `before` that is not this account's → not_found.
-   */
-  listReceipts(accountId: string, limit: number, before?: string): Promise<Receipt[]>;
-  /** The account's receipt with this number, or null (none, or another account's). */
-  getReceipt(accountId: string, number: string): Promise<Receipt | null>;
-  /**
-   * Apply a refund or lost dispute of the top-up paid by `input.paymentRef` (gateway/store/refunds.ts): the part of
-   * the claim's running total not applied yet is taken from the balance (never below zero; the rest is recorded as
-   * owed on the receipts), with one ledger row (kind 'adjustment') and one credit note, atomically and exactly once
-   * per event id, also under concurrent or repeated deliveries. Nothing names the payment → 'unknown_payment'.
-   */
-  refundTopUp(input: RefundInput, now: number): Promise<RefundResult>;
-
-  /*
-   * ================= notifications (issue 15 item 2, D30; records in ./notifications.ts) =================
-   * Kept in the relational database of either store (SQLite; PostgreSQL), shared by every instance.
-   */
-  /** The account's settings; defaults (e-mail alerts on, no threshold) when it never saved any. */
-  notificationSettings(accountId: string): Promise<NotificationSettings>;
-  /** Save them; a changed threshold re-arms the low-balance alert (new crossing). Unknown account → not_found. */
-  setNotificationSettings(
-    accountId: string,
-    emailAlerts: boolean,
-    lowBalanceThreshold: number | null,
-  ): Promise<NotificationSettings>;
-  /**
-   * One page of the settings that have a low-balance threshold (the sweep's list), in account id order: at most
-   * `limit` (1 to 10,000), those after account `after` (null: from the first). The sweep pages until a short page.
-   */
-  lowBalanceWatch(after: string | null, limit: number): Promise<NotificationSettings[]>;
-  /**
-   * Disarm (`armed` false: told for crossing `seq`) or re-arm (true: crossing seq + 1) the low-balance alert, only
-   * from the other state at `seq`; false when it was not in it (another instance did it first).
-   */
-  armLowBalance(accountId: string, seq: number, armed: boolean): Promise<boolean>;
-  listWebhookEndpoints(accountId: string): Promise<WebhookEndpoint[]>;
-  /** Add an endpoint with its signing secret; null when the account has `max` already (atomic). Unknown → not_found. */
-  addWebhookEndpoint(
-    accountId: string,
-    url: string,
-    secret: string,
-    max: number,
-    now: number,
-  ): Promise<WebhookEndpoint | null>;
-  /** Remove one of the account's endpoints; false when it has no such endpoint. */
-  removeWebhookEndpoint(accountId: string, id: string): Promise<boolean>;
-  /**
-   * Insert the event and its deliveries (due at the event's time) in one transaction, once per event id: true the
-   * first time; later calls with the same id (from any instance) change nothing and return false.
-   */
-  recordNotification(event: NotificationEvent, deliveries: NewDelivery[]): Promise<boolean>;
-  /**
-   * Claim up to `limit` pending deliveries due at `now` whose lease is free, leasing them to `owner` until
-   * now + leaseMs. Exclusive: concurrent claims (any instance) never return the same delivery while its lease holds.
-   */
-  claimDeliveries(owner: string, now: number, leaseMs: number, limit: number): Promise<ClaimedDelivery[]>;
-  /** Log an attempt and set what follows, only while `owner` holds the lease; false (nothing logged) otherwise. */
-  finishDelivery(id: string, owner: string, attempt: DeliveryAttempt, next: DeliveryNext): Promise<boolean>;
-  /** The account's newest `limit` attempts, newest first. */
-  deliveryLog(accountId: string, limit: number): Promise<DeliveryLogEntry[]>;
-  /** Active Unlimited packages (A) and plans (B) ending in (from, to]. */
-  unlimitedEnding(from: number, to: number): Promise<UnlimitedEnding[]>;
-  /** Delete events older than `before` with their finished deliveries and attempts (pending ones stay); how many events. */
-  pruneNotifications(before: number): Promise<number>;
-
-  /* --- key restrictions (issue 15 item 4, D29) --- */
-  /**
-   * Set a key's restrictions (null, or both lists empty: none), active or revoked; unknown → 'not_found'. The input
-   * is validated and canonicalised by gateway/policy/restrictions.ts normaliseRestrictions (malformed →
-   * 'invalid_input'). Like a revocation, the change is seen by identification within 1 s (D19): the key identity
-   * caches are invalidated on the same path. The returned key carries `restrictions` only when it has some.
-   */
-  setKeyRestrictions(id: string, restrictions: KeyRestrictions | null): Promise<ApiKey>;
-
-  /*
-   * --- account lifecycle (issue 15 item 1: e-mail verification, account deletion; migration 007) ---
-   * A deleted account is kept for accounting and changed by no one: every management write naming it (status, plan,
-   * password, e-mail, credit, createKey, buyPackage, addWhitelist, markEmailVerified, deleteAccount) throws
-   * StoreConflict('account_deleted'); reads (getAccount, listKeys, ledger, usage…) still answer.
-   */
-  /**
-   * Record that the account's e-mail address is proven at `now`; already verified → unchanged (the first time is
-   * kept). Unknown → not_found; deleted → account_deleted.
-   */
-  markEmailVerified(id: string, now: number): Promise<Account>;
-  /**
-   * Delete the account for its owner, all at once: every active key revoked at `now`, every whitelist entry and IP
-   * slot removed, the e-mail replaced by `tombstone` (so the address can sign up again), name and password hash
-   * erased, the balance forfeited (one ledger row, kind 'adjustment', ref 'account-deleted', amount −balance, when
-   * the balance was above 0), status 'deleted' and deletedAt `now`. Ledger rows and usage stay under the account id.
-   * Key identities cached by any instance stop within 1 s (D19). Unknown → not_found; already deleted →
-   * account_deleted (nothing changes). Returns the deleted account and what was forfeited.
-   */
-  deleteAccount(id: string, tombstone: string, now: number): Promise<{ account: Account; forfeited: number }>;
 }

@@ -9,9 +9,9 @@ import type {
   LedgerEntry,
   SlotSpec,
   SlotView,
-  Store,
   UsageRow,
 } from '../../gateway/store/types';
+import type { Store } from '../../gateway/store/ports';
 
 export type StoreFactory = () => Promise<{ store: Store; cleanup(): Promise<void> }>;
 

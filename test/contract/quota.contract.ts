@@ -5,7 +5,8 @@
  * reserve-then-compensate path (one step per shard), where each step sees only its own counters.
  */
 import { shardOf } from '../../gateway/store/shared/layout';
-import type { AdmissionPlan, CounterSpec, Store } from '../../gateway/store/types';
+import type { AdmissionPlan, CounterSpec } from '../../gateway/store/types';
+import type { Store } from '../../gateway/store/ports';
 import type { StoreHolder } from './helpers';
 import { account, admitted, bill, counter, plan, remainingFree, slot, uid } from './helpers';
 

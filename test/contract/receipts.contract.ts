@@ -4,7 +4,8 @@
  * first receipt and takes no number; a refused operation takes none; the billing details are a snapshot.
  */
 import type { Receipt, ReceiptInput } from '../../gateway/store/receipts';
-import type { NewKey, Store } from '../../gateway/store/types';
+import type { NewKey } from '../../gateway/store/types';
+import type { Store } from '../../gateway/store/ports';
 import { expectConflict } from './accounts.contract';
 import type { StoreHolder } from './helpers';
 import { account, T0, uid } from './helpers';

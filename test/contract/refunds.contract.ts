@@ -6,7 +6,7 @@
  */
 import type { ReceiptInput } from '../../gateway/store/receipts';
 import type { RefundInput } from '../../gateway/store/refunds';
-import type { Store } from '../../gateway/store/types';
+import type { Store } from '../../gateway/store/ports';
 import { expectConflict } from './accounts.contract';
 import type { StoreHolder } from './helpers';
 import { account, T0, uid } from './helpers';

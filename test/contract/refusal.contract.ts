@@ -1,5 +1,6 @@
 /** Contract: a refused request changes nothing (D10), observed through the whole interface. */
-import type { AdmissionPlan, Store } from '../../gateway/store/types';
+import type { AdmissionPlan } from '../../gateway/store/types';
+import type { Store } from '../../gateway/store/ports';
 import type { StoreHolder } from './helpers';
 import {
   account,

@@ -2,7 +2,7 @@
  * The store contract: one suite of behaviour-named tests that every Store implementation runs (the embedded SQLite
  * store and the shared PostgreSQL + Redis store). It observes the store only through the `Store` interface.
  */
-import type { Store } from '../../gateway/store/types';
+import type { Store } from '../../gateway/store/ports';
 import { accountRules } from './accounts.contract';
 import { accountLifecycleRules } from './account-lifecycle.contract';
 import { allowanceRules } from './allowance.contract';

@@ -25,7 +25,7 @@ import { ManualClock } from '../../gateway/core/clock';
 import { generateKey } from '../../gateway/core/keys';
 import type { RuleSet } from '../../gateway/policy/ruleset';
 import { createStore } from '../../gateway/store/index';
-import type { Store } from '../../gateway/store/types';
+import type { Store } from '../../gateway/store/ports';
 import { startBackendProcess, type BackendProcess } from '../helpers/backend-process';
 import { useFixture, useTempDir } from '../helpers/fixture';
 import { PEPPER, startGatewayHarness, type Harness } from '../helpers/gateway-harness';

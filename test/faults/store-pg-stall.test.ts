@@ -10,7 +10,7 @@ import { compileConfig } from '../../gateway/config/compile';
 import { validateConfig } from '../../gateway/config/load';
 import { systemClock } from '../../gateway/core/clock';
 import { createGateway, type Gateway } from '../../gateway/server';
-import { StoreUnavailableError } from '../../gateway/store/faults';
+import { isStoreUnavailable, StoreUnavailableError } from '../../gateway/store/faults';
 import type { SharedStore } from '../../gateway/store/shared';
 import { call } from '../helpers/gateway-harness';
 import { startBackendProc, type RunningProcess } from '../helpers/gateway-processes';
@@ -62,7 +62,7 @@ describeShared('faults: PostgreSQL stalls (a proxy that freezes)', () => {
     if (process.env.GG_VERBOSE) console.log({ pgStallAnswerMs: results.map((r) => Math.round(r.ms)) });
     for (const r of results) {
       expect(r.err).toBeInstanceOf(StoreUnavailableError);
-      expect(store.isUnavailable(r.err)).toBe(true);
+      expect(isStoreUnavailable(r.err)).toBe(true);
       expect(r.ms).toBeLessThan(5_000);
     }
     expect((await store.readiness()).postgres).toBe(false);

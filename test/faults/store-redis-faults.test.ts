@@ -66,7 +66,7 @@ describeShared(
       const { err, ms } = await failure(store);
       expect(err).toBeInstanceOf(StoreUnavailableError);
       expect(String((err as Error).message)).toMatch(/OOM/);
-      expect(store.isUnavailable(err)).toBe(true);
+      expect(isStoreUnavailable(err)).toBe(true);
       expect(ms).toBeLessThan(5_000);
       await admin.config('SET', 'maxmemory', '0');
       expect((await store.admit(freePlan())).admitted).toBe(true);

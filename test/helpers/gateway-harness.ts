@@ -12,7 +12,8 @@ import { ManualClock } from '../../gateway/core/clock';
 import { generateKey, hashKey, keyPrefix } from '../../gateway/core/keys';
 import { createGateway, type Gateway, type GatewayUrls } from '../../runtime/server';
 import { createStore } from '../../gateway/store';
-import type { Account, ApiKey, KeyKind, Store } from '../../gateway/store/types';
+import type { Account, ApiKey, KeyKind } from '../../gateway/store/types';
+import type { Store } from '../../gateway/store/ports';
 
 /** 2026-11-22 12:00:00 UTC: a fixed start for every test. */
 export const T0 = Date.UTC(2026, 10, 22, 12, 0, 0);

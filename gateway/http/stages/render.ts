@@ -9,7 +9,7 @@ import { CORS_HEADERS } from '../headers';
 
 const CORS_ORIGIN = CORS_HEADERS['access-control-allow-origin'] as string;
 const CORS_EXPOSE = CORS_HEADERS['access-control-expose-headers'] as string;
-import { parseJsonObject } from '../record-shape';
+import { parseJsonObject } from '../../backends/record-shape';
 import type { Settlement } from '../settlement';
 
 const NO_FACTS: ErrorFacts = Object.freeze({});

@@ -19,6 +19,7 @@
  * retrying, the batch waits in SQLite like any other statement (busy_timeout), so a stuck lock still ends in an
  * error.
  */
+import { sqliteFault } from './faults';
 import type Database from 'better-sqlite3';
 
 type Outcome<O> = { ok: true; value: O } | { ok: false; error: unknown };
@@ -182,8 +183,9 @@ export class GroupCommit<I, O> {
       if (isBusy(error) && toggled) return this.retryLater(batch, deferred);
       this.busySince = null;
       this.retries = 0;
-      for (const b of batch) b.reject(error); // the commit itself failed: nothing of the batch is stored
-      deferred?.reject(error);
+      const fault = sqliteFault(error); // an unavailable file leaves as StoreUnavailableError
+      for (const b of batch) b.reject(fault); // the commit itself failed: nothing of the batch is stored
+      deferred?.reject(fault);
       return;
     }
     if (toggled) this.restoreBusyWait();
@@ -194,7 +196,7 @@ export class GroupCommit<I, O> {
       const b = batch[i];
       if (!b) return;
       if (o.ok) b.resolve(o.value);
-      else b.reject(o.error);
+      else b.reject(sqliteFault(o.error));
     });
     try {
       this.afterCommit();

@@ -14,7 +14,7 @@ import { createAdminApp } from '../../../gateway/admin/app';
 import { ManualClock } from '../../../gateway/core/clock';
 import { RULE_SET_B, type RuleSet } from '../../../gateway/policy/ruleset';
 import { createStore } from '../../../gateway/store/index';
-import type { Store } from '../../../gateway/store/types';
+import type { Store } from '../../../gateway/store/ports';
 import { repoRoot } from '../../../gateway/core/paths';
 
 const CLI = join(repoRoot(), 'dist', 'gateway', 'cli', 'main.js');

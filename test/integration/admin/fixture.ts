@@ -13,7 +13,8 @@ import { createAdminApp, type AdminDeps } from '../../../gateway/admin/app';
 import { ManualClock, utcDay } from '../../../gateway/core/clock';
 import type { RuleSet } from '../../../gateway/policy/ruleset';
 import { createStore } from '../../../gateway/store/index';
-import type { AdmissionPlan, Store } from '../../../gateway/store/types';
+import type { AdmissionPlan } from '../../../gateway/store/types';
+import type { Store } from '../../../gateway/store/ports';
 import { useFixture } from '../../helpers/fixture';
 
 export const TOKEN = 'admin-token-for-tests-0123456789';

@@ -1,6 +1,6 @@
 /** Issue 14 item 2: the admin API's request line and error line carry the request id the answer carries. */
 import { RULE_SET_A } from '../../../gateway/policy/ruleset';
-import type { Store } from '../../../gateway/store/types';
+import type { Store } from '../../../gateway/store/ports';
 import { harness, useAdmin, type Harness } from './fixture';
 
 type Line = Record<string, unknown>;

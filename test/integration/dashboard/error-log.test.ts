@@ -1,5 +1,5 @@
 /** Issue 14 item 2: the dashboard's internal-error line carries the request id its answer carries. */
-import type { Store } from '../../../gateway/store/types';
+import type { Store } from '../../../gateway/store/ports';
 import { Client, harness } from './fixture';
 
 it('a bug answered 500 is logged with the request id of the answer', async () => {

@@ -14,7 +14,7 @@ import request from 'supertest';
 import { ManualClock } from '../../../gateway/core/clock';
 import { RULE_SET_A, RULE_SET_B, type RuleSet } from '../../../gateway/policy/ruleset';
 import { createStore } from '../../../gateway/store/index';
-import type { Store } from '../../../gateway/store/types';
+import type { Store } from '../../../gateway/store/ports';
 import { createDashboardApp, type DashboardDeps } from '../../../dashboard/app';
 import type { DashboardConfig } from '../../../dashboard/config';
 import type { Mailer } from '../../../dashboard/mailer';

@@ -5,7 +5,7 @@
  */
 import type { Express } from 'express';
 import { createDashboardApp } from '../../../dashboard/app';
-import type { Store } from '../../../gateway/store/types';
+import type { Store } from '../../../gateway/store/ports';
 import { describeShared, sharedEnv, type SharedEnv } from '../shared/harness';
 import { Client, PASSWORD, signedUp, type Harness, useDashboards } from './fixture';
 

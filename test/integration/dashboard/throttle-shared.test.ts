@@ -7,7 +7,7 @@ import { createDashboardApp } from '../../../dashboard/app';
 import { SIGNIN_LIMITS } from '../../../dashboard/throttle';
 import { ManualClock } from '../../../gateway/core/clock';
 import { RULE_SET_A } from '../../../gateway/policy/ruleset';
-import type { Store } from '../../../gateway/store/types';
+import type { Store } from '../../../gateway/store/ports';
 import { describeShared, sharedEnv, type SharedEnv } from '../shared/harness';
 import { Client, ORIGIN, PASSWORD, PEPPER, SECRET, START } from './harness';
 

@@ -10,7 +10,7 @@ import request from 'supertest';
 import { createAdminApp } from '../../../gateway/admin/app';
 import { hashKey, generateKey, keyPrefix } from '../../../gateway/core/keys';
 import { createDashboardApp } from '../../../dashboard/app';
-import type { Store } from '../../../gateway/store/types';
+import type { Store } from '../../../gateway/store/ports';
 import {
   Client,
   harness as dashboardHarness,

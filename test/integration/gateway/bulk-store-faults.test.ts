@@ -5,7 +5,7 @@
  */
 import type { BackendCall } from '../../../adapters/types';
 import { StoreUnavailableError } from '../../../gateway/store/shared/errors';
-import type { Store } from '../../../gateway/store/types';
+import type { Store } from '../../../gateway/store/ports';
 import { call } from '../../helpers/gateway-harness';
 import { answer, startInjected, type Injected } from './injected-gateway';
 

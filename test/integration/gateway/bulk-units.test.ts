@@ -4,7 +4,7 @@
  * took stays with the lookups answered.
  */
 import type { BackendCall } from '../../../adapters/types';
-import type { AdmissionPlan, Store } from '../../../gateway/store/types';
+import type { AdmissionPlan, Store } from '../../../gateway/store';
 import { call } from '../../helpers/gateway-harness';
 import { answer, startInjected, type Injected } from './injected-gateway';
 

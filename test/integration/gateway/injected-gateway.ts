@@ -16,7 +16,8 @@ import { generateKey, hashKey, keyPrefix } from '../../../gateway/core/keys';
 import type { BackendOutcome, Forwarder } from '../../../gateway/http/backend';
 import { createGateway, type GatewayDeps, type GatewayUrls } from '../../../gateway/server';
 import { createStore } from '../../../gateway/store';
-import type { Account, Store } from '../../../gateway/store/types';
+import type { Account } from '../../../gateway/store/types';
+import type { Store } from '../../../gateway/store/ports';
 import { PEPPER, T0 } from '../../helpers/gateway-harness';
 
 /** What the injected backend does with one call (`res` lets a test play a client that leaves). */

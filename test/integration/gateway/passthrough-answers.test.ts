@@ -17,7 +17,7 @@ import { generateKey, hashKey, keyPrefix } from '../../../gateway/core/keys';
 import { createGateway, type Gateway } from '../../../gateway/server';
 import type { SharedStore } from '../../../gateway/store/shared';
 import { SHARDS } from '../../../gateway/store/shared/layout';
-import type { Store } from '../../../gateway/store/types';
+import type { Store } from '../../../gateway/store/ports';
 import { call, PEPPER, T0, type Answer } from '../../helpers/gateway-harness';
 import { describeShared, useSharedEnv } from '../shared/fixture';
 import { gatewayStarter } from './fixture';

@@ -13,7 +13,7 @@ import { ManualClock } from '../../../gateway/core/clock';
 import { createGateway, type Gateway } from '../../../gateway/server';
 import { createStore } from '../../../gateway/store';
 import { StoreUnavailableError } from '../../../gateway/store/shared/errors';
-import type { Store } from '../../../gateway/store/types';
+import type { Store } from '../../../gateway/store/ports';
 import { call, T0 } from '../../helpers/gateway-harness';
 import { useGatewayFixture } from './fixture';
 

@@ -15,7 +15,7 @@ import { adminStatus, type AdminCode } from '../../../gateway/admin/problem';
 import { ManualClock } from '../../../gateway/core/clock';
 import { ALL_GATEWAY_CODES, codeToStatus } from '../../../gateway/core/errors';
 import { ALL_CREDENTIAL_POSITIONS, RULE_SET_A, RULE_SET_B } from '../../../gateway/policy/ruleset';
-import type { Store } from '../../../gateway/store/types';
+import type { Store } from '../../../gateway/store/ports';
 
 const ROOT = join(__dirname, '..', '..', '..');
 const CUSTOMER = join(ROOT, 'openapi', 'customer.yaml');

@@ -10,7 +10,8 @@ import { join } from 'node:path';
 import fc from 'fast-check';
 import { utcDay } from '../../../gateway/core/clock';
 import { EmbeddedStore } from '../../../gateway/store/embedded/store';
-import type { AdmissionPlan, AdmissionResult, Store, Ticket } from '../../../gateway/store/types';
+import type { AdmissionPlan, AdmissionResult, Ticket } from '../../../gateway/store/types';
+import type { Store } from '../../../gateway/store/ports';
 import { describeShared, useSharedEnv } from './fixture';
 
 jest.setTimeout(180_000);

@@ -10,7 +10,7 @@ import pino from 'pino';
 import { systemClock } from '../../../gateway/core/clock';
 import { generateKey, hashKey, keyPrefix } from '../../../gateway/core/keys';
 import { newWebhookSecret } from '../../../gateway/notify/webhook';
-import type { Store } from '../../../gateway/store/types';
+import type { Store } from '../../../gateway/store/ports';
 import { compileConfig, validateConfig } from '../../../runtime/config';
 import { createGateway, type Gateway, type GatewayUrls } from '../../../runtime/server';
 import { call } from '../../helpers/gateway-harness';

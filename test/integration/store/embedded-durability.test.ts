@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ManualClock, utcDay } from '../../../gateway/core/clock';
 import { createStore } from '../../../gateway/store';
-import type { Store } from '../../../gateway/store/types';
+import type { Store } from '../../../gateway/store/ports';
 import { remainingFree, T0, WINDOW } from '../../contract/helpers';
 
 const START = 1_000_000;

@@ -6,7 +6,7 @@ import { hashKey } from '../../../gateway/core/keys';
 import { keySlotCapacity } from '../../../gateway/policy/planner';
 import { RULE_SET_A, RULE_SET_B, type RuleSet } from '../../../gateway/policy/ruleset';
 import { createStore } from '../../../gateway/store';
-import type { Store } from '../../../gateway/store/types';
+import type { Store } from '../../../gateway/store/ports';
 
 const PEPPER = 'pepper-for-accounts-tests';
 /** 2026-01-31T10:00Z: a package bought now runs to 2026-02-28T10:00Z (D17). */

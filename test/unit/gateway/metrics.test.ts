@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { ManualClock } from '../../../gateway/core/clock';
 import { GatewayMetrics } from '../../../gateway/metrics/gateway-metrics';
 import { IdentityCache } from '../../../gateway/store/shared/cache';
-import type { PipelineStore } from '../../../gateway/http/context';
+import type { AdmissionStore } from '../../../gateway/store/ports';
 import { measuredStore } from '../../../gateway/metrics/measured';
 import type { AdmissionPlan, AdmissionResult, KeyIdentity } from '../../../gateway/store/types';
 import { parseExposition, sampleValue } from '../../helpers/exposition';
@@ -87,7 +87,7 @@ describe('measuredStore', () => {
     const bare = {
       findKeyByHash: () => Promise.reject(boom),
       admit: () => Promise.resolve(results.shift()!),
-    } as unknown as PipelineStore;
+    } as unknown as AdmissionStore;
     const store = measuredStore(bare, m);
     await expect(store.findKeyByHash('h')).rejects.toBe(boom);
     for (let i = 0; i < 3; i++) await store.admit({} as AdmissionPlan);

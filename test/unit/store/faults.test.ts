@@ -1,6 +1,7 @@
 /** Fault classification owned by the store contract (issue 9 item 4, issue 13 items 2 and 4). */
 import { ReplyError } from 'ioredis';
 import { EmbeddedStore } from '../../../gateway/store/embedded/store';
+import { sqliteFault } from '../../../gateway/store/embedded/faults';
 import { isStoreUnavailable, StoreUnavailableError } from '../../../gateway/store/faults';
 import { pgFault, redisFault } from '../../../gateway/store/shared/errors';
 
@@ -86,9 +87,62 @@ describe('the Store interface owns readiness and classification', () => {
     const store = new EmbeddedStore(':memory:');
     await store.migrate();
     expect(await store.readiness()).toEqual({ sqlite: true });
-    expect(store.isUnavailable(Object.assign(new Error('locked'), { code: 'SQLITE_BUSY' }))).toBe(true);
-    expect(store.isUnavailable(new TypeError('a bug'))).toBe(false);
+    expect(isStoreUnavailable(Object.assign(new Error('locked'), { code: 'SQLITE_BUSY' }))).toBe(true);
+    expect(isStoreUnavailable(new TypeError('a bug'))).toBe(false);
     await store.close();
     expect(await store.readiness()).toEqual({ sqlite: false });
+  });
+});
+
+describe('each store wraps its own driver faults: the embedded store', () => {
+  const sqlite = (code: string): Error => Object.assign(new Error(`sqlite said ${code}`), { code });
+
+  it('sqliteFault wraps an unavailable database into StoreUnavailableError and passes bugs through', () => {
+    const busy = sqlite('SQLITE_BUSY');
+    const wrapped = sqliteFault(busy);
+    expect(wrapped).toBeInstanceOf(StoreUnavailableError);
+    expect(wrapped).toMatchObject({ backend: 'sqlite', cause: busy });
+    const constraint = sqlite('SQLITE_CONSTRAINT_UNIQUE');
+    expect(sqliteFault(constraint)).toBe(constraint);
+    const already = new StoreUnavailableError('sqlite', 'x');
+    expect(sqliteFault(already)).toBe(already);
+  });
+
+  it('a closed database fails every port with StoreUnavailableError (admission, management, marks)', async () => {
+    const store = new EmbeddedStore(':memory:');
+    await store.migrate();
+    store.db.close();
+    const calls: [string, () => Promise<unknown>][] = [
+      ['findKeyByHash', () => store.findKeyByHash('h')],
+      ['recordRefusal', () => store.recordRefusal(['key:k'], '2026-11-27')],
+      [
+        'admit',
+        () =>
+          store.admit({
+            id: 'adm_1',
+            now: 1,
+            day: '1970-01-01',
+            slots: [],
+            free: [],
+            overflow: { kind: 'free' },
+            usage: [],
+            keyId: null,
+          }),
+      ],
+      ['getAccount', () => store.getAccount('acc_1')],
+      ['listKeys', () => store.listKeys('acc_1')],
+      ['ledger', () => store.ledger('acc_1', 10)],
+      ['notificationSettings', () => store.notificationSettings('acc_1')],
+      ['consumeOnce', () => store.consumeOnce('m', 2, 1)],
+    ];
+    for (const [name, call] of calls) {
+      const err = await call().then(
+        () => new Error(`${name} answered`),
+        (e: unknown) => e,
+      );
+      expect([name, err]).toEqual([name, expect.any(StoreUnavailableError)]);
+      expect((err as StoreUnavailableError).backend).toBe('sqlite');
+    }
+    await store.close();
   });
 });

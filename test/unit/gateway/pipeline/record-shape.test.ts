@@ -1,5 +1,5 @@
 /** The record-shape checks that decide "renderable" before an answer is charged (issue 13 item 11). */
-import { isIpRecord, isReverseRecord, parseJsonObject } from '../../../../gateway/http/record-shape';
+import { isIpRecord, isReverseRecord, parseJsonObject } from '../../../../gateway/backends/record-shape';
 
 const reverse = {
   query: { lat: 48.85, lon: 2.29 },

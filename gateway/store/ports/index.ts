@@ -1,0 +1,22 @@
+/**
+ * The store's ports, one per feature (STYLE.md "Narrow ports"): each consumer names the port(s) it uses. `Store`, all
+ * of them, is for the composition root only (runtime/, createStore, test helpers).
+ */
+import type { AccountStore } from './accounts';
+import type { AdmissionStore } from './admission';
+import type { BillingStore } from './billing';
+import type { KeyStore } from './keys';
+import type { Lifecycle } from './lifecycle';
+import type { MarkStore } from './marks';
+import type { NotificationStore } from './notifications';
+
+export type { AccountStore, AdmissionStore, BillingStore, KeyStore, Lifecycle, MarkStore, NotificationStore };
+
+/** Every port of one store: the composition root's view. */
+export type Store = AdmissionStore &
+  AccountStore &
+  KeyStore &
+  BillingStore &
+  NotificationStore &
+  MarkStore &
+  Lifecycle;
