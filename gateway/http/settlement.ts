@@ -2,7 +2,7 @@
  * D11 as one table: after the backend answers, is the admission kept (charged, counted) or released, and what does
  * the client get? Charged: answers the backend gave (a rendered 200 record, "no result found"). Released: backend
  * errors, timeouts, connection failures, requests rejected as malformed (400), answers the gateway cannot render
- * (issue 13 item 11), and clients that left before the answer (nothing was delivered). A passthrough route (D26)
+ * ("unrenderable"), and clients that left before the answer (nothing was delivered). A passthrough route (D26)
  * reads its status line into the same kinds and keeps by the table's passthrough column.
  */
 import { MESSAGES, type GatewayCode } from '../core/errors';
