@@ -130,7 +130,22 @@ export function stepArgs(
   const n = s.units;
   if (n !== undefined)
     return { keys, spec: JSON.stringify(unitsSpec(layout, plan, s, keys, n, slots, ctr, of, ev)) };
-  const spec = {
+  const spec = oneStepSpec(plan, s, slots, ctr, of, ev, s.countersOptional === true, mark2);
+  return { keys, spec: JSON.stringify(spec) };
+}
+
+/** The script's spec of one step (the fields every step has; a step of several units adds its own). */
+function oneStepSpec(
+  plan: AdmissionPlan,
+  s: StepInput,
+  slots: object[],
+  ctr: object[],
+  of: object,
+  ev: number,
+  ctrOpt: boolean,
+  mark2: number,
+): Record<string, unknown> {
+  return {
     id: plan.id,
     st: s.step,
     now: plan.now,
@@ -145,10 +160,9 @@ export function stepArgs(
     u: plan.usage,
     f: plan.free.map((c) => c.id),
     key: plan.keyId ?? '',
-    ctrOpt: s.countersOptional === true,
+    ctrOpt,
     mark2,
   };
-  return { keys, spec: JSON.stringify(spec) };
 }
 
 /** The spec of a step of several units: as one unit's, plus their count and their marks (added to `keys`). */
@@ -167,22 +181,7 @@ function unitsSpec(
   const u0 = s.firstUnit ?? 0;
   for (let i = 0; i < n; i++) keys.push(layout.mark(s.shard, unitId(plan.id, u0 + i), s.step));
   return {
-    id: plan.id,
-    st: s.step,
-    now: plan.now,
-    day: plan.day,
-    ttl: MARK_TTL_S,
-    ctrTtl: COUNTER_TTL_S,
-    slots,
-    ctr,
-    notFree: s.notFree,
-    of,
-    ev,
-    u: plan.usage,
-    f: plan.free.map((c) => c.id),
-    key: plan.keyId ?? '',
-    ctrOpt: false,
-    mark2: 0,
+    ...oneStepSpec(plan, s, slots, ctr, of, ev, false, 0),
     n,
     um,
     u0,
