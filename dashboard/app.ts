@@ -8,6 +8,9 @@ import express, { type ErrorRequestHandler } from 'express';
 import { requestIdMiddleware, requestIdOfResponse } from '../gateway/net/request-id-middleware';
 import { createContext, type AppContext } from './context';
 import type { DashboardDeps } from './deps';
+import { brandOf } from './brand';
+import type { DashboardConfig } from './config';
+import type { RuleSet } from '../gateway/policy/ruleset';
 import { DashboardError, isStoreUnavailable, storeUnavailable } from './errors';
 import { dashboardIds } from './ids';
 import { csrf, loadSession, securityHeaders, verifiedForChanges, wantsJson } from './middleware';
@@ -74,9 +77,44 @@ function errorHandler(ctx: AppContext): ErrorRequestHandler {
   };
 }
 
+/** The dashboard's settings a running dashboard takes from a reloaded config (the rest need a restart). */
+export const RELOADABLE_DASHBOARD_FIELDS = ['productName', 'footer', 'unlimitedPlanPrice'] as const;
+
+/** A dashboard app and how to give it a reloaded config's texts (RELOADABLE_DASHBOARD_FIELDS). */
+export interface Dashboard {
+  app: express.Express;
+  /**
+   * Take a reloaded config's texts and rule set limits and prices. The rule set object is updated in place, so every
+   * part built over it (accounts, notifications, views) sees the new limits at once.
+   */
+  reconfigure(next: DashboardConfig, rules: RuleSet): void;
+}
+
 /** Build the dashboard app. */
 export function createDashboardApp(deps: DashboardDeps): express.Express {
+  return createDashboard(deps).app;
+}
+
+/** Build the dashboard app with its reload hook. */
+export function createDashboard(deps: DashboardDeps): Dashboard {
   const ctx = createContext(deps);
+  const app = dashboardApp(deps, ctx);
+  return {
+    app,
+    reconfigure(next, rules) {
+      Object.assign(ctx.rules, rules);
+      const texts: Pick<DashboardConfig, (typeof RELOADABLE_DASHBOARD_FIELDS)[number]> = {};
+      for (const f of RELOADABLE_DASHBOARD_FIELDS)
+        if (next[f] !== undefined) Object.assign(texts, { [f]: next[f] });
+      const config: DashboardConfig = { ...ctx.config };
+      for (const f of RELOADABLE_DASHBOARD_FIELDS) delete config[f];
+      ctx.config = { ...config, ...texts };
+      ctx.brand = brandOf(ctx.config);
+    },
+  };
+}
+
+function dashboardApp(deps: DashboardDeps, ctx: AppContext): express.Express {
   const app = express();
   app.disable('x-powered-by');
   app.set('etag', false);
@@ -87,7 +125,7 @@ export function createDashboardApp(deps: DashboardDeps): express.Express {
   const root = repoRoot();
   app.use('/static', express.static(path.join(root, 'dashboard', 'static'), { index: false, maxAge: 0 }));
   app.get('/favicon.ico', (_req, res) => res.redirect(301, '/static/favicon.svg'));
-  apiReferenceRoutes(app, root, ctx.brand);
+  apiReferenceRoutes(app, root, () => ctx.brand);
   const doc = loadOpenApiJson('dashboard/openapi.yaml');
   app.get('/openapi.json', (req, res) => sendOpenApiJson(doc, req, res));
   app.get('/api/openapi.yaml', (_req, res) =>

@@ -8,12 +8,13 @@ import type { AddressInfo } from 'node:net';
 import type { Logger } from 'pino';
 import { createAdminApp } from './admin/app';
 import type { CompiledConfig, CompiledHost } from './config/compile';
+import { ReloadRefused, restartOnlyChanges, type ReloadOutcome } from './config/reload';
 import type { Clock } from './core/clock';
 import { loadOpenApiJson, sendOpenApiJson } from './core/openapi-doc';
 import type { Forwarder } from './http/backend';
 import { createForwarders } from './http/forwarders';
 import { passthroughProxies } from './http/passthrough-proxy';
-import { createPipeline, type Stages } from './http/pipeline';
+import { createPipeline, type HostHandler, type Stages } from './http/pipeline';
 import { gatewayReadiness } from './http/readiness';
 import { GatewayMetrics } from './metrics/gateway-metrics';
 import { measuredStore } from './metrics/measured';
@@ -39,6 +40,8 @@ export interface GatewayDeps {
   admission?: (store: AdmissionStore) => AdmissionStore;
   /** Request stages replaced at construction (benchmarks' ablations); none in production. */
   stages?: Partial<Stages>;
+  /** Re-read the config file and apply it (the admin API's POST /admin/reload); absent: the route answers 404. */
+  reload?: () => Promise<ReloadOutcome>;
 }
 
 export interface GatewayUrls {
@@ -59,6 +62,13 @@ export interface Gateway {
   readonly adminToken: string;
   /** The instance's metrics (served at /metrics on the admin listener). */
   readonly metrics: GatewayMetrics;
+  /** The config in force (the last one a reload accepted). */
+  readonly config: CompiledConfig;
+  /**
+   * Serve `next` from now on: hosts, backends, limits and prices. Requests already running finish with the config
+   * they started with. Throws ReloadRefused (nothing changed) when a field that needs a restart differs.
+   */
+  reload(next: CompiledConfig): void;
 }
 
 /** The Host header's name without port, lower-case. */
@@ -114,62 +124,48 @@ export function drainServer(server: http.Server): Promise<void> {
   });
 }
 
+/**
+ * What a config builds and a reload replaces: the request handler with its backends' pools, the readiness checks
+ * and the admin app. The listeners, the store and the metrics outlive it.
+ */
+interface Generation {
+  config: CompiledConfig;
+  handle: HostHandler;
+  /** Hosts by label: a host with its own port finds its current entry here. */
+  byLabel: Map<string, CompiledHost>;
+  admin: http.RequestListener;
+  close(): void;
+}
+
 /** Build a gateway from a compiled config and a store. */
 export function createGateway(deps: GatewayDeps): Gateway {
-  const { config } = deps;
-  const adminToken = deps.adminToken ?? config.admin.token ?? randomBytes(24).toString('base64url');
-  const forwarders = deps.forward === undefined ? createForwarders(config.backends) : null;
-  const forward = deps.forward ?? (forwarders as Forwarder);
-  // D26: passthrough routes stream over a pool of their own per backend (slow readers never hold translated calls').
-  const passthrough = passthroughProxies(config.backends);
-  const metrics = deps.metrics ?? new GatewayMetrics(config.hosts);
+  const adminToken = deps.adminToken ?? deps.config.admin.token ?? randomBytes(24).toString('base64url');
+  const metrics = deps.metrics ?? new GatewayMetrics(deps.config.hosts);
   const cacheStats = deps.store.identityCacheStats?.bind(deps.store);
   if (cacheStats) metrics.watchKeyCache(cacheStats);
   const measured = measuredStore(deps.store, metrics);
-  const handle = createPipeline(
-    {
-      ...deps,
-      store: deps.admission ? deps.admission(measured) : measured,
-      forward,
-      metrics,
-      passthrough,
-      ...(deps.notifications ? { allowance: deps.notifications.allowance } : {}),
-    },
-    deps.stages,
-  );
-
-  const readiness = gatewayReadiness(deps.store, config.backends);
+  const admission = deps.admission ? deps.admission(measured) : measured;
   let draining = false;
 
-  const limits = config.serverLimits;
-  const customerDoc = loadOpenApiJson('openapi/customer.yaml');
-  /** `docs`: the main listener, where the native host answers /openapi.json before the pipeline (issue 14). */
-  const serve = (pick: (req: http.IncomingMessage) => CompiledHost | null, docs = false) =>
-    limitedServer(limits.main, (req, res) => {
-      const host = pick(req);
-      if (!host) {
-        res.writeHead(404, { 'content-type': 'text/plain' }).end('unknown host\n');
-        return;
-      }
-      if (docs && req.url === '/openapi.json' && host.adapter.name === 'native' && isRead(req.method)) {
-        sendOpenApiJson(customerDoc, req, res);
-        return;
-      }
-      handle(host, req, res).catch((err: unknown) => {
-        // Only reached when rendering the error itself failed (a broken adapter): answer bare 500, keep serving.
-        deps.logger.error({ err }, 'request handler failed');
-        if (!res.headersSent) res.writeHead(500, { 'content-type': 'text/plain' });
-        res.end('internal error\n');
-      });
-    });
-
-  const main = serve((req) => config.hostsByName.get(hostName(req.headers.host)) ?? config.defaultHost, true);
-  const perPort = config.hosts
-    .filter((h) => h.port !== null)
-    .map((h) => ({ host: h, server: serve(() => h) }));
-  const admin = limitedServer(
-    limits.admin,
-    createAdminApp({
+  const build = (config: CompiledConfig): Generation => {
+    const forwarders = deps.forward === undefined ? createForwarders(config.backends) : null;
+    const forward = deps.forward ?? (forwarders as Forwarder);
+    // D26: passthrough routes stream over a pool of their own per backend (slow readers never hold translated calls').
+    const passthrough = passthroughProxies(config.backends);
+    const handle = createPipeline(
+      {
+        ...deps,
+        config,
+        store: admission,
+        forward,
+        metrics,
+        passthrough,
+        ...(deps.notifications ? { allowance: deps.notifications.allowance } : {}),
+      },
+      deps.stages,
+    );
+    const readiness = gatewayReadiness(deps.store, config.backends);
+    const admin = createAdminApp({
       store: deps.store,
       rules: config.rules,
       pepper: config.keyPepper,
@@ -178,35 +174,102 @@ export function createGateway(deps: GatewayDeps): Gateway {
       logger: deps.logger,
       readiness: () => (draining ? Promise.resolve({ accepting: false }) : readiness()),
       metrics,
+      ...(deps.reload ? { reload: deps.reload } : {}),
       ...(deps.notifications ? { onKeyRevoked: (k: ApiKey) => deps.notifications?.keyRevoked(k) } : {}),
-    }),
+    });
+    return {
+      config,
+      handle,
+      byLabel: new Map(config.hosts.map((h) => [h.label, h])),
+      admin,
+      close() {
+        if (forwarders !== null) forward.close();
+        passthrough.close();
+      },
+    };
+  };
+  let gen = build(deps.config);
+  const first = deps.config;
+
+  const limits = first.serverLimits;
+  const customerDoc = loadOpenApiJson('openapi/customer.yaml');
+  /** `docs`: the main listener, where the native host answers /openapi.json before the pipeline (issue 14). */
+  const serve = (pick: (g: Generation, req: http.IncomingMessage) => CompiledHost | null, docs = false) =>
+    limitedServer(limits.main, (req, res) => {
+      const g = gen;
+      const host = pick(g, req);
+      if (!host) {
+        res.writeHead(404, { 'content-type': 'text/plain' }).end('unknown host\n');
+        return;
+      }
+      if (docs && req.url === '/openapi.json' && host.adapter.name === 'native' && isRead(req.method)) {
+        sendOpenApiJson(customerDoc, req, res);
+        return;
+      }
+      g.handle(host, req, res).catch((err: unknown) => {
+        // Only reached when rendering the error itself failed (a broken adapter): answer bare 500, keep serving.
+        deps.logger.error({ err }, 'request handler failed');
+        if (!res.headersSent) res.writeHead(500, { 'content-type': 'text/plain' });
+        res.end('internal error\n');
+      });
+    });
+
+  const main = serve(
+    (g, req) => g.config.hostsByName.get(hostName(req.headers.host)) ?? g.config.defaultHost,
+    true,
   );
+  const perPort = first.hosts
+    .filter((h) => h.port !== null)
+    .map((h) => ({ host: h, server: serve((g) => g.byLabel.get(h.label) ?? null) }));
+  const admin = limitedServer(limits.admin, (req, res) => gen.admin(req, res));
   const all = [main, admin, ...perPort.map((p) => p.server)];
+  /** Generations replaced by a reload, closed once their requests can no longer need their pools. */
+  const retired = new Set<Generation>();
+  const closeAll = (): void => {
+    gen.close();
+    for (const g of retired) g.close();
+    retired.clear();
+  };
 
   return {
     adminToken,
     metrics,
+    get config() {
+      return gen.config;
+    },
+    reload(next) {
+      const fields = restartOnlyChanges(gen.config, next);
+      if (fields.length > 0) throw new ReloadRefused(fields);
+      const old = gen;
+      gen = build(next);
+      metrics.hostsReloaded(next.hosts);
+      // In-flight requests of the old generation finish on its pools: a request is bounded by its listener's
+      // request timeout and its backend's timeout, so the pools are closed once both have passed.
+      retired.add(old);
+      const bound = Math.max(limits.main.requestTimeoutMs, old.config.reservationTimeoutMs) + 1_000;
+      setTimeout(() => {
+        if (retired.delete(old)) old.close();
+      }, bound).unref();
+    },
     async listen() {
-      const mainUrl = await listenOn(main, config.listen.host, config.listen.port);
-      const adminUrl = await listenOn(admin, config.admin.listen.host, config.admin.listen.port);
+      const mainUrl = await listenOn(main, first.listen.host, first.listen.port);
+      const adminUrl = await listenOn(admin, first.admin.listen.host, first.admin.listen.port);
       const hostUrls: Record<string, string> = {};
-      for (const h of config.hosts) if (h.port === null) hostUrls[h.label] = mainUrl;
+      for (const h of first.hosts) if (h.port === null) hostUrls[h.label] = mainUrl;
       for (const p of perPort)
-        hostUrls[p.host.label] = await listenOn(p.server, config.listen.host, p.host.port ?? 0);
+        hostUrls[p.host.label] = await listenOn(p.server, first.listen.host, p.host.port ?? 0);
       return { mainUrl, adminUrl, hostUrls };
     },
     async close() {
       await Promise.all(all.map(closeServer));
-      forward.close();
-      passthrough.close();
+      closeAll();
     },
     drain() {
       draining = true;
     },
     async closeGracefully() {
       await Promise.all(all.map(drainServer));
-      forward.close();
-      passthrough.close();
+      closeAll();
     },
   };
 }

@@ -17,7 +17,10 @@ import { isWorker, runPrimary, servePrimaryMetrics, shareWorkerMetrics, workerSi
 import { GatewayMetrics } from '../gateway/metrics/gateway-metrics';
 import { drainOnSignals } from './drain';
 import { adminTokenFile, keptSecret } from './secret-file';
-import { createGateway } from './server';
+import { createGateway, type Gateway } from './server';
+import { primaryReload, reloadFromFile, reloadOnSignal, workerReload } from './reload';
+import type { ReloadOutcome } from '../gateway/config/reload';
+import cluster from 'node:cluster';
 
 /** How long the primary waits at exit for the embedded store's last checkpoint pass (`workers`). */
 const EXIT_CHECKPOINT_MS = 2_000;
@@ -79,7 +82,14 @@ async function main(compose?: Compose): Promise<void> {
   const metrics = new GatewayMetrics(config.hosts);
   if (isWorker()) shareWorkerMetrics(metrics);
   const extra = compose?.({ config, store }) ?? {};
+  let running: Gateway | null = null;
+  const apply = (): ReloadOutcome =>
+    running
+      ? reloadFromFile(file, running, logger)
+      : { applied: false, errors: ['the gateway is still starting'] };
+  const reload = isWorker() ? workerReload(apply) : reloadOnSignal(apply);
   const gateway = createGateway({
+    reload,
     config,
     store,
     clock: systemClock,
@@ -88,6 +98,7 @@ async function main(compose?: Compose): Promise<void> {
     metrics,
     ...extra,
   });
+  running = gateway;
   const urls = await gateway.listen();
   // Start-up lines are JSON log lines too (issue 14), printed whatever the level; each URL is followed by a space so
   // it can be read from `msg`.
@@ -125,6 +136,7 @@ async function primary(config: AppConfig, tokenSource: string, logger: Logger): 
   const start = startupLogger(logger);
   start.info(`gateway: admin token in ${tokenSource}`);
   servePrimaryMetrics();
+  primaryReload(() => Object.values(cluster.workers ?? {}).filter((w) => w !== undefined), logger);
   await runPrimary({
     workers: config.workers,
     logger,

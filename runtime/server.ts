@@ -3,7 +3,9 @@
  * `dashboard:` section, the customer dashboard on its own listener over the same store (issue 6).
  */
 import type http from 'node:http';
-import { createDashboardApp } from '../dashboard/app';
+import { createDashboard, RELOADABLE_DASHBOARD_FIELDS, type Dashboard } from '../dashboard/app';
+import type { DashboardConfig } from '../dashboard/config';
+import { ReloadRefused, restartOnlyChanges } from '../gateway/config/reload';
 import { createMailer, type Mailer } from '../dashboard/mailer';
 import { Notifications } from '../gateway/notify';
 import {
@@ -40,6 +42,31 @@ export interface Gateway {
   closeGracefully(): Promise<void>;
   /** The admin token in use (never logged). */
   readonly adminToken: string;
+  /**
+   * Serve a reloaded config: the gateway's hosts, backends, limits and prices and the dashboard's texts. Throws
+   * ReloadRefused, changing nothing, when a setting that needs a restart differs.
+   */
+  reload(next: AppConfig): void;
+}
+
+/** The dashboard's settings of `next` that differ from `running` and need a restart. */
+export function dashboardRestartChanges(
+  running: DashboardConfig | null,
+  next: DashboardConfig | null,
+): string[] {
+  if ((running === null) !== (next === null)) return ['dashboard'];
+  if (running === null || next === null) return [];
+  const fixed = (c: DashboardConfig): Record<string, unknown> => {
+    const out: Record<string, unknown> = { ...c };
+    for (const f of RELOADABLE_DASHBOARD_FIELDS) delete out[f];
+    return out;
+  };
+  const a = fixed(running);
+  const b = fixed(next);
+  return [...new Set([...Object.keys(a), ...Object.keys(b)])]
+    .filter((k) => JSON.stringify(a[k]) !== JSON.stringify(b[k]))
+    .sort()
+    .map((k) => `dashboard.${k}`);
 }
 
 /**
@@ -66,10 +93,10 @@ function dashboardServer(
   deps: AppDeps,
   mailer: Mailer | null,
   notifications: Notifications | null,
-): http.Server | null {
+): { server: http.Server; dashboard: Dashboard } | null {
   const { config } = deps;
   if (!config.dashboard) return null;
-  const app = createDashboardApp({
+  const dashboard = createDashboard({
     ...(mailer ? { mailer } : {}),
     ...(notifications ? { notifications } : {}),
     store: deps.store,
@@ -81,7 +108,7 @@ function dashboardServer(
     trustProxy: config.trustProxy,
     trustProxyHeader: config.trustProxyHeader,
   });
-  return limitedServer(config.serverLimits.dashboard, app);
+  return { server: limitedServer(config.serverLimits.dashboard, dashboard.app), dashboard };
 }
 
 /** Build the gateway and the dashboard from one config and one store. */
@@ -90,10 +117,22 @@ export function createGateway(deps: AppDeps): Gateway {
   const mailer = deps.mailer ?? (dash ? createMailer(dash, deps.logger) : null);
   const notifications = notificationsOf(deps, mailer);
   const gateway = createGatewayOnly({ ...deps, ...(notifications ? { notifications } : {}) });
-  const dashboard = dashboardServer(deps, mailer, notifications);
+  const built = dashboardServer(deps, mailer, notifications);
+  const dashboard = built?.server ?? null;
   const listen = deps.config.dashboard?.listen;
+  let running = deps.config;
   return {
     adminToken: gateway.adminToken,
+    reload(next) {
+      const fields = [
+        ...restartOnlyChanges(running, next),
+        ...dashboardRestartChanges(running.dashboard, next.dashboard),
+      ];
+      if (fields.length > 0) throw new ReloadRefused(fields);
+      gateway.reload(next);
+      if (next.dashboard) built?.dashboard.reconfigure(next.dashboard, next.rules);
+      running = next;
+    },
     async listen() {
       const urls = await gateway.listen();
       const dashboardUrl = dashboard && listen ? await listenOn(dashboard, listen.host, listen.port) : null;

@@ -19,7 +19,8 @@ import { compileConfig, loadConfigFile } from '../runtime/config';
 import { drainOnSignals } from '../runtime/drain';
 import { developmentNotice } from '../runtime/main';
 import { keptSecret } from '../runtime/secret-file';
-import { createGateway } from '../runtime/server';
+import { createGateway, type Gateway } from '../runtime/server';
+import { reloadFromFile, reloadOnSignal } from '../runtime/reload';
 
 /** `--help` text. */
 export const START_USAGE = [
@@ -111,7 +112,14 @@ async function main(): Promise<void> {
     { ...config.store, reservationTimeoutMs: config.reservationTimeoutMs },
     { clock: systemClock, logger },
   );
-  const gateway = createGateway({ config, store, clock: systemClock, logger, adminToken });
+  let running: Gateway | null = null;
+  const reload = reloadOnSignal(() =>
+    running
+      ? reloadFromFile(file, running, logger, env)
+      : { applied: false, errors: ['the gateway is still starting'] },
+  );
+  const gateway = createGateway({ config, store, clock: systemClock, logger, adminToken, reload });
+  running = gateway;
   const urls = await gateway.listen();
 
   const tokenHint = config.admin.token

@@ -34,11 +34,14 @@ const page = (brand: Brand): string => `<!doctype html>
 `;
 
 /** Mount GET /api-reference, its document and the renderer's bundle. */
-export function apiReferenceRoutes(app: express.Express, root: string, brand: Brand): void {
-  const PAGE = page(brand);
+export function apiReferenceRoutes(app: express.Express, root: string, brand: () => Brand): void {
+  // Rendered again only when a reload gave the dashboard other texts.
+  let shown = brand();
+  let PAGE = page(shown);
   const doc = loadOpenApiJson('openapi/customer.yaml');
   const bundle = redocBundle(root);
   app.get('/api-reference', (_req, res) => {
+    if (brand() !== shown) PAGE = page((shown = brand()));
     res.setHeader('Content-Security-Policy', REFERENCE_CSP);
     res.type('html').send(PAGE);
   });

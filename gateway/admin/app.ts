@@ -18,6 +18,7 @@ import { listRoutes } from './routes/list';
 import { packageRoutes } from './routes/packages';
 import { accountRefusals } from './routes/refusals';
 import { planRoutes } from './routes/plan';
+import { reloadRoutes } from './routes/reload';
 import { usageRoutes } from './routes/usage';
 import { whitelistRoutes } from './routes/whitelist';
 
@@ -43,6 +44,7 @@ const ROUTE_GROUPS = [
   planRoutes,
   whitelistRoutes,
   usageRoutes,
+  reloadRoutes,
 ];
 
 /** Build the admin app. Throws at start when the token is unusable. */

@@ -2,6 +2,7 @@
 import type pino from 'pino';
 import type { AccountsService } from '../accounts/service';
 import type { Clock } from '../core/clock';
+import type { ReloadOutcome } from '../config/reload';
 import type { GatewayMetrics } from '../metrics/gateway-metrics';
 import type { RuleSet } from '../policy/ruleset';
 import type { ApiKey } from '../store/types';
@@ -25,6 +26,8 @@ export interface AdminDeps {
   metrics?: Pick<GatewayMetrics, 'scrape'>;
   /** Told of every revocation (notifications, D30). */
   onKeyRevoked?: (key: ApiKey) => void;
+  /** Re-read the config file and apply it (POST /admin/reload); absent: the route answers 404. */
+  reload?: () => Promise<ReloadOutcome>;
 }
 
 /** What the route groups get: the deps with the accounts service in place. */

@@ -19,6 +19,7 @@ export type AdminCode =
   | 'insufficient_balance'
   | 'account_deleted'
   | 'store_unavailable'
+  | 'config_invalid'
   | 'internal';
 
 /** HTTP status of each admin code. Exhaustive: adding a code fails to compile here. */
@@ -43,6 +44,8 @@ export function adminStatus(code: AdminCode): number {
       return 409;
     case 'payload_too_large':
       return 413;
+    case 'config_invalid':
+      return 422;
     case 'unsupported_media_type':
       return 415;
     case 'internal':
@@ -68,6 +71,7 @@ const TITLES: Record<AdminCode, string> = {
   insufficient_balance: 'Insufficient balance',
   account_deleted: 'Account deleted',
   store_unavailable: GATEWAY_TITLES.store_unavailable,
+  config_invalid: 'The config file was not applied',
   internal: GATEWAY_TITLES.internal,
 };
 
@@ -78,6 +82,8 @@ export class AdminProblem extends Error {
     readonly code: AdminCode,
     readonly detail: string,
     readonly parameter?: string,
+    /** Every error found (a config reload's), each as the start-up prints it. */
+    readonly errors?: readonly string[],
   ) {
     super(`${code}: ${detail}`);
     this.status = adminStatus(code);
@@ -127,6 +133,7 @@ export function sendProblem(res: Response, problem: AdminProblem): void {
     code: problem.code,
   };
   if (problem.parameter !== undefined) body.parameter = problem.parameter;
+  if (problem.errors !== undefined) body.errors = problem.errors;
   const requestId: unknown = res.locals['requestId'];
   if (typeof requestId === 'string') body.request_id = requestId;
   res.status(problem.status).type('application/problem+json').send(JSON.stringify(body));

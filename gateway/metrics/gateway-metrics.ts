@@ -136,6 +136,12 @@ export class GatewayMetrics {
     s.duration.observe(ms / 1000);
   }
 
+  /** A reload's hosts: their series (the same cells when a label stays), the replaced hosts' entries dropped. */
+  hostsReloaded(hosts: readonly CompiledHost[]): void {
+    this.hosts.clear();
+    for (const h of hosts) this.hostSeries(h);
+  }
+
   /** Record the time identification and admission took. */
   admission(ms: number): void {
     this.admissionSeconds.observe(ms / 1000);

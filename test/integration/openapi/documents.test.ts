@@ -56,6 +56,8 @@ function adminRoutes(): string[] {
     clock: new ManualClock(0),
     token: 't'.repeat(20),
     logger: pino({ level: 'silent' }),
+    // The reload route exists where the process can reload (the gateway's entry passes it).
+    reload: () => Promise.resolve({ applied: true }),
   }) as Doc;
   const out = new Set<string>();
   const walk = (stack: Doc[], prefix: string): void => {
