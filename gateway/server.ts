@@ -13,7 +13,8 @@ import { loadOpenApiJson, sendOpenApiJson } from './core/openapi-doc';
 import type { Forwarder } from './http/backend';
 import { createForwarders } from './http/forwarders';
 import { passthroughProxies } from './http/passthrough-proxy';
-import { createPipeline, type Stages } from './http/pipeline';
+import { createForwardAuth } from './http/forward-auth';
+import { createPipeline, type PipelineDeps, type Stages } from './http/pipeline';
 import { gatewayReadiness } from './http/readiness';
 import { GatewayMetrics } from './metrics/gateway-metrics';
 import { measuredStore } from './metrics/measured';
@@ -46,6 +47,8 @@ export interface GatewayUrls {
   adminUrl: string;
   /** Host label → URL of its own listener (hosts with a `port`), or the main URL for name-matched hosts. */
   hostUrls: Record<string, string>;
+  /** D38: the forward-auth listener's URL, when the config has one. */
+  forwardAuthUrl?: string;
 }
 
 export interface Gateway {
@@ -126,17 +129,17 @@ export function createGateway(deps: GatewayDeps): Gateway {
   const cacheStats = deps.store.identityCacheStats?.bind(deps.store);
   if (cacheStats) metrics.watchKeyCache(cacheStats);
   const measured = measuredStore(deps.store, metrics);
-  const handle = createPipeline(
-    {
-      ...deps,
-      store: deps.admission ? deps.admission(measured) : measured,
-      forward,
-      metrics,
-      passthrough,
-      ...(deps.notifications ? { allowance: deps.notifications.allowance } : {}),
-    },
-    deps.stages,
-  );
+  const pipelineDeps: PipelineDeps = {
+    ...deps,
+    store: deps.admission ? deps.admission(measured) : measured,
+    forward,
+    metrics,
+    passthrough,
+    ...(deps.notifications ? { allowance: deps.notifications.allowance } : {}),
+  };
+  const handle = createPipeline(pipelineDeps, deps.stages);
+  // D38: the edge proxy's decision service, on a listener of its own (docs/forward-auth.md).
+  const forwardAuth = config.forwardAuth ? createForwardAuth(pipelineDeps, config.forwardAuth) : null;
 
   const readiness = gatewayReadiness(deps.store, config.backends);
   let draining = false;
@@ -181,7 +184,8 @@ export function createGateway(deps: GatewayDeps): Gateway {
       ...(deps.notifications ? { onKeyRevoked: (k: ApiKey) => deps.notifications?.keyRevoked(k) } : {}),
     }),
   );
-  const all = [main, admin, ...perPort.map((p) => p.server)];
+  const faServer = forwardAuth ? limitedServer(limits.main, forwardAuth.handle) : null;
+  const all = [main, admin, ...perPort.map((p) => p.server), ...(faServer ? [faServer] : [])];
 
   return {
     adminToken,
@@ -193,10 +197,14 @@ export function createGateway(deps: GatewayDeps): Gateway {
       for (const h of config.hosts) if (h.port === null) hostUrls[h.label] = mainUrl;
       for (const p of perPort)
         hostUrls[p.host.label] = await listenOn(p.server, config.listen.host, p.host.port ?? 0);
-      return { mainUrl, adminUrl, hostUrls };
+      const fa = config.forwardAuth;
+      if (faServer === null || fa === null) return { mainUrl, adminUrl, hostUrls };
+      const forwardAuthUrl = await listenOn(faServer, fa.listen.host, fa.listen.port);
+      return { mainUrl, adminUrl, hostUrls, forwardAuthUrl };
     },
     async close() {
       await Promise.all(all.map(closeServer));
+      forwardAuth?.close();
       forward.close();
       passthrough.close();
     },
@@ -205,6 +213,7 @@ export function createGateway(deps: GatewayDeps): Gateway {
     },
     async closeGracefully() {
       await Promise.all(all.map(drainServer));
+      forwardAuth?.close();
       forward.close();
       passthrough.close();
     },
