@@ -31,7 +31,11 @@ function listeners(raw: RawConfig): Listener[] {
     { path: 'admin.listen.port', host: raw.admin.listen.host, port: raw.admin.listen.port },
   ];
   if (raw.forwardAuth)
-    out.push({ path: 'forwardAuth.listen.port', host: raw.forwardAuth.listen.host, port: raw.forwardAuth.listen.port });
+    out.push({
+      path: 'forwardAuth.listen.port',
+      host: raw.forwardAuth.listen.host,
+      port: raw.forwardAuth.listen.port,
+    });
   const dashboard = sectionListen(raw.dashboard);
   if (dashboard) out.push({ path: 'dashboard.listen.port', ...dashboard });
   raw.hosts.forEach((h, i) => {

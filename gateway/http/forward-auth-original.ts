@@ -80,12 +80,19 @@ export function readOriginal(
       `${uriHeader} is not an origin-form request target ("/path?query", visible ASCII, at most ${MAX_URI} characters).`,
     );
   if (method === undefined || !METHOD.test(method))
-    return invalid(mode === 'path' ? 'method' : HEADERS[mode].method, 'The original method is not a method name.');
+    return invalid(
+      mode === 'path' ? 'method' : HEADERS[mode].method,
+      'The original method is not a method name.',
+    );
   const forwardedHost = single(req, 'x-forwarded-host');
-  if (forwardedHost === 'repeated') return invalid('x-forwarded-host', 'The proxy sent X-Forwarded-Host twice.');
+  if (forwardedHost === 'repeated')
+    return invalid('x-forwarded-host', 'The proxy sent X-Forwarded-Host twice.');
   const hostHeader = forwardedHost ?? req.headers.host;
   const host = hostHeader === undefined ? '' : hostNameOf(hostHeader);
   if (host === '')
-    return invalid('x-forwarded-host', 'The proxy named no host (X-Forwarded-Host or Host) for the original request.');
+    return invalid(
+      'x-forwarded-host',
+      'The proxy named no host (X-Forwarded-Host or Host) for the original request.',
+    );
   return { method, url, host };
 }

@@ -56,7 +56,12 @@ export function createForwardAuth(deps: PipelineDeps, fa: ForwardAuthConfig): Fo
     fa.releaseWindowMs > 0 ? new PendingAdmissions(deps.store, deps.clock, logger, fa.releaseWindowMs) : null;
 
   /** Write an answer; a proxy that asked for a deny status gets it, with the answer sealed (nginx). */
-  const deliver = (req: IncomingMessage, res: ServerResponse, a: AdapterResponse, requestId: string): number => {
+  const deliver = (
+    req: IncomingMessage,
+    res: ServerResponse,
+    a: AdapterResponse,
+    requestId: string,
+  ): number => {
     const headers: Record<string, string> = {
       'x-request-id': requestId,
       'access-control-allow-origin': CORS_ORIGIN,
@@ -88,7 +93,8 @@ export function createForwardAuth(deps: PipelineDeps, fa: ForwardAuthConfig): Fo
     const requestId = requestIdOf(req.socket, req.headers, config.trustProxy);
     const body = JSON.stringify({
       type: `urn:geogate:problem:${code}`,
-      title: code in TITLES ? TITLES[code as GatewayCode] : code === 'unknown_host' ? 'Unknown host' : 'Forbidden',
+      title:
+        code in TITLES ? TITLES[code as GatewayCode] : code === 'unknown_host' ? 'Unknown host' : 'Forbidden',
       status,
       detail,
       code,
@@ -108,11 +114,22 @@ export function createForwardAuth(deps: PipelineDeps, fa: ForwardAuthConfig): Fo
       if ('code' in route) return route;
       if (!route.methods.has(ctx.line.method)) {
         const allow = [...route.methods, 'OPTIONS'].join(', ');
-        return { code: 'method_not_allowed', detail: `Method ${ctx.line.method} is not allowed here.`, headers: { allow } };
+        return {
+          code: 'method_not_allowed',
+          detail: `Method ${ctx.line.method} is not allowed here.`,
+          headers: { allow },
+        };
       }
       ctx.passthrough = route;
       const credentialParams = ctx.host.adapter.credentialParams;
-      ctx.areq = adapterRequest(ctx.line.method, ctx.rawPath, ctx.query, flatHeaders(ctx.req), null, credentialParams);
+      ctx.areq = adapterRequest(
+        ctx.line.method,
+        ctx.rawPath,
+        ctx.query,
+        flatHeaders(ctx.req),
+        null,
+        credentialParams,
+      );
       units = route.cost;
     } else {
       const parsed = checkMethod(ctx) ?? parseWith(ctx, NO_BODY);
@@ -157,7 +174,10 @@ export function createForwardAuth(deps: PipelineDeps, fa: ForwardAuthConfig): Fo
       else deliver(req, res, withHeaders(refusalAnswer(ctx, refusal), refusal.headers), ctx.requestId);
     } catch (err) {
       const store = err instanceof StoreFault;
-      logger.error({ err: store ? err.message : err, requestId: ctx.requestId }, 'forward auth: decision failed');
+      logger.error(
+        { err: store ? err.message : err, requestId: ctx.requestId },
+        'forward auth: decision failed',
+      );
       const code = store ? 'store_unavailable' : 'internal';
       deliver(req, res, refusalAnswer(ctx, { code, detail: MESSAGES[code] }), ctx.requestId);
     } finally {
@@ -211,7 +231,13 @@ export function createForwardAuth(deps: PipelineDeps, fa: ForwardAuthConfig): Fo
 
   const route = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
     if (!trustedConnection(req.socket, config.trustProxy))
-      return problem(req, res, 'untrusted_proxy', 403, 'Forward auth answers the trusted proxies (trustProxy) only.');
+      return problem(
+        req,
+        res,
+        'untrusted_proxy',
+        403,
+        'Forward auth answers the trusted proxies (trustProxy) only.',
+      );
     const url = req.url ?? '/';
     const q = url.indexOf('?');
     const path = q < 0 ? url : url.slice(0, q);
@@ -244,7 +270,10 @@ export function createForwardAuth(deps: PipelineDeps, fa: ForwardAuthConfig): Fo
 }
 
 /** An answer with extra headers (quota, Allow) added to the adapter's own. */
-function withHeaders(a: AdapterResponse, extra: Readonly<Record<string, string>> = NO_HEADERS): AdapterResponse {
+function withHeaders(
+  a: AdapterResponse,
+  extra: Readonly<Record<string, string>> = NO_HEADERS,
+): AdapterResponse {
   if (extra === NO_HEADERS) return a;
   const headers: Record<string, string> = { ...a.headers };
   for (const k in extra) headers[k] = extra[k] as string;

@@ -52,12 +52,22 @@ const hostPort = (url: string): string => new URL(url).host;
  * listener) about each request: the configuration of docs/forward-auth.md. Requests for the host `fail.test` go to
  * `failing` instead, for the release route.
  */
-export function nginxConfig(dir: string, port: number, admit: string, backend: string, failing: string): string {
+export function nginxConfig(
+  dir: string,
+  port: number,
+  admit: string,
+  backend: string,
+  failing: string,
+): string {
   const tmp = join(dir, 'tmp');
   const server = (name: string, upstream: string) => `  server {
     listen 127.0.0.1:${port}${name === '' ? ' default_server' : ''};
-${name === '' ? '' : `    server_name ${name};
-`}${GEOGATE_SERVER_BLOCK}
+${
+  name === ''
+    ? ''
+    : `    server_name ${name};
+`
+}${GEOGATE_SERVER_BLOCK}
     location /v1/ {
 ${GEOGATE_LOCATION_BLOCK}
       proxy_pass http://${upstream}/;
@@ -181,7 +191,13 @@ ${site(`http://:${port}`, backend)}
  * 2.6 copies a header the answer did not have as its unreplaced placeholder text ("{http.reverse_proxy.header.…}"),
  * so a header is copied to the answer only when its value does not start with "{".
  */
-export const CADDY_QUOTA_HEADERS = ['RateLimit', 'RateLimit-Policy', 'X-Quota-Limit', 'X-Quota-Used', 'X-Quota-Reset']
+export const CADDY_QUOTA_HEADERS = [
+  'RateLimit',
+  'RateLimit-Policy',
+  'X-Quota-Limit',
+  'X-Quota-Used',
+  'X-Quota-Reset',
+]
   .map((h) => {
     const m = `@has${h.replace(/-/g, '')}`;
     return `    ${m} header_regexp ${h} ^[^{]\n    header ${m} ${h} {http.request.header.${h}}`;

@@ -19,8 +19,10 @@ export function forwardAuthScenarios(proxyKind: 'nginx' | 'caddy'): void {
   useTempDir(`gg-fa-${proxyKind}-`, (d) => (dir = d));
 
   describe.each(['A', 'B'] as const)(`rule set %s behind ${proxyKind}`, (policy) => {
-    const stand = useFixture(`${proxyKind} stand ${policy}`, () => startStand(policy, proxyKind, dir, backend.url), (s) =>
-      s.stop(),
+    const stand = useFixture(
+      `${proxyKind} stand ${policy}`,
+      () => startStand(policy, proxyKind, dir, backend.url),
+      (s) => s.stop(),
     );
     // Each rule set has its own gateway; the 127.0.0.x addresses below are per scenario.
     const from = (n: number) => `127.0.${policy === 'A' ? 1 : 2}.${n}`;

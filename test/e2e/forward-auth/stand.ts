@@ -138,7 +138,10 @@ export async function startStand(
     ].join('\n'),
   );
   // main, the two hosts, admin, forward auth
-  const gateway = await startGatewayProc(file, 5, { PEPPER: 'p'.repeat(24), GEOGATE_ADMIN_TOKEN: ADMIN_TOKEN });
+  const gateway = await startGatewayProc(file, 5, {
+    PEPPER: 'p'.repeat(24),
+    GEOGATE_ADMIN_TOKEN: ADMIN_TOKEN,
+  });
   const adminUrl = gateway.urls[3] as string;
   const admitUrl = /forward auth on (http:\/\/\S+)/.exec(gateway.output())?.[1] as string;
   let proxy: Proxy;
@@ -165,10 +168,17 @@ export async function startStand(
         policy === 'A' ? { email, name: `Customer ${n}`, password: 'a long enough password' } : { email },
       );
       const accountId = account['id'] as string;
-      const key = (await admin(adminUrl, `/admin/accounts/${accountId}/keys`, { label: 'edge' }))['key'] as string;
+      const key = (await admin(adminUrl, `/admin/accounts/${accountId}/keys`, { label: 'edge' }))[
+        'key'
+      ] as string;
       if (credit > 0) {
         const amount = policy === 'A' ? (credit / 10_000).toFixed(4) : credit;
-        await admin(adminUrl, `/admin/accounts/${accountId}/credit`, { amount }, { 'idempotency-key': `top-${n}` });
+        await admin(
+          adminUrl,
+          `/admin/accounts/${accountId}/credit`,
+          { amount },
+          { 'idempotency-key': `top-${n}` },
+        );
       }
       return { accountId, key };
     },
