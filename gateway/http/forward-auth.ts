@@ -141,7 +141,13 @@ export function createForwardAuth(deps: PipelineDeps, fa: ForwardAuthConfig): Fo
 
   /** Admitted: the quota headers to copy and, while it can be released, the admission's id. */
   const allow = (ctx: RequestContext): void => {
-    const headers: Record<string, string> = { 'x-request-id': ctx.requestId, 'cache-control': 'no-store' };
+    // An explicit empty body, not chunked: nginx reads no body of an auth subrequest and keeps the upstream
+    // connection alive only when the answer's length is known.
+    const headers: Record<string, string> = {
+      'x-request-id': ctx.requestId,
+      'cache-control': 'no-store',
+      'content-length': '0',
+    };
     const quota = ctx.quota;
     for (const k in quota) headers[k] = quota[k] as string;
     const ticket = ctx.ticket;

@@ -47,6 +47,9 @@ test('admitted: 200 with the quota headers and an unguessable admission id; noth
   const s = await admit(REVERSE, '198.51.100.1');
   expect(s.status).toBe(200);
   expect(s.text).toBe('');
+  // A known empty length, not chunked: nginx keeps its upstream connection to geogate alive only then.
+  expect(s.headers['content-length']).toBe('0');
+  expect(s.headers['transfer-encoding']).toBeUndefined();
   expect(used(s)).toBe('1');
   expect(s.headers['x-geogate-admission']).toMatch(/^[A-Za-z0-9_-]{22}$/);
   const again = await admit(REVERSE, '198.51.100.1');

@@ -9,6 +9,13 @@ import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:
 import { createServer, connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import {
+  forwardAuthNginxConf,
+  GEOGATE_LOCATION_BLOCK,
+  GEOGATE_SERVER_BLOCK,
+} from '../../../bench/run/forward-auth-nginx';
+
+export { GEOGATE_LOCATION_BLOCK, GEOGATE_SERVER_BLOCK };
 
 export const NGINX = '/usr/sbin/nginx';
 export const CADDY = '/usr/bin/caddy';
@@ -59,94 +66,19 @@ export function nginxConfig(
   backend: string,
   failing: string,
 ): string {
-  const tmp = join(dir, 'tmp');
-  const server = (name: string, upstream: string) => `  server {
-    listen 127.0.0.1:${port}${name === '' ? ' default_server' : ''};
-${
-  name === ''
-    ? ''
-    : `    server_name ${name};
-`
-}${GEOGATE_SERVER_BLOCK}
+  const fail = `  upstream failing { server ${hostPort(failing)}; }
+  server {
+    listen 127.0.0.1:${port};
+    server_name fail.test;
+${GEOGATE_SERVER_BLOCK}
     location /v1/ {
 ${GEOGATE_LOCATION_BLOCK}
-      proxy_pass http://${upstream}/;
+      proxy_pass http://failing/;
     }
-  }`;
-  return `worker_processes 1;
-daemon off;
-pid ${dir}/nginx.pid;
-error_log ${dir}/error.log warn;
-events { worker_connections 1024; }
-http {
-  access_log off;
-  client_body_temp_path ${tmp}; proxy_temp_path ${tmp}; fastcgi_temp_path ${tmp}; uwsgi_temp_path ${tmp}; scgi_temp_path ${tmp};
-  upstream geogate_fa { server ${hostPort(admit)}; keepalive 16; }
-  upstream geocoder { server ${hostPort(backend)}; keepalive 16; }
-  upstream failing { server ${hostPort(failing)}; }
-${server('', 'geocoder')}
-${server('fail.test', 'failing')}
-}
+  }
 `;
+  return forwardAuthNginxConf(dir, port, admit, backend, fail);
 }
-
-/** What each protected nginx location carries (docs/forward-auth.md, "nginx"). */
-export const GEOGATE_LOCATION_BLOCK = `      auth_request /_geogate/admit;
-      auth_request_set $geogate_admission $upstream_http_x_geogate_admission;
-      auth_request_set $geogate_refusal $upstream_http_x_geogate_refusal;
-      auth_request_set $geogate_ratelimit $upstream_http_ratelimit;
-      auth_request_set $geogate_ratelimit_policy $upstream_http_ratelimit_policy;
-      auth_request_set $geogate_quota_limit $upstream_http_x_quota_limit;
-      auth_request_set $geogate_quota_used $upstream_http_x_quota_used;
-      auth_request_set $geogate_quota_reset $upstream_http_x_quota_reset;
-      add_header RateLimit $geogate_ratelimit always;
-      add_header RateLimit-Policy $geogate_ratelimit_policy always;
-      add_header X-Quota-Limit $geogate_quota_limit always;
-      add_header X-Quota-Used $geogate_quota_used always;
-      add_header X-Quota-Reset $geogate_quota_reset always;
-      error_page 401 403 = @geogate_refused;
-      proxy_intercept_errors on;
-      error_page 500 502 503 504 @geogate_release;
-      proxy_http_version 1.1;
-      proxy_set_header Connection "";
-      proxy_set_header X-API-Key "";
-      proxy_set_header Authorization "";`;
-
-/** The server-level locations: the auth subrequest, the refusal and the release (docs/forward-auth.md). */
-export const GEOGATE_SERVER_BLOCK = `    location = /_geogate/admit {
-      internal;
-      proxy_pass http://geogate_fa/v1/admit;
-      proxy_pass_request_body off;
-      proxy_set_header Content-Length "";
-      proxy_set_header X-Original-URI $request_uri;
-      proxy_set_header X-Original-Method $request_method;
-      proxy_set_header X-Forwarded-Host $host;
-      proxy_set_header X-Forwarded-For $proxy_add_x_forwarded_for;
-      proxy_set_header X-Geogate-Deny-Status 403;
-      proxy_http_version 1.1;
-      proxy_set_header Connection "";
-    }
-    location @geogate_refused {
-      rewrite ^ /v1/refusal break;
-      proxy_method GET;
-      proxy_pass_request_body off;
-      proxy_set_header Content-Length "";
-      proxy_set_header X-Geogate-Refusal $geogate_refusal;
-      proxy_http_version 1.1;
-      proxy_set_header Connection "";
-      proxy_pass http://geogate_fa;
-    }
-    location @geogate_release {
-      rewrite ^ /v1/release break;
-      proxy_method POST;
-      proxy_pass_request_body off;
-      proxy_set_header Content-Length "";
-      proxy_set_header X-Geogate-Admission $geogate_admission;
-      proxy_set_header X-Geogate-Upstream-Status $upstream_status;
-      proxy_http_version 1.1;
-      proxy_set_header Connection "";
-      proxy_pass http://geogate_fa;
-    }`;
 
 /**
  * Caddy in front of `backend` (`/v1/…` to the backend's `/…`) with forward_auth asking geogate at `admit`: the
