@@ -23,6 +23,22 @@ interface Held {
 /** What a release report did. */
 export type ReleaseResult = { released: true; host: CompiledHost } | { released: false };
 
+/** Ids are cut from one CSPRNG block of 256 ids (one system call per 256 admissions, not one each). */
+const ID_BYTES = 16;
+let pool = Buffer.alloc(0);
+let offset = 0;
+
+/** 128 fresh random bits as base64url (22 characters). */
+function nextId(): string {
+  if (offset + ID_BYTES > pool.length) {
+    pool = randomBytes(ID_BYTES * 256);
+    offset = 0;
+  }
+  const id = pool.toString('base64url', offset, offset + ID_BYTES);
+  offset += ID_BYTES;
+  return id;
+}
+
 /** How often windows that have passed are kept. */
 const SWEEP_MS = 250;
 
@@ -44,7 +60,7 @@ export class PendingAdmissions {
 
   /** Hold an admission for the window; its id, for the proxy to pass back on the release route. */
   hold(ticket: Ticket, host: CompiledHost): string {
-    const id = randomBytes(16).toString('base64url');
+    const id = nextId();
     this.held.set(id, { ticket, host, until: this.clock.now() + this.windowMs });
     return id;
   }
