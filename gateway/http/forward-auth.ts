@@ -47,6 +47,12 @@ const NO_BODY: RequestBody = Object.freeze({ body: Buffer.alloc(0), formText: nu
 const NATIVE = ADAPTERS['native'] as (typeof ADAPTERS)[string];
 const CORS_ORIGIN = CORS_HEADERS['access-control-allow-origin'] as string;
 const CORS_EXPOSE = CORS_HEADERS['access-control-expose-headers'] as string;
+/** The listener's own codes, beside the gateway's (a peer outside trustProxy; a host no entry names). */
+type OwnCode = 'untrusted_proxy' | 'unknown_host';
+const OWN_TITLES: Readonly<Record<OwnCode, string>> = {
+  untrusted_proxy: 'Untrusted proxy',
+  unknown_host: 'Unknown host',
+};
 
 /** Build forward auth over the pipeline's dependencies. */
 export function createForwardAuth(deps: PipelineDeps, fa: ForwardAuthConfig): ForwardAuth {
@@ -85,7 +91,7 @@ export function createForwardAuth(deps: PipelineDeps, fa: ForwardAuthConfig): Fo
   const problem = (
     req: IncomingMessage,
     res: ServerResponse,
-    code: GatewayCode | 'untrusted_proxy' | 'unknown_host',
+    code: GatewayCode | OwnCode,
     status: number,
     detail: string,
     parameter?: string,
@@ -93,8 +99,7 @@ export function createForwardAuth(deps: PipelineDeps, fa: ForwardAuthConfig): Fo
     const requestId = requestIdOf(req.socket, req.headers, config.trustProxy);
     const body = JSON.stringify({
       type: `urn:geogate:problem:${code}`,
-      title:
-        code in TITLES ? TITLES[code as GatewayCode] : code === 'unknown_host' ? 'Unknown host' : 'Forbidden',
+      title: code in OWN_TITLES ? OWN_TITLES[code as OwnCode] : TITLES[code as GatewayCode],
       status,
       detail,
       code,
