@@ -57,7 +57,7 @@ const hostPort = (url: string): string => new URL(url).host;
 /**
  * nginx in front of `backend` (its `/v1/…` proxied to the backend's `/…`), asking geogate at `admit` (the forward-auth
  * listener) about each request: the configuration of docs/forward-auth.md. Requests for the host `fail.test` go to
- * `failing` instead, for the release route.
+ * `failing` instead, and those for `down.test` to a port nothing listens on, for the release route.
  */
 export function nginxConfig(
   dir: string,
@@ -66,18 +66,21 @@ export function nginxConfig(
   backend: string,
   failing: string,
 ): string {
-  const fail = `  upstream failing { server ${hostPort(failing)}; }
-  server {
+  const server = (name: string, upstream: string) => `  server {
     listen 127.0.0.1:${port};
-    server_name fail.test;
+    server_name ${name};
 ${GEOGATE_SERVER_BLOCK}
     location /v1/ {
 ${GEOGATE_LOCATION_BLOCK}
-      proxy_pass http://failing/;
+      proxy_pass http://${upstream}/;
     }
   }
 `;
-  return forwardAuthNginxConf(dir, port, admit, backend, fail);
+  // `down.test`: a backend nothing listens for (port 1), so nginx answers its own 502.
+  const extra = `  upstream failing { server ${hostPort(failing)}; }
+  upstream down { server 127.0.0.1:1; }
+${server('fail.test', 'failing')}${server('down.test', 'down')}`;
+  return forwardAuthNginxConf(dir, port, admit, backend, extra);
 }
 
 /**

@@ -4,7 +4,7 @@
  */
 import { useBackendProcess, useTempDir } from '../harness';
 import { useFixture } from '../../helpers/fixture';
-import { ask, FAIL_HOST, startStand, type Seen } from './stand';
+import { ask, DOWN_HOST, FAIL_HOST, startStand, type Seen } from './stand';
 
 /** Paris, near the Eiffel Tower. */
 const REVERSE = '/v1/reverse?lat=48.8584&lon=2.2945';
@@ -125,5 +125,18 @@ export function forwardAuthScenarios(proxyKind: 'nginx' | 'caddy'): void {
         next.push((await ask(stand.proxy.url, REVERSE, { from: from(18), headers })).status);
       expect(next).toEqual([200, 200, policy === 'A' ? 402 : 429]);
     });
+
+    if (proxyKind === 'nginx')
+      test("nginx's own 502 (the backend refuses connections) is reported and not charged", async () => {
+        const { key } = await stand.customer(0);
+        const headers = { 'x-api-key': key };
+        const failed = await ask(stand.proxy.url, REVERSE, { from: from(19), headers, host: DOWN_HOST });
+        expect(failed.status).toBe(502);
+        expect(failed.headers['x-geogate-released']).toBe('true');
+        const next: number[] = [];
+        for (let i = 0; i < 3; i++)
+          next.push((await ask(stand.proxy.url, REVERSE, { from: from(19), headers })).status);
+        expect(next).toEqual([200, 200, policy === 'A' ? 402 : 429]);
+      });
   });
 }

@@ -14,6 +14,8 @@ export const ADMIN_TOKEN = 'forward-auth-admin-token-0123';
 export const HOST = 'geo.test';
 /** The host the proxies send to the failing backend (a second native host of the same gateway). */
 export const FAIL_HOST = 'fail.test';
+/** The host nginx sends to a port nothing listens on (its own 502). */
+export const DOWN_HOST = 'down.test';
 export const WINDOW_MS = 2000;
 
 /** An answer as the client saw it. */
@@ -126,7 +128,7 @@ export async function startStand(
       `backend: { url: "${backendUrl}" }`,
       `store: { kind: embedded, path: "${join(dir, `g-${policy}-${proxyKind}.db`)}" }`,
       'keyPepper: "${PEPPER}"',
-      `hosts: [{ name: ${HOST}, adapter: native }, { name: ${FAIL_HOST}, adapter: native }]`,
+      `hosts: [{ name: ${HOST}, adapter: native }, { name: ${FAIL_HOST}, adapter: native }, { name: ${DOWN_HOST}, adapter: native }]`,
       'limits: { freePerDay: 2, pricePerRequest: 1 }',
       'trustProxy: ["127.0.0.1/32"]',
       'log: { level: warn }',
@@ -137,12 +139,12 @@ export async function startStand(
       `  releaseWindowMs: ${WINDOW_MS}`,
     ].join('\n'),
   );
-  // main, the two hosts, admin, forward auth
-  const gateway = await startGatewayProc(file, 5, {
+  // main, the three hosts, admin, forward auth
+  const gateway = await startGatewayProc(file, 6, {
     PEPPER: 'p'.repeat(24),
     GEOGATE_ADMIN_TOKEN: ADMIN_TOKEN,
   });
-  const adminUrl = gateway.urls[3] as string;
+  const adminUrl = gateway.urls[4] as string;
   const admitUrl = /forward auth on (http:\/\/\S+)/.exec(gateway.output())?.[1] as string;
   let proxy: Proxy;
   try {
