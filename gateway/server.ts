@@ -14,7 +14,8 @@ import { loadOpenApiJson, sendOpenApiJson } from './core/openapi-doc';
 import type { Forwarder } from './http/backend';
 import { createForwarders } from './http/forwarders';
 import { passthroughProxies } from './http/passthrough-proxy';
-import { createPipeline, type HostHandler, type Stages } from './http/pipeline';
+import { createForwardAuth } from './http/forward-auth';
+import { createPipeline, type HostHandler, type PipelineDeps, type Stages } from './http/pipeline';
 import { gatewayReadiness } from './http/readiness';
 import { GatewayMetrics } from './metrics/gateway-metrics';
 import { measuredStore } from './metrics/measured';
@@ -49,6 +50,8 @@ export interface GatewayUrls {
   adminUrl: string;
   /** Host label → URL of its own listener (hosts with a `port`), or the main URL for name-matched hosts. */
   hostUrls: Record<string, string>;
+  /** D38: the forward-auth listener's URL, when the config has one. */
+  forwardAuthUrl?: string;
 }
 
 export interface Gateway {
@@ -130,6 +133,8 @@ export function drainServer(server: http.Server): Promise<void> {
  */
 interface Generation {
   config: CompiledConfig;
+  /** What the request path of this config runs with (forward auth reads it per request too). */
+  pipelineDeps: PipelineDeps;
   handle: HostHandler;
   /** Hosts by label: a host with its own port finds its current entry here. */
   byLabel: Map<string, CompiledHost>;
@@ -152,18 +157,16 @@ export function createGateway(deps: GatewayDeps): Gateway {
     const forward = deps.forward ?? (forwarders as Forwarder);
     // D26: passthrough routes stream over a pool of their own per backend (slow readers never hold translated calls').
     const passthrough = passthroughProxies(config.backends);
-    const handle = createPipeline(
-      {
-        ...deps,
-        config,
-        store: admission,
-        forward,
-        metrics,
-        passthrough,
-        ...(deps.notifications ? { allowance: deps.notifications.allowance } : {}),
-      },
-      deps.stages,
-    );
+    const pipelineDeps: PipelineDeps = {
+      ...deps,
+      config,
+      store: admission,
+      forward,
+      metrics,
+      passthrough,
+      ...(deps.notifications ? { allowance: deps.notifications.allowance } : {}),
+    };
+    const handle = createPipeline(pipelineDeps, deps.stages);
     const readiness = gatewayReadiness(deps.store, config.backends);
     const admin = createAdminApp({
       store: deps.store,
@@ -179,6 +182,7 @@ export function createGateway(deps: GatewayDeps): Gateway {
     });
     return {
       config,
+      pipelineDeps,
       handle,
       byLabel: new Map(config.hosts.map((h) => [h.label, h])),
       admin,
@@ -222,10 +226,16 @@ export function createGateway(deps: GatewayDeps): Gateway {
     .filter((h) => h.port !== null)
     .map((h) => ({ host: h, server: serve((g) => g.byLabel.get(h.label) ?? null) }));
   const admin = limitedServer(limits.admin, (req, res) => gen.admin(req, res));
-  const all = [main, admin, ...perPort.map((p) => p.server)];
+  // D38: the edge proxy's decision service, on a listener of its own (docs/forward-auth.md); it decides with the
+  // config in force, and keeps the admissions it holds across reloads.
+  const fa = first.forwardAuth;
+  const forwardAuth = fa ? createForwardAuth(() => gen.pipelineDeps, fa) : null;
+  const faServer = forwardAuth ? limitedServer(limits.main, forwardAuth.handle) : null;
+  const all = [main, admin, ...perPort.map((p) => p.server), ...(faServer ? [faServer] : [])];
   /** Generations replaced by a reload, closed once their requests can no longer need their pools. */
   const retired = new Set<Generation>();
   const closeAll = (): void => {
+    forwardAuth?.close();
     gen.close();
     for (const g of retired) g.close();
     retired.clear();
@@ -258,7 +268,9 @@ export function createGateway(deps: GatewayDeps): Gateway {
       for (const h of first.hosts) if (h.port === null) hostUrls[h.label] = mainUrl;
       for (const p of perPort)
         hostUrls[p.host.label] = await listenOn(p.server, first.listen.host, p.host.port ?? 0);
-      return { mainUrl, adminUrl, hostUrls };
+      if (faServer === null || fa === null) return { mainUrl, adminUrl, hostUrls };
+      const forwardAuthUrl = await listenOn(faServer, fa.listen.host, fa.listen.port);
+      return { mainUrl, adminUrl, hostUrls, forwardAuthUrl };
     },
     async close() {
       await Promise.all(all.map(closeServer));

@@ -109,6 +109,11 @@ async function main(compose?: Compose): Promise<void> {
   for (const [name, url] of Object.entries(urls.hostUrls))
     start.info({ host: name, url }, `gateway: host ${name} on ${url} (host)`);
   start.info({ url: urls.adminUrl }, `gateway: admin API on ${urls.adminUrl} (bearer token)`);
+  if (urls.forwardAuthUrl)
+    start.info(
+      { url: urls.forwardAuthUrl },
+      `gateway: forward auth on ${urls.forwardAuthUrl} (trusted proxies)`,
+    );
   if (urls.dashboardUrl)
     start.info({ url: urls.dashboardUrl }, `gateway: dashboard on ${urls.dashboardUrl} (customers)`);
   const notice = developmentNotice(config);

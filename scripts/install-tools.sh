@@ -1,10 +1,12 @@
 #!/usr/bin/env bash
-# Installs the Debian tools the deployment-kit tests check with: promtool (Debian's `prometheus` package) for
-# docs/prometheus/alerts.yml, and docker-compose for deploy/compose/compose.yaml (`docker-compose config` needs no
-# Docker daemon). Idempotent: installs only what is missing, and runs `apt-get update` only then.
+# Installs the Debian tools the tests check with: promtool (Debian's `prometheus` package) for
+# docs/prometheus/alerts.yml, docker-compose for deploy/compose/compose.yaml (`docker-compose config` needs no
+# Docker daemon), and the edge proxies the forward-auth tests put in front of geogate: nginx (`auth_request`) and
+# Caddy (`forward_auth`); test/e2e/forward-auth/ starts its own instances of them, never the system services.
+# Idempotent: installs only what is missing, and runs `apt-get update` only then.
 set -euo pipefail
 
-declare -A TOOLS=([promtool]=prometheus [docker-compose]=docker-compose)
+declare -A TOOLS=([promtool]=prometheus [docker-compose]=docker-compose [nginx]=nginx [caddy]=caddy)
 
 missing=()
 for tool in "${!TOOLS[@]}"; do

@@ -30,6 +30,12 @@ function listeners(raw: RawConfig): Listener[] {
     { path: 'listen.port', host: raw.listen.host, port: raw.listen.port },
     { path: 'admin.listen.port', host: raw.admin.listen.host, port: raw.admin.listen.port },
   ];
+  if (raw.forwardAuth)
+    out.push({
+      path: 'forwardAuth.listen.port',
+      host: raw.forwardAuth.listen.host,
+      port: raw.forwardAuth.listen.port,
+    });
   const dashboard = sectionListen(raw.dashboard);
   if (dashboard) out.push({ path: 'dashboard.listen.port', ...dashboard });
   raw.hosts.forEach((h, i) => {
@@ -69,5 +75,16 @@ export function crossFieldProblems(raw: RawConfig): string[] {
       );
   });
   problems.push(...backendProblems(raw));
+  const fa = raw.forwardAuth;
+  if (fa && fa.releaseWindowMs > 0 && raw.workers !== 1)
+    problems.push(
+      'forwardAuth.releaseWindowMs: the release route needs workers: 1 (an admission waiting for its release window ' +
+        'is held by the process that decided it); set releaseWindowMs: 0 (the decision is final) or workers: 1',
+    );
+  if (fa && raw.trustProxy.length === 0)
+    problems.push(
+      'forwardAuth: forward auth reads the original request from a trusted proxy only (D3, D38); list the ' +
+        "proxy's address under trustProxy",
+    );
   return problems;
 }

@@ -57,6 +57,15 @@ export type CompiledStoreConfig =
  */
 const SWEEP_MARGIN_MS = 10_000;
 
+/** D38: the forward-auth listener (docs/forward-auth.md). */
+export interface ForwardAuthConfig {
+  listen: { host: string; port: number };
+  /** Where the original request is read: X-Original-*, X-Forwarded-*, or the path after /v1/admit. */
+  request: 'x-original' | 'x-forwarded' | 'path';
+  /** How long a decision waits for a failure report on the release route before it is kept (0: kept at once). */
+  releaseWindowMs: number;
+}
+
 export interface CompiledConfig {
   file: string;
   rules: RuleSet;
@@ -90,6 +99,8 @@ export interface CompiledConfig {
   logFormat: 'json' | 'pretty';
   /** Whether the per-request log line carries `requestId` (warning and error lines always do). */
   logRequestId: boolean;
+  /** D38: forward auth's listener, or null when the config has none. */
+  forwardAuth: ForwardAuthConfig | null;
 }
 
 /** Drop undefined members so `Partial<Limits>` stays exact. */
@@ -120,7 +131,11 @@ export function compileConfig(raw: RawConfig, file: string): CompiledConfig {
       credentialNames: new Set(['key', ...adapter.credentialParams].map((n) => n.toLowerCase())),
     };
   });
-  const maxTimeout = Math.max(...[...backends.values()].map((b) => b.timeoutMs));
+  // D38: an admission waiting for its release window must outlive it before the crash sweeper may release it.
+  const maxTimeout = Math.max(
+    raw.forwardAuth?.releaseWindowMs ?? 0,
+    ...[...backends.values()].map((b) => b.timeoutMs),
+  );
   const hostsByName = new Map<string, CompiledHost>();
   for (const h of hosts) if (h.name !== null && !hostsByName.has(h.name)) hostsByName.set(h.name, h);
   const store: CompiledStoreConfig =
@@ -155,5 +170,6 @@ export function compileConfig(raw: RawConfig, file: string): CompiledConfig {
     logLevel: raw.log?.level ?? 'info',
     logFormat: raw.log?.format ?? 'json',
     logRequestId: raw.log?.requestId ?? true,
+    forwardAuth: raw.forwardAuth ?? null,
   };
 }

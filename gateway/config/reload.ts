@@ -31,6 +31,7 @@ export function restartOnlyChanges(running: CompiledConfig, next: CompiledConfig
   if (differs(running.drain, next.drain)) changed.push('drain');
   if (running.workers !== next.workers) changed.push('workers');
   if (running.keyPepper !== next.keyPepper) changed.push('keyPepper');
+  if (differs(running.forwardAuth, next.forwardAuth)) changed.push('forwardAuth');
   if (running.logLevel !== next.logLevel || running.logFormat !== next.logFormat) changed.push('log');
   // The store's crash sweeper runs with the window it started with: a longer backend timeout would let it release
   // answers still on their way (D11).

@@ -214,6 +214,22 @@ const store = z.discriminatedUnion('kind', [
   }),
 ]);
 
+/**
+ * D38: forward auth, a listener of its own where an edge proxy (nginx `auth_request`, Caddy `forward_auth`, Traefik
+ * ForwardAuth, Envoy `ext_authz`) asks geogate to decide a request it will proxy itself (docs/forward-auth.md).
+ */
+const forwardAuth = z.strictObject({
+  listen,
+  /**
+   * Where the original request is read (D3a's rule: the one form the operator's proxy writes; the other is ignored):
+   * `x-original`: X-Original-URI and X-Original-Method (nginx); `x-forwarded`: X-Forwarded-Uri and X-Forwarded-Method
+   * (Caddy, Traefik); `path`: the path after /v1/admit and the request's own method (Envoy's path_prefix).
+   */
+  request: z.enum(['x-original', 'x-forwarded', 'path']).default('x-original'),
+  /** How long after the decision the proxy may report a failed answer on the release route (0: no release route). */
+  releaseWindowMs: z.int().min(0).max(300_000).default(10_000),
+});
+
 const position = z.enum(ALL_CREDENTIAL_POSITIONS as [CredentialPosition, ...CredentialPosition[]]);
 
 /** The config file's schema. `policy` has no default (D1). */
@@ -253,6 +269,7 @@ export const configSchema = z.strictObject({
   credentials: z.strictObject({ accept: z.array(position).min(1) }).optional(),
   hosts: z.array(host).min(1),
   limits: limits.default({}),
+  forwardAuth: forwardAuth.optional(),
   /**
    * Issue 6: the customer dashboard's section. The gateway does not read it: the composition root
    * (runtime/config.ts) validates it with the dashboard's own schema; here it is only let through so tools that read

@@ -99,8 +99,10 @@ export class RequestContext {
     readonly host: CompiledHost,
     readonly req: IncomingMessage,
     readonly res: ServerResponse,
+    /** The request line as the client sent it; forward auth (D38) passes the original one its proxy reported. */
+    url = req.url ?? '/',
+    method = req.method ?? 'GET',
   ) {
-    const url = req.url ?? '/';
     const q = url.indexOf('?');
     this.rawPath = q < 0 ? url : url.slice(0, q);
     this.query = q < 0 ? '' : url.slice(q + 1);
@@ -108,7 +110,7 @@ export class RequestContext {
     // passthrough, the pipeline's last resort), so writeHead keeps Node's fast path (stages/render.ts).
     this.requestId = requestIdOf(req.socket, req.headers, deps.config.trustProxy);
     this.line = {
-      method: req.method ?? 'GET',
+      method,
       path: this.rawPath,
       host: host.label,
       status: 0,

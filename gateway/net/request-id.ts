@@ -39,7 +39,7 @@ export function traceIdOf(value: string): string | null {
 const trustedConnections = new WeakMap<Connection, boolean>();
 
 /** Whether the connection's peer is a trusted proxy (cached per connection). */
-function trustedConnection(socket: Connection, trustProxy: readonly Cidr[]): boolean {
+export function trustedConnection(socket: Connection, trustProxy: readonly Cidr[]): boolean {
   if (trustProxy.length === 0) return false;
   let trusted = trustedConnections.get(socket);
   if (trusted === undefined) {

@@ -46,9 +46,13 @@ export function requestBody(req: IncomingMessage, body: Buffer | 'too_large'): R
 
 /** Read and parse the request through the host's adapter; sets areq, form, call (or account) and the adapter's state. */
 export async function parseRequest(ctx: RequestContext): Promise<Refusal | null> {
+  const read = requestBody(ctx.req, await readBody(ctx.req));
+  return 'code' in read ? read : parseWith(ctx, read);
+}
+
+/** Parse the request with a body already read (forward auth, D38, parses the original request without one). */
+export function parseWith(ctx: RequestContext, read: RequestBody): Refusal | null {
   const { req, host } = ctx;
-  const read = requestBody(req, await readBody(req));
-  if ('code' in read) return read;
   const { body, formText, form } = read;
   let path: string;
   try {

@@ -53,16 +53,22 @@ export function fail(
 
 /** Answer a refusal returned by a stage. */
 export function refuse(ctx: RequestContext, refusal: Refusal): void {
+  send(ctx, refusalAnswer(ctx, refusal), refusal.headers ?? NO_HEADERS);
+}
+
+/** A refusal in the host's shape (D20, D24), not yet sent: its status, own headers and body. */
+export function refusalAnswer(ctx: RequestContext, refusal: Refusal): AdapterResponse {
   const rate = ctx.rate;
   const withRate = ctx.host.adapter.withRate;
+  const adapter = ctx.host.adapter;
+  ctx.outcome = refusal.code;
+  const text = publicMessage(adapter.clientTexts, refusal.code, refusal.detail);
   if (rate === null || !withRate) {
-    return fail(ctx, refusal.code, refusal.detail, refusal.facts ?? NO_FACTS, refusal.headers ?? NO_HEADERS);
+    const facts = { ...(refusal.facts ?? NO_FACTS), requestId: ctx.requestId };
+    return adapter.renderError(ctx.state, refusal.code, text, facts);
   }
   // Set only by admit on a 402-type refusal of a host that shows the allowance (OpenCage).
-  const adapter = ctx.host.adapter;
-  const text = publicMessage(adapter.clientTexts, refusal.code, refusal.detail);
-  const answer = adapter.renderError(ctx.state, refusal.code, text, refusal.facts ?? NO_FACTS);
-  send(ctx, withRate(answer, rate), refusal.headers ?? NO_HEADERS);
+  return withRate(adapter.renderError(ctx.state, refusal.code, text, refusal.facts ?? NO_FACTS), rate);
 }
 
 /** Answer the settled backend outcome: the rendered record, or the settlement's error (with quota headers). */

@@ -5,7 +5,7 @@
  * restart keeps the running config and names every error, in the answer and in the log.
  */
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { availableParallelism, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { LOCAL_REDIS_URL, uniquePrefix, deletePrefix } from '../../helpers/redis-server';
 import { createTestDatabase, type TestDatabase } from '../../helpers/pg-database';
@@ -135,19 +135,26 @@ describe.each(SETUPS)('%s store, %s worker(s)', (store, workers) => {
         const limit = 1_000_000 + i;
         s.write(limit);
         const since = Date.now();
-        if (i % 2 === 0) process.kill(s.gw.pid, 'SIGHUP');
-        else {
+        if (i % 2 === 0) {
+          process.kill(s.gw.pid, 'SIGHUP');
+          delays.push(await inForceAfter(s.gw.url, limit, since));
+        } else {
+          // The route answers once every process applied the file: every request sent after it sees the new limit.
           const r = await reloadRoute(s.admin);
           expect(r.status).toBe(200);
           expect(r.json).toEqual({ applied: true });
+          for (let k = 0; k < 6; k++) expect(await limitSeen(s.gw.url)).toBe(limit);
         }
-        delays.push(await inForceAfter(s.gw.url, limit, since));
       }
       stop = true;
       await Promise.all(clients);
       expect(failures).toEqual([]);
       expect(served).toBeGreaterThan(50);
-      for (const d of delays) expect(d).toBeLessThanOrEqual(1_000);
+      // SIGHUP: in force within 1 s. The processes share two cores with the rest of the suite, so the bound grows
+      // with the load average beyond the core count (at most 4 s); the delays are printed on failure.
+      const cores = availableParallelism();
+      const bound = 1_000 * Math.min(4, Math.max(1, loadavg()[0] / cores));
+      expect({ delays, bound, ok: delays.every((d) => d <= bound) }).toMatchObject({ ok: true });
       // The process lived through every SIGHUP.
       expect((await call(s.gw.url, '/v1/reverse?lat=51.5&lon=-0.12')).status).toBe(200);
     } finally {
