@@ -153,7 +153,7 @@ describe.each(SETUPS)('%s store, %s worker(s)', (store, workers) => {
       // SIGHUP: in force within 1 s. The processes share two cores with the rest of the suite, so the bound grows
       // with the load average beyond the core count (at most 4 s); the delays are printed on failure.
       const cores = availableParallelism();
-      const bound = 1_000 * Math.min(4, Math.max(1, loadavg()[0] / cores));
+      const bound = 1_000 * Math.min(4, Math.max(1, (loadavg()[0] ?? 0) / cores));
       expect({ delays, bound, ok: delays.every((d) => d <= bound) }).toMatchObject({ ok: true });
       // The process lived through every SIGHUP.
       expect((await call(s.gw.url, '/v1/reverse?lat=51.5&lon=-0.12')).status).toBe(200);
