@@ -116,6 +116,8 @@ export function toLedger(row: object): LedgerEntry {
     keyId: strOrNull(r.key_id),
     ref: strOrNull(r.ref),
     createdAt: num(r.created_at),
+    count: r.kind === 'charge' ? (numOrNull(r.count) ?? 1) : null,
+    hourStart: numOrNull(r.hour_start),
   };
 }
 
