@@ -1,14 +1,15 @@
 /**
  * The write-behind of the `journal+fold…` models (models/journal.ts): one transaction per batch of journaled
- * admissions into the embedded store's file, writing the rows the store writes for the same admissions (a ledger row
- * per charged request, the balance debited by the sum per account, each free counter and each usage row incremented
- * by its sum), on the connection it is given: the store's own (`fold`) or the writer thread's (`fold…+thread`,
+ * admissions into the embedded store's file, writing the rows the store writes for the same admissions (charges added
+ * to their (account, key, UTC hour) ledger rows with the store's own upsert, D35; the balance debited by the sum per
+ * account, each free counter and each usage row incremented by its sum), on the connection it is given: the store's own (`fold`) or the writer thread's (`fold…+thread`,
  * models/writer-thread.ts). Its statements are its own, against the store's schema; test/integration/gateway/composition.test.ts
  * checks that a fold leaves the same balances, ledger, counters and usage as the store's own admissions.
  * For measurement only.
  */
 import type Database from 'better-sqlite3';
-import { newOrderedId } from '../../gateway/store/ids';
+import { hourStartOf, type HourlyCharge } from '../../gateway/store/charge-hour';
+import { writeHourlyCharges } from '../../gateway/store/embedded/ledger-hour';
 import type { AdmissionPlan } from '../../gateway/store';
 
 /** A journaled admission: its plan and what it charged (0 when free). */
@@ -20,7 +21,10 @@ export interface Admitted {
 /** Writes a batch of journaled admissions behind the answers. */
 export type Fold = (batch: Admitted[]) => void;
 
-/** The model's statements: what a charge, a debit, a counter and a usage row cost the store. */
+/**
+ * The model's statements: what a debit, a counter and a usage row cost the store; `ledgerInsert` is a per-request
+ * charge row as before D35 (run/commit-cost.ts measures K of them).
+ */
 export function foldStatements(db: Database.Database) {
   return {
     ledgerInsert: db.prepare(
@@ -41,16 +45,23 @@ export function foldStatements(db: Database.Database) {
 
 /** One transaction per call into `db` (see the header). */
 export function writeBehind(db: Database.Database): Fold {
-  const { ledgerInsert, debit, counter, usage } = foldStatements(db);
+  const { debit, counter, usage } = foldStatements(db);
   const sum = (m: Map<string, number>, k: string, n: number) => m.set(k, (m.get(k) ?? 0) + n);
   return db.transaction((batch: Admitted[]) => {
     const debits = new Map<string, number>();
+    const hours = new Map<string, HourlyCharge>();
     const counters = new Map<string, number>();
     const used = new Map<string, { free: number; billed: number }>();
     for (const { plan, charge } of batch) {
       if (charge > 0 && plan.overflow.kind === 'bill') {
         const account = plan.overflow.accountId;
-        ledgerInsert.run(newOrderedId('led'), account, -charge, 'charge', plan.keyId, plan.id, plan.now);
+        const hourStart = hourStartOf(plan.now);
+        const k = `${account}\t${plan.keyId ?? ''}\t${hourStart}`;
+        const h = hours.get(k);
+        if (h) {
+          h.count += 1;
+          h.amount += charge;
+        } else hours.set(k, { accountId: account, keyId: plan.keyId, hourStart, count: 1, amount: charge });
         sum(debits, account, charge);
       } else for (const c of plan.free) sum(counters, `${plan.day}\t${c.id}`, 1);
       for (const subject of plan.usage) {
@@ -65,6 +76,7 @@ export function writeBehind(db: Database.Database): Fold {
       if (debit.run(amount, account, amount).changes !== 1)
         throw new Error(`write-behind: ${account} ran dry`);
     }
+    writeHourlyCharges(db, [...hours.values()]);
     for (const [k, n] of counters) counter.run(...k.split('\t'), n);
     for (const [k, u] of used) usage.run(...k.split('\t'), u.free, u.billed);
   });
