@@ -85,7 +85,10 @@ export interface LedgerEntry {
   ref: string | null;
   /** For a charge row, when it was opened (an hourly row: its hourStart). */
   createdAt: number;
-  /** Requests a charge row stands for (1 for a per-request row recorded before D35); null for other kinds. */
+  /**
+   * Requests a charge row stands for (1 for a per-request row recorded before D35; null if a rollback of migration
+   * 009 dropped it); null for other kinds.
+   */
   count: number | null;
   /** Start of a charge row's UTC hour (epoch ms; the hour ends 3,600,000 ms later); null for other rows. */
   hourStart: number | null;
