@@ -47,7 +47,9 @@ export function chargeText(e: LedgerEntry, keyNames: Record<string, string>): st
   const who = e.keyId === null ? 'whitelisted addresses' : `key ${keyNames[e.keyId] ?? e.keyId}`;
   const hour = e.hourStart === null ? '' : `, ${hh(e.hourStart)}:00–${hh(e.hourStart + HOUR_MS)}:00 UTC`;
   const n = e.count;
-  return n === null ? `${who}${hour}` : `${who}${hour}, ${COUNT.format(n)} ${n === 1 ? 'request' : 'requests'}`;
+  return n === null
+    ? `${who}${hour}`
+    : `${who}${hour}, ${COUNT.format(n)} ${n === 1 ? 'request' : 'requests'}`;
 }
 
 /** A balance for people: "€12.34" (to the cent, cut toward zero) or "1,200 credits". */
