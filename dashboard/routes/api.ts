@@ -89,7 +89,7 @@ export function apiRoutes(router: Router, ctx: AppContext): void {
   });
 
   on('get', '/credit', async (_req, res) => {
-    const s = await credit.creditSummary(ctx, await fresh(res));
+    const { keyNames: _names, ...s } = await credit.creditSummary(ctx, await fresh(res));
     res.json({
       ...s,
       balance: money(ctx.rules, s.balance),

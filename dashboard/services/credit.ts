@@ -26,6 +26,8 @@ export async function creditSummary(
   balance: number;
   /** Newest first, in integer units (the API shows them with ledgerView, the page formats them). */
   ledger: LedgerEntry[];
+  /** What the page calls each of the account's keys in its charge rows: its label, else its prefix. */
+  keyNames: Record<string, string>;
   packages: KeyJson[];
   unlimitedUntil: string | null;
   provider: 'test' | 'stripe' | 'none' | 'btcpay';
@@ -40,6 +42,7 @@ export async function creditSummary(
   return {
     balance: account.balance,
     ledger,
+    keyNames: Object.fromEntries(keys.map((k) => [k.id, k.label ?? `${k.prefix}…`])),
     packages: keys.filter((k) => k.packageUntil !== null).map((k) => keyView(k, now)),
     unlimitedUntil: iso(account.unlimitedUntil),
     provider: ctx.payments.name,

@@ -1,5 +1,5 @@
 /** JSON shapes of the account's records (never a key hash or another account's data). */
-import { iso, kindAt, money } from '../../gateway/accounts/values';
+import { chargeHours, iso, kindAt, money } from '../../gateway/accounts/values';
 import type { RuleSet } from '../../gateway/policy/ruleset';
 import type { ApiKey, LedgerEntry, SlotView, WhitelistEntry } from '../../gateway/store/types';
 
@@ -37,7 +37,7 @@ export function whitelistView(e: WhitelistEntry) {
 }
 export type WhitelistJson = ReturnType<typeof whitelistView>;
 
-/** A ledger row. */
+/** A ledger row; a charge row also its request count and UTC hour (D35; null where it has none). */
 export function ledgerView(rules: RuleSet, e: LedgerEntry) {
   return {
     id: e.id,
@@ -45,6 +45,7 @@ export function ledgerView(rules: RuleSet, e: LedgerEntry) {
     amount: money(rules, e.amount),
     keyId: e.keyId,
     createdAt: iso(e.createdAt) as string,
+    ...chargeHours(e),
   };
 }
 export type LedgerJson = ReturnType<typeof ledgerView>;

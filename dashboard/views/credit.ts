@@ -1,4 +1,5 @@
 /** Credit page: balance, prices, top-up, Unlimited (A: packages; B: plan), and the ledger. */
+import { HOUR_MS } from '../../gateway/store/charge-hour';
 import type { LedgerEntry } from '../../gateway/store/types';
 import { formatBalance, formatExact, hasSubMinorRemainder, moneyUnit } from '../money';
 import type { KeyJson } from '../services/views';
@@ -10,6 +11,8 @@ import { field, page, type PageContext } from './layout';
 export interface CreditView {
   balance: number;
   ledger: LedgerEntry[];
+  /** Key id → what a charge row calls the key (its label, else its prefix). */
+  keyNames: Record<string, string>;
   packages: KeyJson[];
   unlimitedUntil: string | null;
   provider: 'test' | 'stripe' | 'none' | 'btcpay';
@@ -32,6 +35,22 @@ const KINDS: Record<string, string> = {
   package: 'Unlimited package',
   adjustment: 'Adjustment',
 };
+
+const COUNT = new Intl.NumberFormat('en');
+const hh = (ms: number) => String(new Date(ms).getUTCHours()).padStart(2, '0');
+
+/**
+ * What a charge row stands for (D35): "key prod, 14:00–15:00 UTC, 12,345 requests"; "whitelisted addresses, …" when
+ * no key was used; a per-request charge recorded before D35 has no hour ("key prod, 1 request").
+ */
+export function chargeText(e: LedgerEntry, keyNames: Record<string, string>): string {
+  const who = e.keyId === null ? 'whitelisted addresses' : `key ${keyNames[e.keyId] ?? e.keyId}`;
+  const hour = e.hourStart === null ? '' : `, ${hh(e.hourStart)}:00–${hh(e.hourStart + HOUR_MS)}:00 UTC`;
+  const n = e.count;
+  return n === null
+    ? `${who}${hour}`
+    : `${who}${hour}, ${COUNT.format(n)} ${n === 1 ? 'request' : 'requests'}`;
+}
 
 /** A balance for people: "€12.34" (to the cent, cut toward zero) or "1,200 credits". */
 export function balanceText(ctx: PageContext, units: number): string {
@@ -168,7 +187,9 @@ export function creditPage(ctx: PageContext, v: CreditView): string {
     (e) =>
       html`<tr>
         <td data-label="When">${time(iso(e.createdAt))}</td>
-        <td data-label="What">${KINDS[e.kind] ?? e.kind}</td>
+        <td data-label="What">
+          ${e.kind === 'charge' ? chargeText(e, v.keyNames) : (KINDS[e.kind] ?? e.kind)}
+        </td>
         <td data-label="Amount" class="num">${e.amount > 0 ? '+' : ''}${priceText(ctx, e.amount)}</td>
       </tr>`,
   );

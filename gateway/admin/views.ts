@@ -1,6 +1,6 @@
 /** JSON views of store records for admin responses. Times are ISO 8601; money uses the rule set's unit. Never a key hash. */
 import { MAX_CIDRS, MAX_REFERRERS } from '../policy/restrictions';
-import { iso, kindAt, money } from '../accounts/values';
+import { chargeHours, iso, kindAt, money } from '../accounts/values';
 import type { RuleSet } from '../policy/ruleset';
 import type { Account, ApiKey, LedgerEntry, SlotView, WhitelistEntry } from '../store/types';
 import type { Receipt } from '../store/receipts';
@@ -48,7 +48,10 @@ export function slotView(slot: SlotView) {
   };
 }
 
-/** A ledger row. */
+/**
+ * A ledger row. A charge row (D35) also says how many requests it stands for and its UTC hour; a per-request charge
+ * recorded before D35 has count 1 and no hour; other rows have neither.
+ */
 export function ledgerView(rules: RuleSet, entry: LedgerEntry) {
   return {
     id: entry.id,
@@ -57,6 +60,7 @@ export function ledgerView(rules: RuleSet, entry: LedgerEntry) {
     keyId: entry.keyId,
     ref: entry.ref,
     createdAt: iso(entry.createdAt),
+    ...chargeHours(entry),
   };
 }
 

@@ -123,11 +123,26 @@ export function creditText(c: J): string {
   ]);
 }
 
-/** A ledger. */
+/** A charge row's UTC hour, "2026-11-27 14:00–15:00" (D35), or null. */
+function hourText(e: J): string | null {
+  if (typeof e.hourStart !== 'string' || typeof e.hourEnd !== 'string') return null;
+  return `${e.hourStart.slice(0, 16).replace('T', ' ')}–${e.hourEnd.slice(11, 16)}`;
+}
+
+/** A ledger; a charge row (D35) with its requests and UTC hour. */
 export function ledgerText(l: J): string {
   return table(
-    ['ID', 'KIND', 'AMOUNT', 'KEY', 'REF', 'AT'],
-    l.entries.map((e: J) => [e.id, e.kind, e.amount, e.keyId, e.ref, e.createdAt]),
+    ['ID', 'KIND', 'AMOUNT', 'REQUESTS', 'HOUR (UTC)', 'KEY', 'REF', 'AT'],
+    l.entries.map((e: J) => [
+      e.id,
+      e.kind,
+      e.amount,
+      e.count ?? null,
+      hourText(e),
+      e.keyId,
+      e.ref,
+      e.createdAt,
+    ]),
   );
 }
 

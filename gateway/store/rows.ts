@@ -116,7 +116,17 @@ export function toLedger(row: object): LedgerEntry {
     keyId: strOrNull(r.key_id),
     ref: strOrNull(r.ref),
     createdAt: num(r.created_at),
+    count: numOrNull(r.count) ?? legacyChargeCount(r),
+    hourStart: numOrNull(r.hour_start),
   };
+}
+
+/**
+ * A charge row without a count (D35, migration 009): one request when it is a per-request row recorded before 009
+ * (ref = its admission id); unknown (null) when it is an hourly row whose count a rollback of 009 dropped.
+ */
+function legacyChargeCount(r: Cells): number | null {
+  return r.kind === 'charge' && !String(r.ref ?? '').startsWith('charge ') ? 1 : null;
 }
 
 /** Map a usage_daily row. */

@@ -78,9 +78,20 @@ export interface LedgerEntry {
   amount: number;
   kind: 'topup' | 'charge' | 'package' | 'adjustment';
   keyId: string | null;
-  /** Idempotency key of a top-up, or the admission id of a charge; unique per account when set. */
+  /**
+   * Unique per account when set: a top-up's idempotency key or payment ref; an hourly charge's
+   * `charge <hourStart> <keyId|->` (D35); the admission id of a charge recorded before D35.
+   */
   ref: string | null;
+  /** For a charge row, when it was opened (an hourly row: its hourStart). */
   createdAt: number;
+  /**
+   * Requests a charge row stands for (1 for a per-request row recorded before D35; null if a rollback of migration
+   * 009 dropped it); null for other kinds.
+   */
+  count: number | null;
+  /** Start of a charge row's UTC hour (epoch ms; the hour ends 3,600,000 ms later); null for other rows. */
+  hourStart: number | null;
 }
 
 /** One IP slot (spec 5.5) or account-address entry: the address unit and when it was first/last seen. */

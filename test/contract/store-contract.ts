@@ -9,6 +9,7 @@ import { allowanceRules } from './allowance.contract';
 import type { StoreFactory, StoreHolder } from './helpers';
 import { keepRules } from './keep.contract';
 import { keyRules } from './keys.contract';
+import { ledgerHourRules } from './ledger-hour.contract';
 import { listingRules } from './listing.contract';
 import { modelRules } from './model.contract';
 import { notificationRules } from './notifications.contract';
@@ -49,6 +50,7 @@ export function describeStoreContract(name: string, factory: StoreFactory): void
     refusalRules(holder);
     unitRules(holder);
     releaseRules(holder);
+    ledgerHourRules(holder);
     keepRules(holder);
     accountRules(holder);
     keyRules(holder);

@@ -2,19 +2,31 @@
  * The admission step of the embedded store (types.ts `Store.admit` documents the rules): synchronous functions run
  * inside one better-sqlite3 transaction, so the decision and its writes are atomic and committed on return.
  */
-import { newOrderedId } from '../ids';
+import { hourStartOf } from '../charge-hour';
 import { tightestQuota } from '../quota';
 import type { AdmissionPlan, AdmissionResult, CounterSpec, Ticket } from '../types';
 import { freeUnits, unitId, unitsOf } from '../units';
 import type { HotStatements } from './hot-statements';
+import { addHourlyCharge } from './ledger-hour';
 import { applySlots, decideSlots, undoSlots, type SlotChange } from './slots';
+
+/**
+ * A charge as its release takes it back: from the hourly row of (account, key, hour) (D35), or, for an admission made
+ * before migration 009 (no `hourStart`, e.g. replayed from an older in-flight log), from its own row.
+ */
+export interface EmbeddedCharge {
+  accountId: string;
+  amount: number;
+  keyId?: string | null;
+  hourStart?: number;
+}
 
 /** The embedded store's Ticket.undo: exactly what the admission changed (JSON-serialisable). */
 export interface EmbeddedUndo {
   v: 1;
   day: string;
   counters: string[];
-  charge: { accountId: string; amount: number } | null;
+  charge: EmbeddedCharge | null;
   slots: SlotChange[];
   usage: { column: 'free' | 'billed'; subjects: string[] };
 }
@@ -98,17 +110,9 @@ export function admitInTransaction(
         }
         return refuse(overflow.refuse);
       }
-      const ledgerId = newOrderedId('led');
-      st.ledgerInsert.run(
-        ledgerId,
-        overflow.accountId,
-        -overflow.price,
-        'charge',
-        plan.keyId,
-        plan.id,
-        plan.now,
-      );
-      charge = { accountId: overflow.accountId, amount: overflow.price };
+      const hourStart = hourStartOf(plan.now);
+      addHourlyCharge(st, overflow.accountId, plan.keyId, hourStart, 1, overflow.price);
+      charge = { accountId: overflow.accountId, amount: overflow.price, keyId: plan.keyId, hourStart };
     }
   }
   if (isFree) for (const c of plan.free) st.counterIncrement.run(plan.day, c.id);
@@ -147,7 +151,8 @@ function priceOf(
 /**
  * A plan of `n` units (types.ts `Store.admit`), decided before anything is written, so a refusal of any unit writes
  * nothing (D10): the slots once, then the free units (units.ts), then the rest by the overflow, billed in one debit.
- * Each unit gets its own release mark, ledger row and usage; the plan's mark holds the slot changes.
+ * Each unit gets its own release mark and usage, the billed units one addition to their hour's ledger row (D35); the
+ * plan's mark holds the slot changes.
  */
 function admitUnits(
   st: HotStatements,
@@ -183,13 +188,16 @@ function admitUnits(
   }
   for (const c of plan.free) for (let i = 0; i < free; i++) st.counterIncrement.run(plan.day, c.id);
   applySlots(st, slots);
+  const hourStart = hourStartOf(plan.now);
+  if (price > 0 && overflow.kind === 'bill')
+    addHourlyCharge(st, overflow.accountId, plan.keyId, hourStart, n - free, price * (n - free));
   const units: Ticket[] = [];
   for (let i = 0; i < n; i++) {
     const id = unitId(plan.id, i);
     const billed = i >= free && price > 0 && overflow.kind === 'bill';
-    const charge = billed ? { accountId: overflow.accountId, amount: price } : null;
-    if (charge)
-      st.ledgerInsert.run(newOrderedId('led'), charge.accountId, -price, 'charge', plan.keyId, id, plan.now);
+    const charge = billed
+      ? { accountId: overflow.accountId, amount: price, keyId: plan.keyId, hourStart }
+      : null;
     const column = charge ? 'billed' : 'free';
     for (const subject of plan.usage) usage.add(plan.day, subject, column);
     const undo: EmbeddedUndo = {
@@ -231,15 +239,26 @@ export function releaseInTransaction(
 ): void {
   if (!mark.remove(planId)) return;
   for (const id of undo.counters) st.counterDecrement.run(undo.day, id);
-  if (undo.charge) {
-    st.refund.run(undo.charge.amount, undo.charge.accountId);
-    st.ledgerDeleteCharge.run(undo.charge.accountId, planId);
+  const charge = undo.charge;
+  if (charge) {
+    st.refund.run(charge.amount, charge.accountId);
+    if (charge.hourStart === undefined) st.ledgerDeleteCharge.run(charge.accountId, planId);
+    else addHourlyCharge(st, charge.accountId, charge.keyId ?? null, charge.hourStart, -1, -charge.amount);
   }
   undoSlots(st, undo.slots);
   for (const subject of undo.usage.subjects) {
     st.usageUndo[undo.usage.column].run(undo.day, subject);
     st.usageDropEmpty.run(undo.day, subject); // as if the request had never been counted
   }
+}
+
+function isCharge(c: Partial<EmbeddedCharge> | undefined): boolean {
+  return (
+    typeof c?.accountId === 'string' &&
+    Number.isSafeInteger(c.amount) &&
+    (c.hourStart === undefined || Number.isSafeInteger(c.hourStart)) &&
+    (c.keyId === undefined || c.keyId === null || typeof c.keyId === 'string')
+  );
 }
 
 /** Check that a ticket's undo is this store's (a ticket from another store or a mangled copy is a bug). */
@@ -251,8 +270,7 @@ export function asEmbeddedUndo(undo: unknown): EmbeddedUndo {
     typeof u.day === 'string' &&
     Array.isArray(u.counters) &&
     Array.isArray(u.slots) &&
-    (u.charge === null ||
-      (typeof u.charge?.accountId === 'string' && Number.isSafeInteger(u.charge.amount))) &&
+    (u.charge === null || isCharge(u.charge)) &&
     (u.usage?.column === 'free' || u.usage?.column === 'billed') &&
     Array.isArray(u.usage.subjects);
   if (!ok) throw new TypeError('release: the ticket was not issued by the embedded store');

@@ -1,5 +1,6 @@
 /** The hot path's prepared statements (identification, admission, release), prepared once per store. */
 import type Database from 'better-sqlite3';
+import { prepareHourly } from './ledger-hour';
 
 /** Prepare every hot-path statement on `db`. */
 export function prepareHot(db: Database.Database) {
@@ -42,9 +43,9 @@ export function prepareHot(db: Database.Database) {
     debit: p('UPDATE accounts SET balance = balance - ? WHERE id = ? AND balance >= ?'),
     refund: p('UPDATE accounts SET balance = balance + ? WHERE id = ?'),
     accountExists: p('SELECT 1 FROM accounts WHERE id = ?').pluck(),
-    ledgerInsert: p(
-      `INSERT INTO ledger (id, account_id, amount, kind, key_id, ref, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)`,
-    ),
+    // D35: charges go to their (account, key, UTC hour) row (ledger-hour.ts).
+    ...prepareHourly(db),
+    // A charge made before migration 009 is its own row (ref = the admission id); its release deletes it.
     ledgerDeleteCharge: p("DELETE FROM ledger WHERE account_id = ? AND ref = ? AND kind = 'charge'"),
     // An admission's usage is folded per batch (usage-fold.ts); a refusal's is counted here.
     usageAdd: {

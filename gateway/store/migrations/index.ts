@@ -11,6 +11,7 @@ import * as receipts from './005_receipts';
 import * as notifications from './006_notifications';
 import * as accountLifecycle from './007_account_lifecycle';
 import * as refunds from './008_refunds';
+import * as hourlyLedger from './009_hourly_ledger';
 
 /** The knex bookkeeping table of the migrations (its lock table is `${MIGRATIONS_TABLE}_lock`). */
 export const MIGRATIONS_TABLE = 'geogate_migrations';
@@ -32,6 +33,7 @@ export const MIGRATIONS: readonly Migration[] = [
   notifications,
   accountLifecycle,
   refunds,
+  hourlyLedger,
 ];
 
 /** A knex migration source over the explicit list. */

@@ -1,10 +1,19 @@
 /**
  * What a drain pass writes to PostgreSQL (drain.ts): the events of a batch folded into deltas (ledger rows, usage,
  * counters, balances) and applied in the pass's transaction, only the events not recorded before (shared_drained).
- * Row locks are taken in one global order (event ids as given, accounts by id, usage and counter rows sorted).
+ * Row locks are taken in one global order (event ids as given, hourly ledger rows sorted, accounts by id, usage and
+ * counter rows sorted).
  */
 import type { Knex } from 'knex';
-import { newOrderedId } from '../ids';
+import {
+  addCharge,
+  applyLedger,
+  chunks,
+  ledgerDeltas,
+  rowsOf,
+  type LedgerDeltas,
+  type OwnRow,
+} from './drain-ledger';
 
 /** One stream entry, fields by name (see the scripts for who writes which). */
 export type StoreEvent = Record<string, string> & { t: string; e: string };
@@ -12,8 +21,7 @@ export type StoreEvent = Record<string, string> & { t: string; e: string };
 interface Deltas {
   usage: Map<string, [number, number, number]>;
   counters: Map<string, number>;
-  inserts: Record<string, unknown>[];
-  deletes: { accountId: string; ref: string }[];
+  ledger: LedgerDeltas;
 }
 
 const words = (s: string | undefined): string[] => (s ? s.split(' ').filter((w) => w !== '') : []);
@@ -32,17 +40,26 @@ function collect(d: Deltas, ev: StoreEvent): void {
     }
     for (const counter of words(ev.f)) add(d.counters, `${ev.d}\t${counter}`, sign);
     if (charged > 0 && ev.a) {
-      if (sign > 0)
-        d.inserts.push(ledgerRow(newOrderedId('led'), ev.a, -charged, 'charge', ev.k, ev.id, ev.n));
-      else d.deletes.push({ accountId: ev.a, ref: String(ev.id) });
+      const keyId = ev.k ? ev.k : null;
+      // D35: an admission adds a request to its hour's row; a release takes it back from its admission's hour (`at`;
+      // a release written before D35 has none: the hour of the release).
+      if (sign > 0) addCharge(d.ledger, ev.a, keyId, Number(ev.n ?? 0), 1, charged);
+      else
+        d.ledger.releases.push({
+          accountId: ev.a,
+          id: String(ev.id),
+          keyId,
+          at: Number(ev.at ? ev.at : (ev.n ?? 0)),
+          amount: charged,
+        });
     }
   } else if (ev.t === 'top' && ev.a) {
-    d.inserts.push(ledgerRow(String(ev.id), ev.a, charged, 'topup', '', ev.r, ev.n));
+    d.ledger.own.push(ledgerRow(String(ev.id), ev.a, charged, 'topup', '', ev.r, ev.n));
   } else if (ev.t === 'pkg' && ev.a) {
-    d.inserts.push(ledgerRow(String(ev.id), ev.a, -charged, 'package', ev.k, '', ev.n));
+    d.ledger.own.push(ledgerRow(String(ev.id), ev.a, -charged, 'package', ev.k, '', ev.n));
   } else if (ev.t === 'adj' && ev.a) {
-    // A balance forfeited at account deletion (account-lifecycle.ts).
-    d.inserts.push(ledgerRow(String(ev.id), ev.a, -charged, 'adjustment', '', ev.r, ev.n));
+    // A balance forfeited at account deletion (account-lifecycle.ts), or a refund's adjustment (refunds.ts).
+    d.ledger.own.push(ledgerRow(String(ev.id), ev.a, -charged, 'adjustment', '', ev.r, ev.n));
   } else if (ev.t === 'ref') {
     for (const subject of words(ev.u)) {
       const row = d.usage.get(`${ev.d}\t${subject}`) ?? [0, 0, 0];
@@ -60,7 +77,7 @@ function ledgerRow(
   key?: string,
   ref?: string,
   at?: string,
-) {
+): OwnRow {
   return {
     id,
     account_id: acc,
@@ -72,37 +89,13 @@ function ledgerRow(
   };
 }
 
-const CHUNK = 1_000;
-
-/** Split rows into chunks (bounded statement size). */
-function chunks<T>(rows: readonly T[]): T[][] {
-  const out: T[][] = [];
-  for (let i = 0; i < rows.length; i += CHUNK) out.push(rows.slice(i, i + CHUNK));
-  return out;
-}
-
 /*
  * Each statement below sends its rows as ONE JSON text parameter, unpacked in PostgreSQL by json_to_recordset: a
  * batch of 500 events is a handful of short statements instead of knex-compiled VALUES lists with thousands of
  * bindings, whose building was most of the drain's CPU on the gateway's event loop. WITH ORDINALITY keeps the rows in
- * the order given (ledger rows in insertion order; usage and counter rows sorted, so concurrent drains take their row
- * locks in one order and cannot deadlock).
+ * the order given (usage and counter rows sorted, so concurrent drains take their row locks in one order and cannot
+ * deadlock; the ledger's statements are in drain-ledger.ts).
  */
-
-/** The ledger's columns as json_to_recordset reads them. */
-const LEDGER_INSERT = `INSERT INTO ledger (id, account_id, amount, kind, key_id, ref, created_at)
-  SELECT id, account_id, amount, kind, key_id, ref, created_at
-  FROM ROWS FROM (json_to_recordset(?::json)
-    AS (id text, account_id text, amount bigint, kind text, key_id text, ref text, created_at bigint))
-    WITH ORDINALITY AS x(id, account_id, amount, kind, key_id, ref, created_at, ord)
-  ORDER BY ord
-  ON CONFLICT DO NOTHING
-  RETURNING account_id, amount`;
-
-const LEDGER_DELETE = `DELETE FROM ledger l
-  USING json_to_recordset(?::json) AS x(account_id text, ref text)
-  WHERE l.kind = 'charge' AND l.account_id = x.account_id AND l.ref = x.ref
-  RETURNING l.account_id, l.amount`;
 
 const USAGE_UPSERT = `INSERT INTO usage_daily (day, subject, free, billed, refused)
   SELECT day, subject, free, billed, refused
@@ -130,51 +123,6 @@ const DRAINED_INSERT = `INSERT INTO shared_drained (event_id, drained_at)
   SELECT value, ?::bigint FROM json_array_elements_text(?::json)
   ON CONFLICT (event_id) DO NOTHING
   RETURNING event_id`;
-
-const ACCOUNTS_LOCK = `SELECT id FROM accounts
-  WHERE id IN (SELECT value FROM json_array_elements_text(?::json))
-  ORDER BY id FOR UPDATE`;
-
-const ACCOUNTS_ADD = `UPDATE accounts a SET balance = a.balance + x.n
-  FROM json_to_recordset(?::json) AS x(id text, n bigint)
-  WHERE a.id = x.id`;
-
-/** The rows a statement returned. */
-function rowsOf<T>(result: unknown): T[] {
-  return (result as { rows: T[] }).rows;
-}
-
-/**
- * Ledger rows in, released charges out. `accounts.balance` follows exactly the rows inserted and deleted here, so it
- * always equals the ledger sum.
- */
-async function applyLedger(trx: Knex.Transaction, d: Deltas): Promise<void> {
-  const balances = new Map<string, number>();
-  const add = (acc: unknown, n: unknown) =>
-    balances.set(String(acc), (balances.get(String(acc)) ?? 0) + Number(n));
-  for (const rows of chunks(d.inserts)) {
-    const ins = rowsOf<{ account_id: string; amount: string }>(
-      await trx.raw(LEDGER_INSERT, [JSON.stringify(rows)]),
-    );
-    for (const r of ins) add(r.account_id, r.amount);
-  }
-  for (const dels of chunks(d.deletes)) {
-    const rows = dels.map((x) => ({ account_id: x.accountId, ref: x.ref }));
-    const gone = rowsOf<{ account_id: string; amount: string }>(
-      await trx.raw(LEDGER_DELETE, [JSON.stringify(rows)]),
-    );
-    for (const r of gone) add(r.account_id, -Number(r.amount));
-  }
-  const moved = [...balances.entries()]
-    .filter(([, n]) => n !== 0)
-    .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
-    .map(([id, n]) => ({ id, n }));
-  if (moved.length === 0) return;
-  // Lock the rows in id order first (the UPDATE's join would lock them in its plan's order), then move them all.
-  const ids = JSON.stringify(moved.map((m) => m.id));
-  await trx.raw(ACCOUNTS_LOCK, [ids]);
-  await trx.raw(ACCOUNTS_ADD, [JSON.stringify(moved)]);
-}
 
 /** Usage history: one upsert per chunk; rows a release emptied are dropped (as in the embedded store). */
 async function applyUsage(trx: Knex.Transaction, d: Deltas): Promise<void> {
@@ -206,7 +154,7 @@ async function applyCounters(trx: Knex.Transaction, d: Deltas): Promise<void> {
 
 /** Write a batch's deltas (rows in a fixed order, so concurrent drains cannot deadlock). */
 async function applyDeltas(trx: Knex.Transaction, d: Deltas): Promise<void> {
-  await applyLedger(trx, d);
+  await applyLedger(trx, d.ledger);
   await applyUsage(trx, d);
   await applyCounters(trx, d);
 }
@@ -235,7 +183,7 @@ export async function applyEvents(
       (r) => r.event_id,
     ),
   );
-  const d: Deltas = { usage: new Map(), counters: new Map(), inserts: [], deletes: [] };
+  const d: Deltas = { usage: new Map(), counters: new Map(), ledger: ledgerDeltas() };
   for (const [i, p] of parsed.entries()) if (fresh.has(marks[i] as string)) collect(d, p.ev);
   await applyDeltas(trx, d);
 }

@@ -109,7 +109,7 @@ if s.n then
         'f', uf, 'b', b, 'a', acc, 'c', p, 'k', s.key)
     end
     redis.call('SET', KEYS[s.um + i - 1], cjson.encode({s = {}, c = free and counters or {}, w = p > 0 and wallet or '',
-      a = acc, p = p, ev = ev, id = id, d = s.day, u = us, f = uf, b = b, k = s.key}), 'EX', s.ttl)
+      a = acc, p = p, ev = ev, id = id, d = s.day, u = us, f = uf, b = b, k = s.key, at = fmt(now)}), 'EX', s.ttl)
     redis.call('ZADD', KEYS[2], now, id .. ':' .. s.st)
   end
   redis.call('SET', KEYS[1], cjson.encode({s = changes, c = {}, w = '', a = '', p = 0, ev = '', id = s.id, d = s.day,
@@ -164,7 +164,7 @@ local function undoOf(slotChanges, ctrs, withEvent)
   local e = withEvent and ev or ''
   return cjson.encode({s = slotChanges, c = ctrs, w = wallet or '', a = acc, p = charged, ev = e, id = s.id,
     d = s.day, u = table.concat(s.u, ' '), f = (isFree and e ~= '') and table.concat(s.f, ' ') or '', b = billed,
-    k = s.key})
+    k = s.key, at = fmt(now)})
 end
 if s.mark2 > 0 then
   -- split marks: the slots (KEYS[1]) and the counter reservation (KEYS[mark2]) can be released separately
@@ -186,7 +186,8 @@ return {1, billed, charged, used, isFree and 1 or 0}
 /**
  * Release one admission step exactly, once (types.ts `Store.release`): KEYS[1] is the step's admission mark; its
  * undo record is applied and the mark deleted, so a second release is a no-op. An entry the admission added is
- * removed, and a lastSeen it moved restored, only when nobody used the slot since. ARGV[1] = now (ms, for the event).
+ * removed, and a lastSeen it moved restored, only when nobody used the slot since. ARGV[1] = now (ms, for the event);
+ * the event also carries the admission's time (`at`), which names the hourly ledger row its charge went to (D35).
  * KEYS[2] = the shard's in-flight index, ARGV[2] = the step's member there ("planId:step"), removed in any case.
  * Reply: 1 released, 0 nothing to release.
  */
@@ -208,7 +209,7 @@ end
 if u.w ~= '' and u.p > 0 then redis.call('HINCRBY', u.w, 'b', u.p) end
 if u.ev ~= '' then
   redis.call('XADD', u.ev, '*', 't', 'rel', 'e', 'rel:' .. u.id, 'id', u.id, 'd', u.d, 'n', ARGV[1], 'u', u.u,
-    'f', u.f, 'b', u.b, 'a', u.a, 'c', u.p, 'k', u.k)
+    'f', u.f, 'b', u.b, 'a', u.a, 'c', u.p, 'k', u.k, 'at', u.at or '')
 end
 return 1
 `;

@@ -1,5 +1,8 @@
 import { RULE_SET_A, RULE_SET_B } from '../../../gateway/policy/ruleset';
-import { expectProblem, useAdmin } from './fixture';
+import { ledgerText } from '../../../gateway/cli/render';
+import { utcDay } from '../../../gateway/core/clock';
+import type { AdmissionPlan } from '../../../gateway/store/types';
+import { expectProblem, START, useAdmin } from './fixture';
 
 describe('admin credit, rule set A (EUR, 4 decimals, D16)', () => {
   let id: string;
@@ -17,6 +20,9 @@ describe('admin credit, rule set A (EUR, 4 decimals, D16)', () => {
         keyId: null,
         ref: null,
         createdAt: '2026-01-31T10:00:00.000Z',
+        count: null,
+        hourStart: null,
+        hourEnd: null,
       },
       balance: '12.3456',
       replayed: false,
@@ -124,6 +130,57 @@ describe('admin credit, rule set A (EUR, 4 decimals, D16)', () => {
       'invalid_parameter',
       'limit',
     );
+  });
+
+  it('lists charges as one entry per key and UTC hour with count, hourStart and hourEnd (D35)', async () => {
+    await h.call('post', `/admin/accounts/${id}/credit`, { amount: '1' });
+    const charge = async (now: number) => {
+      const plan: AdmissionPlan = {
+        id: `adm-${now}-${Math.random()}`,
+        now,
+        day: utcDay(now),
+        slots: [],
+        free: [{ id: 'key:key_prod', limit: 0 }],
+        overflow: { kind: 'bill', accountId: id, price: 12, refuse: 'no_credits' },
+        usage: [],
+        keyId: 'key_prod',
+      };
+      const r = await h.store.admit(plan);
+      if (!r.admitted) throw new Error(r.code);
+    };
+    for (const at of [START + 60_000, START + 120_000, START + 3_600_000]) await charge(at);
+    const res = await h.call('get', `/admin/accounts/${id}/ledger`);
+    const charges = res.body.entries
+      .filter((e: { kind: string }) => e.kind === 'charge')
+      .sort((a: { hourStart: string }, b: { hourStart: string }) => a.hourStart.localeCompare(b.hourStart));
+    expect(charges).toEqual([
+      {
+        id: expect.any(String),
+        kind: 'charge',
+        amount: '-0.0024',
+        keyId: 'key_prod',
+        ref: `charge ${START} key_prod`,
+        createdAt: '2026-01-31T10:00:00.000Z',
+        count: 2,
+        hourStart: '2026-01-31T10:00:00.000Z',
+        hourEnd: '2026-01-31T11:00:00.000Z',
+      },
+      expect.objectContaining({ amount: '-0.0012', count: 1, hourStart: '2026-01-31T11:00:00.000Z' }),
+    ]);
+    expect(res.body.entries.find((e: { kind: string }) => e.kind === 'topup')).toMatchObject({
+      count: null,
+      hourStart: null,
+      hourEnd: null,
+    });
+    // `geogate ledger ACCOUNT`: the requests and the UTC hour of each charge row, "-" for the top-up.
+    const text = ledgerText(res.body).split('\n');
+    expect(text[0]).toMatch(/^ID\s+KIND\s+AMOUNT\s+REQUESTS\s+HOUR \(UTC\)\s+KEY\s+REF\s+AT$/);
+    expect(text).toContainEqual(
+      expect.stringMatching(
+        /\scharge\s+-0\.0024\s+2\s+2026-01-31 10:00–11:00\s+key_prod\s+charge \d+ key_prod\s/,
+      ),
+    );
+    expect(text).toContainEqual(expect.stringMatching(/\stopup\s+1\.0000\s+-\s+-\s+-\s+-\s/));
   });
 });
 

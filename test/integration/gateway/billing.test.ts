@@ -48,8 +48,9 @@ describe('rule set A: billing 0.0001 EUR per request past the allowance (spec 5.
     expect(await balance(acc.id)).toBe(0);
     const r = await keyed(key, '203.0.113.9');
     expect(r.json).toMatchObject({ code: 'no_credits', status: 402 });
+    // D35: the three billed requests are one hourly row of the key.
     const charges = (await h.store.ledger(acc.id, 100)).filter((e) => e.kind === 'charge');
-    expect(charges.map((e) => e.amount)).toEqual([-1, -1, -1]);
+    expect(charges.map((e) => [e.count, e.amount])).toEqual([[3, -3]]);
     // Concurrency cannot overdraw: a burst against 5 units answers exactly 5 × 200.
     await h.store.credit(acc.id, 5, 'topup-1', h.clock.now());
     expect(tally(await burst(40, 20, () => keyed(key, '203.0.113.9')))).toEqual({ 200: 5, 402: 35 });

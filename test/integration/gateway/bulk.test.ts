@@ -6,6 +6,7 @@ import type { BackendCall } from '../../../adapters/types';
 import type { IpRecord } from '../../../backend/records';
 import { call } from '../../helpers/gateway-harness';
 import { answer, startInjected, type Injected } from './injected-gateway';
+import { chargedRequests } from '../../helpers/ledger';
 
 const DAY = '2026-11-22';
 
@@ -51,7 +52,7 @@ describe('bulk calls: one request per address (rule set A, no free allowance)', 
     const money = async () => ({
       balance: (await g.store.getAccount(acc.id))?.balance,
       billed: (await g.store.usage([`key:${id}`], DAY, DAY))[0]?.billed ?? 0,
-      charges: (await g.store.ledger(acc.id, 1000)).filter((e) => e.kind === 'charge').length,
+      charges: chargedRequests(await g.store.ledger(acc.id, 1000)), // D35: hourly rows' counts
     });
     return { key, money };
   }

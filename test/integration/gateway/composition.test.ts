@@ -33,7 +33,9 @@ function rows(g: Injected) {
   return {
     balances: db.prepare('SELECT balance FROM accounts ORDER BY created_at').pluck().all(),
     ledger: db
-      .prepare('SELECT kind, count(*) AS n, sum(amount) AS sum FROM ledger GROUP BY kind ORDER BY kind')
+      .prepare(
+        'SELECT kind, count(*) AS n, sum(amount) AS sum, sum(count) AS requests FROM ledger GROUP BY kind ORDER BY kind',
+      )
       .all(),
     counters: db.prepare('SELECT counter_id, used FROM counters_daily ORDER BY counter_id').all(),
     usage: db.prepare('SELECT subject, free, billed, refused FROM usage_daily ORDER BY subject').all(),

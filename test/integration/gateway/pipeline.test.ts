@@ -7,6 +7,7 @@ import type { BackendOutcome } from '../../../gateway/http/backend';
 import { nativeAdapter } from '../../../adapters/native';
 import { call } from '../../helpers/gateway-harness';
 import { answer, reverseRecord, startInjected, type Injected } from './injected-gateway';
+import { chargedRequests } from '../../helpers/ledger';
 
 const REV = '/v1/reverse?lat=48.8584&lon=2.2945';
 const DAY = '2026-11-22';
@@ -27,11 +28,11 @@ describe.each(['A', 'B'] as const)(
     });
     afterAll(() => g.close());
 
-    /** Balance, billed usage and charge rows of the account. */
+    /** Balance, billed usage and charged requests of the account. */
     const money = async () => ({
       balance: (await g.store.getAccount(accountId))?.balance,
       billed: (await g.store.usage([`key:${keyId}`], DAY, DAY))[0]?.billed ?? 0,
-      charges: (await g.store.ledger(accountId, 1000)).filter((e) => e.kind === 'charge').length,
+      charges: chargedRequests(await g.store.ledger(accountId, 1000)), // D35: hourly rows' counts
     });
 
     const problem = (status: number, code: string, extra: object = {}) =>

@@ -161,11 +161,11 @@ async function agree(embedded: Store, shared: Store, ops: Op[], limit: number): 
   }
   const observe = async (side: Side) => ({
     balance: (await side.store.getAccount(side.accountId))?.balance,
-    ledger: (await side.store.ledger(side.accountId, 1000)).map((e) => [
-      e.kind,
-      e.amount,
-      e.kind === 'charge' ? e.ref : null,
-    ]),
+    // D35: charge rows are per (key, hour) with a count, the same in both stores; the order rows were opened in
+    // differs (the shared store's drain opens a batch's rows at once), so the rows are compared sorted.
+    ledger: (await side.store.ledger(side.accountId, 1000))
+      .map((e) => [e.kind, e.amount, e.kind === 'charge' ? e.ref : null, e.count, e.hourStart])
+      .sort(),
     usage: await side.store.usage(
       [0, 1].flatMap((k) => [`key:${tag}k${k}`, scope(k, 'fixed'), scope(k, 'sliding')]),
       '2026-01-01',

@@ -61,7 +61,7 @@ describeShared('drainIntervalMs through createStore', () => {
       await pg.connect();
       try {
         const r = await pg.query(
-          "SELECT count(*)::int AS n FROM ledger WHERE account_id = $1 AND kind = 'charge'",
+          "SELECT COALESCE(SUM(count), 0)::int AS n FROM ledger WHERE account_id = $1 AND kind = 'charge'",
           [acc.id],
         );
         return (r.rows[0] as { n: number }).n;

@@ -40,13 +40,13 @@ async function charge(stores: SharedStore[], plans: AdmissionPlan[]): Promise<vo
   );
 }
 
-/** Charge rows and balances as PostgreSQL holds them. */
+/** Charged requests (D35: the counts of the hourly rows), charge rows and balances as PostgreSQL holds them. */
 async function pgState(store: SharedStore, ids: string[]) {
   const charges = await store
     .knex('ledger')
     .whereIn('account_id', ids)
     .andWhere({ kind: 'charge' })
-    .count<{ n: string }[]>({ n: '*' });
+    .select(store.knex.raw('COALESCE(SUM(count), 0) AS c, COUNT(*) AS n'));
   const balances = await store.knex('accounts').whereIn('id', ids).orderBy('id').select('id', 'balance');
   const sums = await store
     .knex('ledger')
@@ -56,7 +56,8 @@ async function pgState(store: SharedStore, ids: string[]) {
     .select('account_id')
     .sum<{ account_id: string; s: string }[]>({ s: 'amount' });
   return {
-    charges: Number(charges[0]?.n),
+    charges: Number(charges[0]?.c),
+    rows: Number(charges[0]?.n),
     balances: balances.map((b) => Number(b.balance)),
     ledgerSums: sums.map((s) => Number(s.s)),
   };
@@ -109,6 +110,27 @@ function suite(env: SharedEnv): void {
     const s = await pgState(a, ids);
     expect(s.charges).toBe(600);
     expect(s.balances).toEqual(ids.map(() => 10_000 - 60 * PRICE));
+    expect(s.ledgerSums).toEqual(s.balances);
+  });
+
+  test('two instances draining charges of the same keys and hours at once: one row each, every event once', async () => {
+    const [a, b] = [await env.open({ drainIntervalMs: 1e9 }), await env.open({ drainIntervalMs: 1e9 })];
+    const ids = await accounts(a, 4, 10_000);
+    const keys = ids.map((_, i) => `drainhk${i}${randomBytes(3).toString('hex')}`);
+    for (let round = 0; round < 3; round++) {
+      // Two hours, four accounts with a key each: 8 hourly rows that both instances' passes upsert concurrently.
+      const plans = Array.from({ length: 200 }, (_, i) => ({
+        ...billed(ids[i % ids.length] as string, round * 1000 + i),
+        keyId: keys[i % ids.length] as string,
+        now: T0 + (Math.floor(i / 4) % 2) * 3_600_000,
+      }));
+      await charge([a, b], plans);
+      await Promise.all([a.drain.flush(), b.drain.flush(), a.drain.flush(), b.drain.flush()]);
+    }
+    const s = await pgState(a, ids);
+    expect(s.charges).toBe(600);
+    expect(s.rows).toBe(8);
+    expect(s.balances).toEqual(ids.map(() => 10_000 - 150 * PRICE));
     expect(s.ledgerSums).toEqual(s.balances);
   });
 

@@ -117,8 +117,10 @@ describeShared(
         const report = await reconcile(store);
         expect(report.drifts).toEqual([]);
         const ledger = await store.ledger(acc.id, 100_000);
-        const charges = ledger.filter((e) => e.kind === 'charge');
-        expect(charges).toHaveLength(out.admitted);
+        // D35: one key, one hour: one charge row counting every admitted request.
+        expect(ledger.filter((e) => e.kind === 'charge')).toMatchObject([
+          { count: out.admitted, amount: -out.admitted },
+        ]);
         expect((await store.getAccount(acc.id))?.balance).toBe(100_000 - out.admitted);
         expect(await store.usage(['key:key_fail'], DAY, DAY)).toEqual([
           { day: DAY, subject: 'key:key_fail', free: 0, billed: out.admitted, refused: 0 },
@@ -223,7 +225,7 @@ describeShared(
         await proxy.listen();
         clock.advance(1_200); // the breaker window passes (ledger() drains before reading)
         const ledger = await store.ledger(acc.id, 100);
-        expect(ledger.filter((e) => e.kind === 'charge')).toHaveLength(20);
+        expect(ledger.filter((e) => e.kind === 'charge')).toMatchObject([{ count: 20, amount: -20 }]); // D35
         expect((await store.getAccount(acc.id))?.balance).toBe(30);
         expect((await reconcile(store)).drifts).toEqual([]);
       });

@@ -173,6 +173,8 @@ describe('toWhitelist, toLedger, toUsage', () => {
       keyId: 'key_1',
       ref: 'order-7',
       createdAt: T,
+      count: null,
+      hourStart: null,
     });
   });
   it.each(both({ ...ledger, amount: 500, kind: 'topup', key_id: null, ref: null }, ['amount', 'created_at']))(
@@ -181,6 +183,22 @@ describe('toWhitelist, toLedger, toUsage', () => {
       expect(toLedger(row)).toMatchObject({ amount: 500, keyId: null, ref: null });
     },
   );
+  const hourly = { ...ledger, kind: 'charge', ref: `charge ${T} key_1`, count: 2 ** 40, hour_start: T };
+  it.each(both(hourly, ['amount', 'created_at', 'count', 'hour_start']))(
+    'maps an hourly charge row (D35) with its count and hour from %s',
+    (_, row) => {
+      expect(toLedger(row)).toMatchObject({ kind: 'charge', count: 2 ** 40, hourStart: T });
+    },
+  );
+  it.each([
+    ['a per-request charge recorded before D35 as one request', 'adm_1', 1],
+    ['an hourly charge whose count a rollback of 009 dropped as unknown', `charge ${T} key_1`, null],
+  ])('reads %s', (_, ref, count) => {
+    expect(toLedger({ ...ledger, kind: 'charge', ref, count: null, hour_start: null })).toMatchObject({
+      count,
+      hourStart: null,
+    });
+  });
   it.each(
     both({ day: '2026-01-01', subject: 'key:key_1', free: 3, billed: 2 ** 40, refused: 0 }, [
       'free',
