@@ -23,7 +23,8 @@ function collect(d: Deltas, ev: StoreEvent): void {
   const add = <K>(m: Map<K, number>, k: K, n: number) => m.set(k, (m.get(k) ?? 0) + n);
   const charged = Number(ev.c ?? 0);
   if (ev.t === 'adm' || ev.t === 'rel') {
-    const sign = ev.t === 'adm' ? 1 : -1;
+    // x: the requests of an aggregated event (a lease holder's flush, D33); absent: one request
+    const sign = (ev.t === 'adm' ? 1 : -1) * Number(ev.x ?? 1);
     const col = ev.b === '1' ? 1 : 0;
     for (const subject of words(ev.u)) {
       const row = d.usage.get(`${ev.d}\t${subject}`) ?? [0, 0, 0];

@@ -15,6 +15,12 @@ import { redisFault } from './errors';
 import { Keeper } from './keeper';
 import { shardOf } from './layout';
 import type { MarkRef } from './step';
+import { LEASE_UNDO, type LeaseHolder } from './lease/holder';
+
+/** A copy of a lease ticket's undo (JSON round trip): settled by the holder that issued it, once. */
+function isLeaseUndo(undo: unknown): boolean {
+  return typeof undo === 'object' && undo !== null && (undo as { v?: unknown }).v === 'lease-1';
+}
 
 /** Unanswered admissions remembered for release once Redis answers again (beyond: they stay counted, safe side). */
 const MAX_PENDING_RELEASES = 100_000;
@@ -115,14 +121,41 @@ export class SharedAdmission implements AdmissionCore {
   }
 
   admit(plan: AdmissionPlan): Promise<AdmissionResult> {
-    return this.admitter.admit(plan);
+    const leases = this.c.leases;
+    if (leases === null) return this.admitter.admit(plan);
+    const r = leases.tryAdmit(plan);
+    return r !== null ? Promise.resolve(r) : this.admitAtOwner(plan);
+  }
+
+  /**
+   * A plan the holder could not decide: the owner's script (which spends only what no holder leased). A refusal for
+   * want of credit while this holder still has some parked is given only after returning it (D33).
+   */
+  private async admitAtOwner(plan: AdmissionPlan): Promise<AdmissionResult> {
+    const leases = this.c.leases as LeaseHolder;
+    const r = await this.admitter.admit(plan);
+    const of = plan.overflow;
+    if (!r.admitted && of.kind === 'bill' && r.code === of.refuse && leases.mayHold(of.accountId)) {
+      await leases.returnParked(of.accountId);
+      return this.admitter.admit(plan);
+    }
+    leases.missed(plan);
+    return r;
   }
 
   release(ticket: Ticket): Promise<void> {
+    if (ticket.undo === LEASE_UNDO || isLeaseUndo(ticket.undo)) {
+      this.c.leases?.release(ticket.planId);
+      return Promise.resolve();
+    }
     return this.admitter.release(ticket);
   }
 
   keep(ticket: Ticket): Promise<void> {
+    if (ticket.undo === LEASE_UNDO || isLeaseUndo(ticket.undo)) {
+      this.c.leases?.keep(ticket.planId);
+      return Promise.resolve();
+    }
     return this.keeper.keep(ticket.planId, sharedUndo(ticket, 'keep').marks);
   }
 

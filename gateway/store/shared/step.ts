@@ -87,6 +87,7 @@ export function stepArgs(
   layout: Layout,
   plan: AdmissionPlan,
   s: StepInput,
+  leaseNow: number = plan.now,
 ): { keys: string[]; spec: string } {
   const keys = [layout.mark(s.shard, plan.id, s.step), layout.inflight(s.shard), layout.ready(s.shard)];
   const add = (k: string) => keys.push(k);
@@ -129,8 +130,12 @@ export function stepArgs(
   }
   const n = s.units;
   if (n !== undefined)
-    return { keys, spec: JSON.stringify(unitsSpec(layout, plan, s, keys, n, slots, ctr, of, ev)) };
+    return {
+      keys,
+      spec: JSON.stringify({ ...unitsSpec(layout, plan, s, keys, n, slots, ctr, of, ev), lnow: leaseNow }),
+    };
   const spec = oneStepSpec(plan, s, slots, ctr, of, ev, s.countersOptional === true, mark2);
+  spec['lnow'] = leaseNow;
   return { keys, spec: JSON.stringify(spec) };
 }
 
