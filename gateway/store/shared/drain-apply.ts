@@ -23,16 +23,19 @@ function collect(d: Deltas, ev: StoreEvent): void {
   const add = <K>(m: Map<K, number>, k: K, n: number) => m.set(k, (m.get(k) ?? 0) + n);
   const charged = Number(ev.c ?? 0);
   if (ev.t === 'adm' || ev.t === 'rel') {
-    // x: the requests of an aggregated event (a lease holder's flush, D33); absent: one request
-    const sign = (ev.t === 'adm' ? 1 : -1) * Number(ev.x ?? 1);
+    const sign = ev.t === 'adm' ? 1 : -1;
+    // x: the requests of an aggregated event (a lease holder's flush, D33: admitted less released); absent: one
+    const n = sign * Number(ev.x ?? 1);
     const col = ev.b === '1' ? 1 : 0;
     for (const subject of words(ev.u)) {
       const row = d.usage.get(`${ev.d}\t${subject}`) ?? [0, 0, 0];
-      row[col] += sign;
+      row[col] += n;
       d.usage.set(`${ev.d}\t${subject}`, row);
     }
-    for (const counter of words(ev.f)) add(d.counters, `${ev.d}\t${counter}`, sign);
-    if (charged > 0 && ev.a) {
+    for (const counter of words(ev.f)) add(d.counters, `${ev.d}\t${counter}`, n);
+    // an aggregated event (x) may be negative: refunds of charged admissions released later (D11), a reclaimed
+    // lease's unsettled charges; it is one ledger row with the opposite amount
+    if (charged !== 0 && ev.a) {
       if (sign > 0)
         d.inserts.push(ledgerRow(newOrderedId('led'), ev.a, -charged, 'charge', ev.k, ev.id, ev.n));
       else d.deletes.push({ accountId: ev.a, ref: String(ev.id) });

@@ -16,7 +16,8 @@ import { LEASES_OF_LUA } from './lease/lua-lease';
  *     mark2: 0 | index of a second mark holding the counter reservation's undo (released on its own),
  *     n: units (absent: one unit, no unit marks), um: index of the first unit's mark (KEYS[um..um+n-1]), u0: the
  *     first unit's number (unit ids "id/u0".."id/u0+n-1"), part: reserve as many of the n units as the counters
- *     allow (cluster: a counter group; no overflow), lnow: the holders' clock (lease expiry, D33) }
+ *     allow (cluster: a counter group; no overflow), lnow: the holders' clock (lease expiry, D33), lst: 0 | index of the
+ *     wallet's account's stream (a reclaimed lease's refund event) }
  * A bill spends only what no holder has leased (b − Σ live leases, lease/lua-lease.ts).
  * Replies: {0, code, nextSlotFreeAt|-1, used}      refused
  *          {1, billed, charged, used, free, f}     admitted (free: counters incremented; f: units counted free)
@@ -81,7 +82,7 @@ if s.n then
     if s.of.t == 'refuse' then return {0, s.of.code, -1, used} end
     if s.of.t == 'bill' then
       wallet = KEYS[s.of.k]
-      local b, leased = leasesOf(wallet, s.lnow, '')
+      local b, leased = leasesOf(wallet, s.lnow, '', s.lst > 0 and KEYS[s.lst] or nil)
       if not b then return {2} end
       if b - leased < s.of.price * over then return {0, s.of.code, -1, used} end
       price = s.of.price
@@ -128,7 +129,7 @@ if not isFree and not s.ctrOpt then
   if s.of.t == 'refuse' then return {0, s.of.code, -1, used} end
   if s.of.t == 'bill' then
     wallet = KEYS[s.of.k]
-    local b, leased = leasesOf(wallet, s.lnow, '')
+    local b, leased = leasesOf(wallet, s.lnow, '', s.lst > 0 and KEYS[s.lst] or nil)
     if not b then return {2} end
     if b - leased < s.of.price then return {0, s.of.code, -1, used} end
     charged = s.of.price

@@ -40,7 +40,7 @@ return {1, nb}
  * (nothing changed); {3} wallet not initialised.
  */
 export const DEBIT_LUA = `${LEASES_OF_LUA}
-local b, leased = leasesOf(KEYS[1], tonumber(ARGV[5]), '')
+local b, leased = leasesOf(KEYS[1], tonumber(ARGV[5]), '', KEYS[2])
 if not b then return {3} end
 local price = tonumber(ARGV[2])
 if b - leased < price then return {0, b - leased} end

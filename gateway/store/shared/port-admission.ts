@@ -123,7 +123,12 @@ export class SharedAdmission implements AdmissionCore {
   admit(plan: AdmissionPlan): Promise<AdmissionResult> {
     const leases = this.c.leases;
     if (leases === null) return this.admitter.admit(plan);
-    const r = leases.tryAdmit(plan);
+    let r: AdmissionResult | null;
+    try {
+      r = leases.tryAdmit(plan);
+    } catch (err) {
+      return Promise.reject(err as Error); // a plan id admitted twice: a fault, as at the owner
+    }
     return r !== null ? Promise.resolve(r) : this.admitAtOwner(plan);
   }
 
@@ -133,12 +138,13 @@ export class SharedAdmission implements AdmissionCore {
    */
   private async admitAtOwner(plan: AdmissionPlan): Promise<AdmissionResult> {
     const leases = this.c.leases as LeaseHolder;
-    const r = await this.admitter.admit(plan);
+    let r = await this.admitter.admit(plan);
     const of = plan.overflow;
     if (!r.admitted && of.kind === 'bill' && r.code === of.refuse && leases.mayHold(of.accountId)) {
       await leases.returnParked(of.accountId);
-      return this.admitter.admit(plan);
+      r = await this.admitter.admit(plan);
     }
+    if (r.admitted && of.kind === 'bill') leases.admittedAtOwner(plan.id);
     leases.missed(plan);
     return r;
   }
@@ -148,6 +154,7 @@ export class SharedAdmission implements AdmissionCore {
       this.c.leases?.release(ticket.planId);
       return Promise.resolve();
     }
+    this.c.leases?.settledAtOwner(ticket.planId, true);
     return this.admitter.release(ticket);
   }
 
@@ -156,6 +163,7 @@ export class SharedAdmission implements AdmissionCore {
       this.c.leases?.keep(ticket.planId);
       return Promise.resolve();
     }
+    this.c.leases?.settledAtOwner(ticket.planId, false);
     return this.keeper.keep(ticket.planId, sharedUndo(ticket, 'keep').marks);
   }
 

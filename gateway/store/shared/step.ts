@@ -132,11 +132,22 @@ export function stepArgs(
   if (n !== undefined)
     return {
       keys,
-      spec: JSON.stringify({ ...unitsSpec(layout, plan, s, keys, n, slots, ctr, of, ev), lnow: leaseNow }),
+      spec: JSON.stringify({
+        ...unitsSpec(layout, plan, s, keys, n, slots, ctr, of, ev),
+        lnow: leaseNow,
+        lst: accountStream(layout, s, ev),
+      }),
     };
   const spec = oneStepSpec(plan, s, slots, ctr, of, ev, s.countersOptional === true, mark2);
   spec['lnow'] = leaseNow;
+  spec['lst'] = accountStream(layout, s, ev);
   return { keys, spec: JSON.stringify(spec) };
+}
+
+/** The index of the step's stream when it is its wallet's account's (a reclaimed lease refunds there), else 0. */
+function accountStream(layout: Layout, s: StepInput, ev: number): number {
+  if (ev === 0 || s.overflow.kind !== 'bill') return 0;
+  return layout.accountShard(s.overflow.accountId) === s.shard ? ev : 0;
 }
 
 /** The script's spec of one step (the fields every step has; a step of several units adds its own). */

@@ -26,6 +26,9 @@ import { Owner, type ChargeEvent, type FlushBatch, type SeenUpdate, type WalletF
 import { leaseOptions, type LeaseOptions } from './options';
 import { LeaseStats } from './stats';
 
+/** Owner admissions remembered at most (their ids, for the duplicate check). */
+const MAX_DIRECT_IDS = 100_000;
+
 /** Ticket.undo of an admission decided from a lease (its state stays in the holder's memory). */
 export const LEASE_UNDO = Object.freeze({ v: 'lease-1' });
 
@@ -34,6 +37,8 @@ interface InFlight {
   credit: Credit;
   price: number;
   plan: AdmissionPlan;
+  /** Charged at the owner by a flush before it was settled (counted in its credit's `pif`). */
+  posted: boolean;
 }
 
 /** Kept answers of one key, account and day not posted yet. */
@@ -60,8 +65,15 @@ class Credit {
   wantGrant = false;
   /** No grant before this (the owner answered direct mode, D33: A < 4H). */
   directUntil = 0;
-  /** Units sent in a flush not answered yet (still owed by the account, for its balance). */
+  /** Units sent in a flush not answered yet, less its refunds (still owed by the account, for its balance). */
   posting = 0;
+  /**
+   * Units of admissions charged by a flush while in flight (not kept or released yet): the owner refunds them if
+   * this holder dies before settling them (its lease expires), so an unanswered request is never charged (D34).
+   */
+  pif = 0;
+  /** Units of posted admissions released since (D11): the next flush gives them back. */
+  refund = 0;
   /** Return what is left at the next flush (revocation, suspension, whitelist change). */
   voidAll = false;
   /** A reply was lost: the next flush bounds the owner's count by the holder's. */
@@ -94,6 +106,7 @@ export class LeaseHolder {
   private readonly prices = new Map<string, number>();
   private readonly counters = new Map<string, CounterView>();
   private readonly probing = new Set<string>();
+  private readonly direct = new Set<string>();
   private seen = new Map<string, SeenUpdate>();
   private seq = 0;
   private unsent: FlushBatch | null = null;
@@ -152,6 +165,9 @@ export class LeaseHolder {
       return null;
     }
     if (slots === 2) this.probe(plan);
+    if (this.inFlight.has(plan.id) || this.direct.has(plan.id)) {
+      throw new Error(`admission plan ${plan.id} was already admitted`);
+    }
     const taken = take(credit.lease, of.price, now, this.opts);
     if (taken === null) {
       this.stats.misses += 1;
@@ -160,7 +176,8 @@ export class LeaseHolder {
     }
     credit.lease = taken;
     if (taken.left < this.opts.refreshAt * credit.lastGrant) this.askGrant(credit, of.price);
-    this.inFlight.set(plan.id, { credit, price: of.price, plan });
+    this.inFlight.set(plan.id, { credit, price: of.price, plan, posted: false });
+    tally(credit, plan, 1, of.price);
     this.stats.leased += 1;
     const ticket: Ticket = { planId: plan.id, undo: LEASE_UNDO };
     return { admitted: true, billed: true, charged: of.price, quota: tightestQuota(plan.free, used), ticket };
@@ -178,7 +195,7 @@ export class LeaseHolder {
   /** Units of `accountId` this holder spent but has not charged at the owner yet (its balance lags by them). */
   owed(accountId: string): number {
     const c = this.credits.get(accountId);
-    return c === undefined ? 0 : c.lease.inFlight + c.lease.unposted + c.posting;
+    return c === undefined ? 0 : c.lease.inFlight + c.lease.unposted + c.posting - c.refund;
   }
 
   /** Units this holder has leased of `accountId` and not spent (a refusal is early by these, D33). */
@@ -198,17 +215,9 @@ export class LeaseHolder {
     if (f === undefined) return false;
     this.inFlight.delete(planId);
     const c = f.credit;
-    c.lease = keepUnits(c.lease, f.price);
+    if (f.posted) c.pif -= f.price;
+    else c.lease = keepUnits(c.lease, f.price);
     const plan = f.plan;
-    const k = `${plan.keyId ?? ''}\t${plan.day}`;
-    const agg = c.charges.get(k);
-    if (agg === undefined) {
-      const usage = plan.usage.join(' ');
-      c.charges.set(k, { keyId: plan.keyId ?? '', day: plan.day, usage, charged: f.price, requests: 1 });
-    } else {
-      agg.charged += f.price;
-      agg.requests += 1;
-    }
     for (const s of plan.slots) {
       const sk = `${s.scope}\n${s.member}`;
       const prior = this.seen.get(sk);
@@ -223,8 +232,34 @@ export class LeaseHolder {
     const f = this.inFlight.get(planId);
     if (f === undefined) return false;
     this.inFlight.delete(planId);
-    f.credit.lease = releaseUnits(f.credit.lease, f.price);
+    const c = f.credit;
+    if (f.posted) {
+      c.pif -= f.price;
+      c.refund += f.price;
+    } else c.lease = releaseUnits(c.lease, f.price);
+    tally(c, f.plan, -1, -f.price); // its usage and charge, counted at admission, are taken back
     return true;
+  }
+
+  /**
+   * A plan the owner admitted (not from a lease): its id is remembered until settled, so admitting it again from a
+   * lease is a fault as at the owner (the port's contract). Bounded: the oldest ids are forgotten first.
+   */
+  admittedAtOwner(planId: string): void {
+    if (this.direct.size >= MAX_DIRECT_IDS) {
+      const oldest = this.direct.values().next();
+      if (oldest.done !== true) this.direct.delete(oldest.value);
+    }
+    this.direct.add(planId);
+  }
+
+  /**
+   * An owner admission settled. A release may have freed free units the holder's view still counts as used (this
+   * instance's release: forget the view; another instance's shows within `idleReturnMs`, D33's bound).
+   */
+  settledAtOwner(planId: string, released: boolean): void {
+    this.direct.delete(planId);
+    if (released) this.counters.clear();
   }
 
   /** Return the leases an invalidation touches at the next flush (D33: within a second) and forget the view. */
@@ -271,22 +306,41 @@ export class LeaseHolder {
     const events: ChargeEvent[] = [];
     const included: Credit[] = [];
     this.seq += 1;
+    // Admissions in flight are charged now, as the owner's script charges at admission (the port's contract); a
+    // later release refunds them, and the owner refunds them itself if this holder dies first (`pif`).
+    for (const f of this.inFlight.values()) {
+      const c = f.credit;
+      if (f.posted || c.busy) continue;
+      f.posted = true;
+      c.lease = keepUnits(c.lease, f.price);
+      c.pif += f.price;
+    }
     for (const c of this.credits.values()) {
       if (c.busy) continue;
       const l = c.lease;
       const stopped = now - l.grantedAt >= this.opts.stopMs;
       const back = c.voidAll || idle(l, now, this.opts) || stopped ? l.left : 0;
       const renew = l.reserved > 0 && now - l.grantedAt >= this.opts.ttlMs / 4;
-      if (l.unposted === 0 && back === 0 && !renew && !c.resync) {
+      const quiet = l.unposted === 0 && back === 0 && c.refund === 0 && c.charges.size === 0;
+      if (quiet && !renew && !c.resync) {
         if (l.reserved === 0 && now - l.usedAt > this.opts.ttlMs) this.credits.delete(c.accountId);
         continue;
       }
       c.voidAll = false;
       const reserved = l.reserved - l.unposted - back;
-      wallets.push({ accountId: c.accountId, post: l.unposted, void: back, set: c.resync ? reserved : -1 });
+      wallets.push({
+        accountId: c.accountId,
+        post: l.unposted,
+        void: back,
+        refund: c.refund,
+        pif: c.pif,
+        set: c.resync ? reserved : -1,
+      });
       c.resync = false;
-      c.posting = l.unposted;
+      c.posting = l.unposted - c.refund;
+      c.refund = 0;
       for (const ch of c.charges.values()) {
+        if (ch.requests === 0 && ch.charged === 0) continue;
         events.push({
           id: `${this.owner.holderId}.${this.seq}.${events.length}`,
           accountId: c.accountId,
@@ -463,6 +517,22 @@ export class LeaseHolder {
       .catch(() => undefined)
       .finally(() => this.probing.delete(key));
   }
+}
+
+/**
+ * Add an admission (+1 request, at admission: usage counts admitted requests, as at the owner), a release (−1) or a
+ * keep (its charge) to what the next flush reports for the plan's key and day.
+ */
+function tally(c: Credit, plan: AdmissionPlan, requests: number, charged: number): void {
+  const k = `${plan.keyId ?? ''}\t${plan.day}`;
+  const agg = c.charges.get(k);
+  if (agg !== undefined) {
+    agg.requests += requests;
+    agg.charged += charged;
+    return;
+  }
+  const usage = plan.usage.join(' ');
+  c.charges.set(k, { keyId: plan.keyId ?? '', day: plan.day, usage, charged, requests });
 }
 
 function counterKey(c: CounterSpec, day: string): string {

@@ -22,6 +22,10 @@ export interface WalletFlush {
   post: number;
   /** Unspent units to return. */
   void: number;
+  /** Units of charged admissions released since (D11), given back to the balance. */
+  refund: number;
+  /** Units charged while in flight and not settled yet: refunded by the owner if the lease expires (D34). */
+  pif: number;
   /** ≥ 0: the lease is at most this (resynchronising after a lost reply); −1: no bound. */
   set: number;
 }
@@ -77,7 +81,16 @@ export class Owner {
   /** Ask for `ask` requests' worth of credit at `price` each (GRANT_LUA). */
   async grant(accountId: string, ask: number, price: number, now: number): Promise<GrantReply> {
     const r = (await this.call(() =>
-      scriptsOf(this.redis).ggGrant(1, this.layout.wallet(accountId), this.field, now, this.ttlMs, ask, price),
+      scriptsOf(this.redis).ggGrant(
+        2,
+        this.layout.wallet(accountId),
+        this.layout.stream(this.layout.accountShard(accountId)),
+        this.field,
+        now,
+        this.ttlMs,
+        ask,
+        price,
+      ),
     )) as number[];
     if (Number(r[0]) === 2) return { kind: 'needs-wallet' };
     return { kind: 'granted', granted: Number(r[1]), leased: Number(r[2]), holders: Number(r[3]) };
@@ -130,23 +143,26 @@ export class Owner {
   ): Promise<{ wallets: FlushResult[]; seen: boolean[] } | null> {
     const seen = seenAt.map((i) => batch.seen[i] as SeenUpdate);
     const keys = [this.layout.leaseFlushMark(shard, this.holderId)];
-    const walletIndex = new Map<string, number>();
-    const w = wallets.map((wi) => {
-      const x = batch.wallets[wi] as WalletFlush;
-      keys.push(this.layout.wallet(x.accountId));
-      walletIndex.set(x.accountId, keys.length - 1);
-      return { k: keys.length, post: x.post, void: x.void, set: x.set };
-    });
     const streams = new Map<number, number>();
-    const ev = events.map((e) => {
-      const s = this.layout.accountShard(e.accountId);
+    const streamOf = (accountId: string): number => {
+      const s = this.layout.accountShard(accountId);
       let k = streams.get(s);
       if (k === undefined) {
         keys.push(this.layout.stream(s));
         streams.set(s, (k = keys.length));
       }
+      return k;
+    };
+    const w = wallets.map((wi) => {
+      const x = batch.wallets[wi] as WalletFlush;
+      keys.push(this.layout.wallet(x.accountId));
+      const k = keys.length;
+      const s = streamOf(x.accountId);
+      return { k, s, post: x.post, void: x.void, refund: x.refund, pif: x.pif, set: x.set };
+    });
+    const ev = events.map((e) => {
       return {
-        k,
+        k: streamOf(e.accountId),
         w: wallets.findIndex((wi) => batch.wallets[wi]?.accountId === e.accountId) + 1,
         id: e.id,
         d: e.day,
