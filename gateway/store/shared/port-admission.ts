@@ -140,12 +140,16 @@ export class SharedAdmission implements AdmissionCore {
     const leases = this.c.leases as LeaseHolder;
     let r = await this.admitter.admit(plan);
     const of = plan.overflow;
-    if (!r.admitted && of.kind === 'bill' && r.code === of.refuse && leases.mayHold(of.accountId)) {
+    if (of.kind !== 'bill') return r;
+    // a few rounds at most: concurrent admissions may have been granted a lease meanwhile
+    for (let i = 0; i < 3 && !r.admitted && r.code === of.refuse && leases.mayHold(of.accountId); i++) {
       await leases.returnParked(of.accountId);
       r = await this.admitter.admit(plan);
     }
-    if (r.admitted && of.kind === 'bill') leases.admittedAtOwner(plan.id);
-    leases.missed(plan);
+    if (r.admitted) {
+      leases.admittedAtOwner(plan.id);
+      leases.missed(plan);
+    }
     return r;
   }
 

@@ -203,10 +203,13 @@ export class LeaseHolder {
     return this.credits.get(accountId)?.lease.left ?? 0;
   }
 
-  /** Whether this holder has, or is being granted, credit of `accountId` (then it returns it before a refusal). */
+  /**
+   * Whether this holder has credit of `accountId`, or a grant or return of it is on its way (then it returns it, and
+   * waits until the owner has it back, before a refusal).
+   */
   mayHold(accountId: string): boolean {
     const c = this.credits.get(accountId);
-    return c !== undefined && (c.lease.left > 0 || c.granting !== null);
+    return c !== undefined && (c.lease.left > 0 || c.busy);
   }
 
   /** Keep a lease admission (answered, D11): its units wait for the next flush. False: not one of this holder's. */
@@ -279,9 +282,9 @@ export class LeaseHolder {
   async returnParked(accountId: string): Promise<void> {
     const c = this.credits.get(accountId);
     if (c === undefined) return;
+    c.directUntil = this.clock.now() + this.opts.directBackoffMs; // the endgame: the owner decides (D33)
     if (c.granting !== null) await c.granting;
     c.voidAll = true;
-    c.directUntil = this.clock.now() + this.opts.directBackoffMs; // the endgame: the owner decides (D33)
     await this.flush();
   }
 
