@@ -43,8 +43,11 @@ export interface SharedStoreOptions {
   sweepIntervalMs?: number;
   /** How often the ledger drain runs (default 250 ms). */
   drainIntervalMs?: number;
-  /** Credit leases (D33; lease/options.ts for the keys and D33's defaults); false: every admission asks Redis. */
-  leases?: Partial<LeaseOptions> | false;
+  /**
+   * Credit leases (D33; lease/options.ts for the keys and D33's defaults): true or an object turns them on; absent
+   * or false: every admission asks Redis (docs/shared-state.md says what still holds only without them).
+   */
+  leases?: Partial<LeaseOptions> | boolean;
   logger?: { warn(o: object, msg?: string): void; error(o: object, msg?: string): void };
   /**
    * The gateway's clock (default: system): cache lifetimes, the PostgreSQL breaker, wallet and release event times.
@@ -65,7 +68,7 @@ function build(redis: RedisClient, knex: Knex, cluster: boolean, opts: SharedSto
     prefix,
     opts.cacheTtlMs ?? 5_000,
     opts.logger,
-    opts.leases ?? {},
+    opts.leases === true ? {} : (opts.leases ?? false),
   );
   const admission = new SharedAdmission(c);
   const lifecycle = new SharedLifecycle(c, admission, opts);

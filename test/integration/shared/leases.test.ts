@@ -32,7 +32,10 @@ describeShared('shared store: credit leases over two holders (D33)', () => {
   const { env } = useSharedEnv('lease');
 
   it('two holders under load: never over-admitted, balance ≥ 0, exact totals, refusals only while units are parked', async () => {
-    const stores = [await env.open(), await env.open()] as [SharedStore, SharedStore];
+    const stores = [await env.open({ leases: true }), await env.open({ leases: true })] as [
+      SharedStore,
+      SharedStore,
+    ];
     const [a, b] = stores;
     const acc = await a.createAccount({ email: `l${randomBytes(4).toString('hex')}@example.org` }, Date.now());
     const requests = 3_000;
