@@ -8,6 +8,7 @@ import { newOrderedId } from '../ids';
 import { addressKey } from '../ranges';
 import { KEY_COLUMNS, toKeyIdentity } from '../rows';
 import type { Account, AdmissionPlan, AdmissionResult, KeyIdentity, Ticket } from '../types';
+import type { LeaseCounters } from '../ports/admission';
 import { Admitter, sharedUndo } from './admission';
 import type { WhitelistBlock } from './cache';
 import type { SharedContext } from './context';
@@ -73,6 +74,11 @@ export class SharedAdmission implements AdmissionCore {
     const run = this.keeper.sweep(timeoutMs).finally(() => (this.sweeping = null));
     this.sweeping = run;
     return run;
+  }
+
+  /** Lease counters so far (read by the metrics at each scrape); null without leases. */
+  leaseStats(): LeaseCounters | null {
+    return this.c.leases?.stats ?? null;
   }
 
   /** Key identity cache lookups so far (read by the metrics at each scrape). */

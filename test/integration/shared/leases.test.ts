@@ -96,7 +96,7 @@ describeShared('shared store: credit leases over two holders (D33)', () => {
     expect(report.drifts).toEqual([]);
   });
 
-  it('a holder that dies with a lease: the owner reclaims it at TTL, nothing is over-charged', async () => {
+  it('a holder that dies with a lease and unanswered admissions: the owner reclaims it at TTL and refunds them', async () => {
     const dead = await env.open({ leases: { ttlMs: 1_500, stopMs: 1_000 } });
     const live = await env.open({ leases: { ttlMs: 1_500, stopMs: 1_000 } });
     const acc = await live.createAccount({ email: `d${randomBytes(4).toString('hex')}@example.org` }, Date.now());
@@ -113,9 +113,15 @@ describeShared('shared store: credit leases over two holders (D33)', () => {
       }
       await sleep(5);
     }
+    // two more admitted from its lease and never answered: the flush charges them in flight (pif)
+    for (let k = 0; k < 2; k++) {
+      const r = await dead.admit(plan(acc.id, keyId, 100 + k));
+      expect(r.admitted && r.ticket.undo).toEqual({ v: 'lease-1' });
+    }
     const parked = dead.leases!.parked(acc.id);
     expect(parked).toBeGreaterThan(0);
-    await dead.leases!.flush(); // its kept units are posted; the lease stays
+    await dead.leases!.flush(); // its kept units are posted, the two in flight charged; the lease stays
+    expect((await live.getAccount(acc.id))?.balance).toBe(1_000 - (n + 2) * 3);
     dead.leases!.stop(); // dies: no more flushes, the lease is never returned
     const spendable = async () => {
       let got = 0;
@@ -131,7 +137,10 @@ describeShared('shared store: credit leases over two holders (D33)', () => {
     await sleep(1_700);
     const after = await spendable();
     await live.leases!.flush();
-    expect((before + after + n) * 3).toBe(999); // 333 requests of 3 out of 1000: exactly, once the lease is back
+    // 333 requests of 3 out of 1000, exactly, once the lease is back: the two never answered were refunded (D34)
+    expect((before + after + n) * 3).toBe(999);
     expect((await live.getAccount(acc.id))?.balance).toBe(1);
+    const ledger = await live.ledger(acc.id, 1_000);
+    expect(ledger.reduce((sum, e) => sum + e.amount, 0)).toBe(1);
   });
 });
