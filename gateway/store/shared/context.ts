@@ -145,7 +145,9 @@ export class SharedContext {
 
   /** Write pending events to the ledger now (best effort: the background drain retries). */
   async settleLedger(): Promise<void> {
-    await this.leases?.flush().catch((err: unknown) => this.warn(err, 'shared store: lease flush will retry'));
+    await this.leases
+      ?.flush()
+      .catch((err: unknown) => this.warn(err, 'shared store: lease flush will retry'));
     await this.drain.flush().catch((err: unknown) => this.warn(err, 'shared store: ledger drain will retry'));
   }
 

@@ -37,7 +37,10 @@ describeShared('shared store: credit leases over two holders (D33)', () => {
       SharedStore,
     ];
     const [a, b] = stores;
-    const acc = await a.createAccount({ email: `l${randomBytes(4).toString('hex')}@example.org` }, Date.now());
+    const acc = await a.createAccount(
+      { email: `l${randomBytes(4).toString('hex')}@example.org` },
+      Date.now(),
+    );
     const requests = 3_000;
     await a.credit(acc.id, requests * 3, null, Date.now());
     const keyId = `lk${randomBytes(4).toString('hex')}`;
@@ -88,7 +91,9 @@ describeShared('shared store: credit leases over two holders (D33)', () => {
     for (const s of stores) expect((await s.getAccount(acc.id))?.balance).toBe(0);
     const ledger = await b.ledger(acc.id, 10_000);
     expect(ledger.reduce((sum, e) => sum + e.amount, 0)).toBe(0);
-    expect(ledger.filter((e) => e.kind === 'charge').reduce((sum, e) => sum - e.amount, 0)).toBe(requests * 3);
+    expect(ledger.filter((e) => e.kind === 'charge').reduce((sum, e) => sum - e.amount, 0)).toBe(
+      requests * 3,
+    );
     expect(await a.usage([`key:${keyId}`], DAY, DAY)).toEqual([
       { day: DAY, subject: `key:${keyId}`, free: 0, billed: requests, refused: 0 },
     ]);
@@ -99,7 +104,10 @@ describeShared('shared store: credit leases over two holders (D33)', () => {
   it('a holder that dies with a lease and unanswered admissions: the owner reclaims it at TTL and refunds them', async () => {
     const dead = await env.open({ leases: { ttlMs: 1_500, stopMs: 1_000 } });
     const live = await env.open({ leases: { ttlMs: 1_500, stopMs: 1_000 } });
-    const acc = await live.createAccount({ email: `d${randomBytes(4).toString('hex')}@example.org` }, Date.now());
+    const acc = await live.createAccount(
+      { email: `d${randomBytes(4).toString('hex')}@example.org` },
+      Date.now(),
+    );
     await live.credit(acc.id, 1_000, null, Date.now());
     await sleep(100); // the top-up's invalidation reaches the other instance (it would return the lease)
     const keyId = `dk${randomBytes(4).toString('hex')}`;

@@ -422,7 +422,7 @@ export class LeaseHolder {
       return;
     }
     if (now < c.directUntil) return;
-    const p = price > 0 ? price : this.prices.get(c.accountId) ?? 0;
+    const p = price > 0 ? price : (this.prices.get(c.accountId) ?? 0);
     if (p <= 0) return;
     this.prices.set(c.accountId, p);
     c.wantGrant = false;

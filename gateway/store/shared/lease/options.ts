@@ -34,6 +34,7 @@ export function leaseOptions(given: Partial<LeaseOptions>): LeaseOptions {
   }
   if (!(o.stopMs < o.ttlMs)) throw new RangeError('store.leases.stopMs must be below store.leases.ttlMs');
   if (!(o.refreshAt <= 1)) throw new RangeError('store.leases.refreshAt must be at most 1');
-  if (!(o.maxLease >= 1 && o.flushMs >= 1)) throw new RangeError('store.leases.maxLease and flushMs must be ≥ 1');
+  if (!(o.maxLease >= 1 && o.flushMs >= 1))
+    throw new RangeError('store.leases.maxLease and flushMs must be ≥ 1');
   return o;
 }

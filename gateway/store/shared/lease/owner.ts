@@ -12,8 +12,7 @@ const FLUSH_MARK_TTL_S = 3_600;
 
 /** A grant's answer. */
 export type GrantReply =
-  | { kind: 'granted'; granted: number; leased: number; holders: number }
-  | { kind: 'needs-wallet' };
+  { kind: 'granted'; granted: number; leased: number; holders: number } | { kind: 'needs-wallet' };
 
 /** One wallet's part of a flush. */
 export interface WalletFlush {
