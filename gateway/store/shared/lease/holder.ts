@@ -18,13 +18,14 @@ import {
   type Lease,
 } from '../../../lease/lease';
 import { tightestQuota } from '../../quota';
-import type { AdmissionPlan, AdmissionResult, CounterSpec, SlotSpec, Ticket } from '../../types';
+import type { AdmissionPlan, AdmissionResult, Ticket } from '../../types';
 import type { Invalidation } from '../cache';
 import type { Layout } from '../layout';
 import type { RedisClient } from '../redis-client';
 import { Owner, type ChargeEvent, type FlushBatch, type SeenUpdate, type WalletFlush } from './owner';
 import { leaseOptions, type LeaseOptions } from './options';
 import { LeaseStats } from './stats';
+import { OwnerView } from './view';
 
 /** Owner admissions remembered at most (their ids, for the duplicate check). */
 const MAX_DIRECT_IDS = 100_000;
@@ -88,12 +89,6 @@ class Credit {
   }
 }
 
-/** What the holder knows of a counter-day from the owner. */
-interface CounterView {
-  used: number;
-  at: number;
-}
-
 /** A holder of credit leases (one per store instance). */
 export class LeaseHolder {
   readonly stats = new LeaseStats();
@@ -101,11 +96,8 @@ export class LeaseHolder {
   private readonly owner: Owner;
   private readonly credits = new Map<string, Credit>();
   private readonly inFlight = new Map<string, InFlight>();
-  /** Slot members live at the owner: "scope\nmember" → until when (fixed mode: firstSeen + window), read when. */
-  private readonly slots = new Map<string, { until: number; at: number }>();
+  private readonly view: OwnerView;
   private readonly prices = new Map<string, number>();
-  private readonly counters = new Map<string, CounterView>();
-  private readonly probing = new Set<string>();
   private readonly direct = new Set<string>();
   private seen = new Map<string, SeenUpdate>();
   private seq = 0;
@@ -124,6 +116,7 @@ export class LeaseHolder {
     this.opts = leaseOptions(options);
     const id = randomBytes(9).toString('base64url');
     this.owner = new Owner(redis, layout, cluster, id, this.opts.ttlMs);
+    this.view = new OwnerView(this.owner, clock, this.opts, this.stats);
     this.seq = this.clock.now(); // flush numbers grow across restarts of this holder id too
   }
 
@@ -158,13 +151,13 @@ export class LeaseHolder {
     let credit = this.credits.get(of.accountId);
     if (credit === undefined) this.credits.set(of.accountId, (credit = new Credit(of.accountId, now)));
     credit.seen += 1;
-    const used = this.exhaustedCounters(plan, now);
-    const slots = this.slotsLive(plan.slots, plan.now, now);
+    const used = this.view.exhaustedCounters(plan, now);
+    const slots = this.view.slotsLive(plan.slots, plan.now, now);
     if (used === null || slots === 0) {
       this.stats.misses += 1;
       return null;
     }
-    if (slots === 2) this.probe(plan);
+    if (slots === 2) this.view.probe(plan);
     if (this.inFlight.has(plan.id) || this.direct.has(plan.id)) {
       throw new Error(`admission plan ${plan.id} was already admitted`);
     }
@@ -189,7 +182,7 @@ export class LeaseHolder {
     if (of.kind !== 'bill' || (plan.units !== undefined && plan.units !== 1)) return;
     const credit = this.credits.get(of.accountId);
     if (credit !== undefined && credit.lease.left < of.price) this.askGrant(credit, of.price);
-    this.probe(plan);
+    this.view.probe(plan);
   }
 
   /** Units of `accountId` this holder spent but has not charged at the owner yet (its balance lags by them). */
@@ -262,7 +255,7 @@ export class LeaseHolder {
    */
   settledAtOwner(planId: string, released: boolean): void {
     this.direct.delete(planId);
-    if (released) this.counters.clear();
+    if (released) this.view.forgetCounters();
   }
 
   /** Return the leases an invalidation touches at the next flush (D33: within a second) and forget the view. */
@@ -274,8 +267,7 @@ export class LeaseHolder {
     }
     // the whitelist or everything: which accounts it touches is not known here
     for (const c of this.credits.values()) c.voidAll = true;
-    this.slots.clear();
-    this.counters.clear();
+    this.view.forget();
   }
 
   /** Return every lease of `accountId` now (before a refusal: the owner must say nothing is left, D33). */
@@ -391,13 +383,7 @@ export class LeaseHolder {
       if (c.wantGrant) this.askGrant(c, 0);
     });
     for (const c of included) c.busy = false;
-    batch.seen.forEach((s, i) => {
-      // a member gone at the owner (its first admission was released before this flush) is read again
-      const k = `${s.scope}\n${s.member}`;
-      if (r.seen[i] === false) this.slots.delete(k);
-      const v = this.slots.get(k);
-      if (r.seen[i] === true && v !== undefined && v.at < batch.now) v.at = batch.now;
-    });
+    batch.seen.forEach((s, i) => this.view.confirmSlot(s.scope, s.member, r.seen[i] ?? null, batch.now));
   }
 
   /** Align the holder's lease with the owner's count of it (less: reclaimed at TTL; more: resync next flush). */
@@ -454,72 +440,6 @@ export class LeaseHolder {
       })
       .finally(() => (c.granting = null));
   }
-
-  /** The plan's counters' used values when every one is known and one is exhausted, else null. */
-  private exhaustedCounters(plan: AdmissionPlan, now: number): number[] | null {
-    if (plan.free.length === 0) return [];
-    const used: number[] = [];
-    let exhausted = false;
-    for (const c of plan.free) {
-      const v = this.counters.get(counterKey(c, plan.day));
-      if (v === undefined) return null;
-      // an exhausted limit above 0 may free a unit again (a release): trust it for one idle period only
-      if (c.limit <= 0 || (v.used >= c.limit && now - v.at < this.opts.idleReturnMs)) exhausted = true;
-      used.push(v.used);
-    }
-    return exhausted ? used : null;
-  }
-
-  /**
-   * Every slot is fixed-mode (sliding slots go to the owner) and its member live at the owner as the holder last
-   * read it, within `viewMs`: 0 no, 1 yes, 2 yes but read again soon (half of `viewMs` has passed).
-   */
-  private slotsLive(slots: readonly SlotSpec[], planNow: number, now: number): 0 | 1 | 2 {
-    let out: 0 | 1 | 2 = 1;
-    for (const s of slots) {
-      if (s.mode !== 'fixed') return 0;
-      const v = this.slots.get(`${s.scope}\n${s.member}`);
-      if (v === undefined || v.until <= planNow || now - v.at >= this.opts.viewMs) return 0;
-      if (now - v.at >= this.opts.viewMs / 2) out = 2;
-    }
-    return out;
-  }
-
-  /** Read what the holder lacks to decide plans like this one (one read per counter and slot, in the background). */
-  private probe(plan: AdmissionPlan): void {
-    const now = this.clock.now();
-    for (const c of plan.free) {
-      const k = counterKey(c, plan.day);
-      const v = this.counters.get(k);
-      if (v !== undefined && (c.limit <= 0 || now - v.at < this.opts.idleReturnMs)) continue;
-      this.once(`c\n${k}`, async () => {
-        const used = await this.owner.counter(c.id, plan.day);
-        this.counters.set(k, { used, at: this.clock.now() });
-      });
-    }
-    for (const s of plan.slots) {
-      if (s.mode !== 'fixed') continue;
-      const k = `${s.scope}\n${s.member}`;
-      const v = this.slots.get(k);
-      if (v !== undefined && v.until > plan.now && now - v.at < this.opts.viewMs / 2) continue;
-      this.once(`s\n${k}`, async () => {
-        const at = this.clock.now();
-        const entry = await this.owner.slotEntry(s.scope, s.member);
-        const first = entry === null ? NaN : Number(entry.split(':')[0]);
-        if (Number.isFinite(first)) this.slots.set(k, { until: first + s.windowMs, at });
-        else this.slots.delete(k);
-      });
-    }
-  }
-
-  private once(key: string, read: () => Promise<void>): void {
-    if (this.probing.has(key)) return;
-    this.probing.add(key);
-    this.stats.probes += 1;
-    void read()
-      .catch(() => undefined)
-      .finally(() => this.probing.delete(key));
-  }
 }
 
 /**
@@ -536,8 +456,4 @@ function tally(c: Credit, plan: AdmissionPlan, requests: number, charged: number
   }
   const usage = plan.usage.join(' ');
   c.charges.set(k, { keyId: plan.keyId ?? '', day: plan.day, usage, charged, requests });
-}
-
-function counterKey(c: CounterSpec, day: string): string {
-  return `${c.id}\n${day}`;
 }
