@@ -101,6 +101,7 @@ export class LeaseHolder {
   private readonly direct = new Set<string>();
   private seen = new Map<string, SeenUpdate>();
   private seq = 0;
+  private seenSentAt = 0;
   private unsent: FlushBatch | null = null;
   private flushing: Promise<void> | null = null;
   private timer: NodeJS.Timeout | null = null;
@@ -352,8 +353,13 @@ export class LeaseHolder {
       c.busy = true;
       included.push(c);
     }
-    const seen = [...this.seen.values()];
-    this.seen = new Map();
+    // lastSeen moves (and the members' confirmation) ride every other flush: half of `viewMs` apart
+    let seen: SeenUpdate[] = [];
+    if (now - this.seenSentAt >= this.opts.viewMs / 2) {
+      seen = [...this.seen.values()];
+      this.seen = new Map();
+      this.seenSentAt = now;
+    }
     if (wallets.length === 0 && seen.length === 0) return;
     await this.send({ seq: this.seq, now, wallets, events, seen }, included, false);
   }

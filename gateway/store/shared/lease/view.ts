@@ -65,7 +65,7 @@ export class OwnerView {
 
   /**
    * Every slot is fixed-mode (sliding slots go to the owner) and its member live at the owner as the holder last
-   * read it, within `viewMs`: 0 no, 1 yes, 2 yes but read again soon (half of `viewMs` has passed).
+   * read it, within `viewMs`: 0 no, 1 yes, 2 yes but read again soon (80 % of `viewMs` has passed).
    */
   slotsLive(slots: readonly SlotSpec[], planNow: number, now: number): 0 | 1 | 2 {
     let out: 0 | 1 | 2 = 1;
@@ -73,7 +73,7 @@ export class OwnerView {
       if (s.mode !== 'fixed') return 0;
       const v = this.slots.get(`${s.scope}\n${s.member}`);
       if (v === undefined || v.until <= planNow || now - v.at >= this.opts.viewMs) return 0;
-      if (now - v.at >= this.opts.viewMs / 2) out = 2;
+      if (now - v.at >= this.opts.viewMs * 0.8) out = 2;
     }
     return out;
   }
@@ -94,7 +94,7 @@ export class OwnerView {
       if (s.mode !== 'fixed') continue;
       const k = `${s.scope}\n${s.member}`;
       const v = this.slots.get(k);
-      if (v !== undefined && v.until > plan.now && now - v.at < this.opts.viewMs / 2) continue;
+      if (v !== undefined && v.until > plan.now && now - v.at < this.opts.viewMs * 0.8) continue;
       this.once(`s\n${k}`, async () => {
         const at = this.clock.now();
         const entry = await this.owner.slotEntry(s.scope, s.member);
