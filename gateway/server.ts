@@ -148,6 +148,8 @@ export function createGateway(deps: GatewayDeps): Gateway {
   const metrics = deps.metrics ?? new GatewayMetrics(deps.config.hosts);
   const cacheStats = deps.store.identityCacheStats?.bind(deps.store);
   if (cacheStats) metrics.watchKeyCache(cacheStats);
+  const leaseStats = deps.store.leaseStats?.bind(deps.store);
+  if (leaseStats) metrics.watchLeases(leaseStats);
   const measured = measuredStore(deps.store, metrics);
   const admission = deps.admission ? deps.admission(measured) : measured;
   let draining = false;

@@ -1,4 +1,5 @@
 /** Compiling a validated config once at start: rule set chosen, CIDRs parsed, hosts mapped, adapters looked up. */
+import type { LeaseOptions } from '../store/shared/lease/options';
 import { availableParallelism } from 'node:os';
 import { ADAPTERS } from '../../adapters';
 import type { Adapter } from '../../adapters/types';
@@ -49,6 +50,8 @@ export type CompiledStoreConfig =
       redis: string;
       keyPrefix?: string;
       onStoreFailure: 'closed' | 'open';
+      /** D33's credit leases (SharedStoreOptions.leases). */
+      leases?: Partial<LeaseOptions> | boolean;
     };
 
 /**
@@ -146,6 +149,7 @@ export function compileConfig(raw: RawConfig, file: string): CompiledConfig {
           postgres: raw.store.postgres,
           redis: raw.store.redis,
           ...(raw.store.keyPrefix !== undefined ? { keyPrefix: raw.store.keyPrefix } : {}),
+          ...(raw.store.leases !== undefined ? { leases: definedOnly(raw.store.leases) } : {}),
           onStoreFailure: raw.onStoreFailure,
         };
   return {
@@ -172,4 +176,12 @@ export function compileConfig(raw: RawConfig, file: string): CompiledConfig {
     logRequestId: raw.log?.requestId ?? true,
     forwardAuth: raw.forwardAuth ?? null,
   };
+}
+
+/** Lease constants as given (keys left out stay out, so D33's defaults apply to them). */
+function definedOnly(l: boolean | Record<string, number | undefined>): Partial<LeaseOptions> | boolean {
+  if (typeof l === 'boolean') return l;
+  const out: Record<string, number> = {};
+  for (const [k, v] of Object.entries(l)) if (v !== undefined) out[k] = v;
+  return out as Partial<LeaseOptions>;
 }

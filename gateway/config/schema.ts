@@ -211,6 +211,23 @@ const store = z.discriminatedUnion('kind', [
     postgres: z.string().min(1),
     redis: z.string().min(1),
     keyPrefix: z.string().min(1).optional(),
+    /** D33's credit leases: true (D33's defaults) or the constants to change turn them on (docs/shared-state.md). */
+    leases: z
+      .union([
+        z.boolean(),
+        z.strictObject({
+          maxLease: z.number().int().min(1).optional(),
+          windowMs: z.number().int().min(1).optional(),
+          idleReturnMs: z.number().int().min(1).optional(),
+          stopMs: z.number().int().min(1).optional(),
+          ttlMs: z.number().int().min(1).optional(),
+          flushMs: z.number().int().min(1).optional(),
+          refreshAt: z.number().min(0).max(1).optional(),
+          directBackoffMs: z.number().int().min(0).optional(),
+          viewMs: z.number().int().min(1).optional(),
+        }),
+      ])
+      .optional(),
   }),
 ]);
 

@@ -9,6 +9,7 @@ import { buildInfo } from '../core/version';
 import type { BackendCall } from '../../adapters/types';
 import type { CompiledHost } from '../config/compile';
 import type { GatewayCode, RefusalCode } from '../core/errors';
+import type { LeaseCounters } from '../store/ports/admission';
 import { CellCounter, CellHistogram, type CounterCell, type HistogramCell } from './cells';
 
 /** What a request ended with: its gateway error code, `ok`, or `client_gone` (nothing was answered). */
@@ -104,6 +105,21 @@ export class GatewayMetrics {
     'Key identity cache lookups of the shared store, by result (hit or miss).',
     ['result'],
   );
+  private readonly leaseAdmissions = this.counter(
+    'geogate_lease_admissions_total',
+    'Keyed admissions of the shared store with credit leases (D33), by who decided: the lease (in memory) or the owner.',
+    ['via'],
+  );
+  private readonly leaseGrants = this.counter(
+    'geogate_lease_grants_total',
+    'Credit grants asked by this instance (D33), by result: granted, or direct mode (nothing left to lease).',
+    ['result'],
+  );
+  private readonly leaseUnits = this.counter(
+    'geogate_lease_units_total',
+    'Credit units returned to the owner (idle, stopped or voided leases) and written off (posted after a reclaim).',
+    ['kind'],
+  );
   private readonly hosts = new Map<CompiledHost, HostSeries>();
   /** Where a scrape's text comes from: this registry, or the whole worker group (runtime/cluster.ts). */
   private collect: () => Promise<string> = () => this.registry.metrics();
@@ -180,6 +196,29 @@ export class GatewayMetrics {
       hit.n = s.hits;
       miss.n = s.misses;
     };
+  }
+
+  /** Read the lease counters (D33) from `stats` at each scrape. */
+  watchLeases(stats: () => LeaseCounters | null): void {
+    const cells = {
+      lease: this.leaseAdmissions.cell({ via: 'lease' }),
+      owner: this.leaseAdmissions.cell({ via: 'owner' }),
+      granted: this.leaseGrants.cell({ result: 'granted' }),
+      direct: this.leaseGrants.cell({ result: 'direct' }),
+      returned: this.leaseUnits.cell({ kind: 'returned' }),
+      writtenOff: this.leaseUnits.cell({ kind: 'written_off' }),
+    };
+    const refresh = () => {
+      const s = stats();
+      if (s === null) return;
+      cells.lease.n = s.leased;
+      cells.owner.n = s.misses;
+      cells.granted.n = s.grants - s.direct;
+      cells.direct.n = s.direct;
+      cells.returned.n = s.returned;
+      cells.writtenOff.n = s.writtenOff;
+    };
+    for (const family of [this.leaseAdmissions, this.leaseGrants, this.leaseUnits]) family.refresh = refresh;
   }
 
   /** Take a scrape's text from `collect` instead of this registry alone (a worker of a process group). */

@@ -35,6 +35,7 @@ type Names<T> = Record<keyof T, true>;
 const METHODS: { [P in keyof StoreParts]: Names<StoreParts[P]> } = {
   admission: {
     identityCacheStats: true,
+    leaseStats: true,
     findKeyByHash: true,
     findWhitelistedAccount: true,
     admit: true,

@@ -3,6 +3,7 @@ import type { StoreDeps } from './deps';
 import { Checkpointer, checkpointWarning } from './embedded/checkpointer';
 import { EmbeddedStore } from './embedded/store';
 import type { Store } from './ports';
+import type { LeaseOptions } from './shared/lease/options';
 
 export type StoreConfig =
   | {
@@ -25,6 +26,8 @@ export type StoreConfig =
       reservationTimeoutMs?: number;
       /** How often the ledger drain runs (SharedStoreOptions.drainIntervalMs; benchmarks drain by hand). */
       drainIntervalMs?: number;
+      /** D33's credit leases (SharedStoreOptions.leases); absent or false: off. */
+      leases?: Partial<LeaseOptions> | boolean;
     };
 
 /** Open the configured store and bring its schema up to date (parent folders of the SQLite file are created). */
@@ -40,6 +43,7 @@ export async function createStore(cfg: StoreConfig, deps: StoreDeps): Promise<St
       clock: deps.clock,
       ...(cfg.reservationTimeoutMs !== undefined ? { reservationTimeoutMs: cfg.reservationTimeoutMs } : {}),
       ...(cfg.drainIntervalMs !== undefined ? { drainIntervalMs: cfg.drainIntervalMs } : {}),
+      ...(cfg.leases !== undefined ? { leases: cfg.leases } : {}),
     });
     deps.logger?.info({ store: 'shared', cluster: shared.cluster }, 'store ready');
     return shared;

@@ -7,11 +7,26 @@ import type { Account, AdmissionPlan, AdmissionResult, KeyIdentity, Ticket } fro
 import type { AccountStore } from './accounts';
 import type { KeyStore } from './keys';
 
+/** What a lease holder counted (D33's metrics: grants, direct-mode share, units returned and written off). */
+export interface LeaseCounters {
+  /** Requests decided from a lease, and those sent to the owner's script. */
+  leased: number;
+  misses: number;
+  /** Grants asked, and those answered with direct mode (nothing granted). */
+  grants: number;
+  direct: number;
+  /** Units returned to the owner, and units posted after a reclaim that could not be charged. */
+  returned: number;
+  writtenOff: number;
+}
+
 /** Identification, admission and settlement (hot path). */
 export interface AdmissionStore
   extends Pick<AccountStore, 'getAccount' | 'usage'>, Pick<KeyStore, 'listSlots'> {
   /** Key identity cache lookups so far (stores with a cache: the shared store); read by the metrics. */
   identityCacheStats?(): { hits: number; misses: number };
+  /** Lease counters so far (stores with credit leases, D33: the shared store with `leases`); read by the metrics. */
+  leaseStats?(): LeaseCounters | null;
 
   /* --- identification (hot path; may be cached, but changes must show within 1 s: D18, D19) --- */
   /** The key with this hash and its account, or null. Revoked keys are returned (status 'revoked'). */

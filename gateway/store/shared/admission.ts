@@ -138,7 +138,7 @@ export class Admitter implements StepRunner {
   }
 
   async runStep(plan: AdmissionPlan, s: StepInput, done: MarkRef[]): Promise<StepReply> {
-    const { keys, spec } = stepArgs(this.layout, plan, s);
+    const { keys, spec } = stepArgs(this.layout, plan, s, this.clock.now());
     let reply: StepReply;
     try {
       writeAtEndOfTurn(this.redis);

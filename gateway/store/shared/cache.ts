@@ -47,6 +47,11 @@ export class IdentityCache {
     return this.cached(this.keys, hash, load, this.stats);
   }
 
+  /** The account of a cached key identity (before an invalidation drops it), or null. */
+  accountOfKey(hash: string): string | null {
+    return this.keys.get(hash)?.v?.account.id ?? null;
+  }
+
   /** An account by id. */
   account(id: string, load: () => Promise<Account | null>): Promise<Account | null> {
     return this.cached(this.accounts, id, load);

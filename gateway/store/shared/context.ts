@@ -11,6 +11,8 @@ import { IdentityCache, type Invalidation } from './cache';
 import { Drain } from './drain';
 import { pgFault, StoreUnavailableError } from './errors';
 import { Layout } from './layout';
+import { LeaseHolder } from './lease/holder';
+import type { LeaseOptions } from './lease/options';
 import { rebuildCounters } from './rebuild';
 import type { RedisClient } from './redis-client';
 import { Wallets } from './wallet';
@@ -31,6 +33,8 @@ export class SharedContext {
   readonly bus: InvalidationBus;
   readonly wallets: Wallets;
   readonly drain: Drain;
+  /** This instance's credit leases (D33), or null when leases are off (`store.leases: false`). */
+  readonly leases: LeaseHolder | null;
   private pgDownUntil = 0;
   private rebuilding: Promise<number> | null = null;
 
@@ -42,15 +46,20 @@ export class SharedContext {
     keyPrefix: string,
     cacheTtlMs: number,
     private readonly logger: SharedLogger | undefined,
+    leases: Partial<LeaseOptions> | false = {},
   ) {
     this.layout = new Layout(keyPrefix);
     this.cache = new IdentityCache(cacheTtlMs, clock);
     this.wallets = new Wallets(redis, knex, this.layout, clock);
     this.drain = new Drain(redis, knex, this.layout);
+    this.leases =
+      leases === false
+        ? null
+        : new LeaseHolder(redis, this.layout, cluster, clock, (e, m) => this.warn(e, m), leases);
     this.bus = new InvalidationBus(
       redis,
       this.layout.channel,
-      (m) => this.cache.invalidate(m),
+      (m) => this.invalidate(m),
       (err) => this.warn(err, 'shared store: invalidation channel'),
     );
   }
@@ -96,9 +105,20 @@ export class SharedContext {
     return this.pg(fn);
   }
 
+  /** Drop cached identities and return the leases a change touches (D33: a key's account's, within a second). */
+  private invalidate(msg: Invalidation): void {
+    const leases = this.leases;
+    if (leases !== null) {
+      const accountId = msg.k === 'key' ? this.cache.accountOfKey(msg.hash) : null;
+      if (msg.k !== 'key') leases.invalidated(msg);
+      else if (accountId !== null) leases.invalidated({ k: 'account', id: accountId });
+    }
+    this.cache.invalidate(msg);
+  }
+
   /** Drop cached identities here and on every instance (the bus). */
   async changed(msg: Invalidation): Promise<void> {
-    this.cache.invalidate(msg);
+    this.invalidate(msg);
     await this.bus.publish(msg);
   }
 
@@ -108,11 +128,15 @@ export class SharedContext {
     return row ? toAccount(row) : null;
   }
 
-  /** An account with its spendable balance (the Redis wallet when initialised; else the drained ledger sum). */
+  /**
+   * An account with its spendable balance (the Redis wallet when initialised, less what this instance's leases spent
+   * and have not posted yet; else the drained ledger sum). Other instances' unposted spending shows within a flush.
+   */
   async withBalance(account: Account): Promise<Account> {
     try {
       const b = await this.wallets.balance(account.id);
-      return b === null ? account : { ...account, balance: b };
+      const owed = this.leases?.owed(account.id) ?? 0;
+      return b === null ? account : { ...account, balance: b - owed };
     } catch (err) {
       if (err instanceof StoreUnavailableError) return account; // Redis down: the drained balance is all we have
       throw err;
@@ -121,12 +145,16 @@ export class SharedContext {
 
   /** Write pending events to the ledger now (best effort: the background drain retries). */
   async settleLedger(): Promise<void> {
+    await this.leases
+      ?.flush()
+      .catch((err: unknown) => this.warn(err, 'shared store: lease flush will retry'));
     await this.drain.flush().catch((err: unknown) => this.warn(err, 'shared store: ledger drain will retry'));
   }
 
   /** Before a history read: drain pending events (Redis down: read what PostgreSQL has). */
   async flushForRead(): Promise<void> {
     try {
+      await this.leases?.flush();
       await this.drain.flush();
     } catch (err) {
       if (!(err instanceof StoreUnavailableError && err.backend === 'redis')) throw err;

@@ -32,18 +32,22 @@ function collect(d: Deltas, ev: StoreEvent): void {
   const charged = Number(ev.c ?? 0);
   if (ev.t === 'adm' || ev.t === 'rel') {
     const sign = ev.t === 'adm' ? 1 : -1;
+    // x: the requests of an aggregated event (a lease holder's flush, D33: admitted less released); absent: one
+    const n = sign * Number(ev.x ?? 1);
     const col = ev.b === '1' ? 1 : 0;
     for (const subject of words(ev.u)) {
       const row = d.usage.get(`${ev.d}\t${subject}`) ?? [0, 0, 0];
-      row[col] += sign;
+      row[col] += n;
       d.usage.set(`${ev.d}\t${subject}`, row);
     }
-    for (const counter of words(ev.f)) add(d.counters, `${ev.d}\t${counter}`, sign);
-    if (charged > 0 && ev.a) {
+    for (const counter of words(ev.f)) add(d.counters, `${ev.d}\t${counter}`, n);
+    if (charged !== 0 && ev.a) {
       const keyId = ev.k ? ev.k : null;
-      // D35: an admission adds a request to its hour's row; a release takes it back from its admission's hour (`at`;
-      // a release written before D35 has none: the hour of the release).
-      if (sign > 0) addCharge(d.ledger, ev.a, keyId, Number(ev.n ?? 0), 1, charged);
+      // D35: an admission adds its requests to its hour's row (a lease holder's aggregated event, `x` requests, may
+      // be negative: refunds of charged admissions released later, D11, or a reclaimed lease's unsettled charges);
+      // a release takes it back from its admission's hour (`at`; a release written before D35 has none: the hour of
+      // the release).
+      if (sign > 0) addCharge(d.ledger, ev.a, keyId, Number(ev.n ?? 0), Number(ev.x ?? 1), charged);
       else
         d.ledger.releases.push({
           accountId: ev.a,

@@ -69,6 +69,11 @@ export class Layout {
     return this.key(shard, 'rebuilding');
   }
 
+  /** The last flush (its number) a lease holder applied in this shard (lease/lua-lease.ts FLUSH_LUA). */
+  leaseFlushMark(shard: number, holderId: string): string {
+    return this.key(shard, `lf:${holderId}`);
+  }
+
   /** A top-up's idempotency mark. */
   topupMark(accountId: string, ref: string): string {
     return this.key(shardOf(`account:${accountId}`), `top:${accountId}:${ref}`);

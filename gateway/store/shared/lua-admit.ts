@@ -1,3 +1,5 @@
+import { LEASES_OF_LUA } from './lease/lua-lease';
+
 /**
  * The admission script (types.ts `Store.admit` documents the rules). One EVALSHA decides and applies one admission
  * step all-or-nothing (D10): Redis runs a script without interleaving, and the script writes only after every check
@@ -14,7 +16,9 @@
  *     mark2: 0 | index of a second mark holding the counter reservation's undo (released on its own),
  *     n: units (absent: one unit, no unit marks), um: index of the first unit's mark (KEYS[um..um+n-1]), u0: the
  *     first unit's number (unit ids "id/u0".."id/u0+n-1"), part: reserve as many of the n units as the counters
- *     allow (cluster: a counter group; no overflow) }
+ *     allow (cluster: a counter group; no overflow), lnow: the holders' clock (lease expiry, D33), lst: 0 | index of the
+ *     wallet's account's stream (a reclaimed lease's refund event) }
+ * A bill spends only what no holder has leased (b − Σ live leases, lease/lua-lease.ts).
  * Replies: {0, code, nextSlotFreeAt|-1, used}      refused
  *          {1, billed, charged, used, free, f}     admitted (free: counters incremented; f: units counted free)
  *          {2}                                     the account's balance is not in Redis yet
@@ -22,7 +26,7 @@
  *          {4}                                     the shard's counters are not rebuilt yet (Redis restarted empty)
  * where `used` lists the step's counters (`ctr` order) as after this step, for the caller's quota (types.ts).
  */
-export const ADMIT_LUA = `
+export const ADMIT_LUA = `${LEASES_OF_LUA}
 local s = cjson.decode(ARGV[1])
 local now = tonumber(s.now)
 if redis.call('EXISTS', KEYS[3]) == 0 then return {4} end
@@ -78,9 +82,9 @@ if s.n then
     if s.of.t == 'refuse' then return {0, s.of.code, -1, used} end
     if s.of.t == 'bill' then
       wallet = KEYS[s.of.k]
-      local b = redis.call('HGET', wallet, 'b')
+      local b, leased = leasesOf(wallet, s.lnow, '', s.lst > 0 and KEYS[s.lst] or nil)
       if not b then return {2} end
-      if tonumber(b) < s.of.price * over then return {0, s.of.code, -1, used} end
+      if b - leased < s.of.price * over then return {0, s.of.code, -1, used} end
       price = s.of.price
     end
   end
@@ -125,9 +129,9 @@ if not isFree and not s.ctrOpt then
   if s.of.t == 'refuse' then return {0, s.of.code, -1, used} end
   if s.of.t == 'bill' then
     wallet = KEYS[s.of.k]
-    local b = redis.call('HGET', wallet, 'b')
+    local b, leased = leasesOf(wallet, s.lnow, '', s.lst > 0 and KEYS[s.lst] or nil)
     if not b then return {2} end
-    if tonumber(b) < s.of.price then return {0, s.of.code, -1, used} end
+    if b - leased < s.of.price then return {0, s.of.code, -1, used} end
     charged = s.of.price
   end
 end

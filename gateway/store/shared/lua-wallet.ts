@@ -1,3 +1,5 @@
+import { LEASES_OF_LUA } from './lease/lua-lease';
+
 /**
  * Balance scripts. The Redis wallet (hash: b = balance in units, v = when it was initialised) is what admissions
  * spend; PostgreSQL's ledger is its durable history, written by the drain from the event stream (D16).
@@ -34,13 +36,14 @@ return {1, nb}
 
 /**
  * Debit a package price (A, D17): KEYS[1] wallet, KEYS[2] event stream. ARGV: ledgerId, price, accountId, keyId,
- * now. Replies: {1, balance} debited; {0, balance} insufficient (nothing changed); {3} wallet not initialised.
+ * now. Spends only what no holder has leased (D33). Replies: {1, balance} debited; {0, spendable balance} insufficient
+ * (nothing changed); {3} wallet not initialised.
  */
-export const DEBIT_LUA = `
-local b = redis.call('HGET', KEYS[1], 'b')
+export const DEBIT_LUA = `${LEASES_OF_LUA}
+local b, leased = leasesOf(KEYS[1], tonumber(ARGV[5]), '', KEYS[2])
 if not b then return {3} end
 local price = tonumber(ARGV[2])
-if tonumber(b) < price then return {0, tonumber(b)} end
+if b - leased < price then return {0, b - leased} end
 local nb = redis.call('HINCRBY', KEYS[1], 'b', -price)
 redis.call('XADD', KEYS[2], '*', 't', 'pkg', 'e', 'pkg:' .. ARGV[1], 'id', ARGV[1], 'a', ARGV[3], 'c', ARGV[2],
   'k', ARGV[4], 'n', ARGV[5])

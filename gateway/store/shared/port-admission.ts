@@ -8,6 +8,7 @@ import { newOrderedId } from '../ids';
 import { addressKey } from '../ranges';
 import { KEY_COLUMNS, toKeyIdentity } from '../rows';
 import type { Account, AdmissionPlan, AdmissionResult, KeyIdentity, Ticket } from '../types';
+import type { LeaseCounters } from '../ports/admission';
 import { Admitter, sharedUndo } from './admission';
 import type { WhitelistBlock } from './cache';
 import type { SharedContext } from './context';
@@ -15,6 +16,12 @@ import { redisFault } from './errors';
 import { Keeper } from './keeper';
 import { shardOf } from './layout';
 import type { MarkRef } from './step';
+import { LEASE_UNDO, type LeaseHolder } from './lease/holder';
+
+/** A copy of a lease ticket's undo (JSON round trip): settled by the holder that issued it, once. */
+function isLeaseUndo(undo: unknown): boolean {
+  return typeof undo === 'object' && undo !== null && (undo as { v?: unknown }).v === 'lease-1';
+}
 
 /** Unanswered admissions remembered for release once Redis answers again (beyond: they stay counted, safe side). */
 const MAX_PENDING_RELEASES = 100_000;
@@ -69,6 +76,11 @@ export class SharedAdmission implements AdmissionCore {
     return run;
   }
 
+  /** Lease counters so far (read by the metrics at each scrape); null without leases. */
+  leaseStats(): LeaseCounters | null {
+    return this.c.leases?.stats ?? null;
+  }
+
   /** Key identity cache lookups so far (read by the metrics at each scrape). */
   identityCacheStats(): { hits: number; misses: number } {
     return this.c.cache.stats;
@@ -115,14 +127,53 @@ export class SharedAdmission implements AdmissionCore {
   }
 
   admit(plan: AdmissionPlan): Promise<AdmissionResult> {
-    return this.admitter.admit(plan);
+    const leases = this.c.leases;
+    if (leases === null) return this.admitter.admit(plan);
+    let r: AdmissionResult | null;
+    try {
+      r = leases.tryAdmit(plan);
+    } catch (err) {
+      return Promise.reject(err as Error); // a plan id admitted twice: a fault, as at the owner
+    }
+    return r !== null ? Promise.resolve(r) : this.admitAtOwner(plan);
+  }
+
+  /**
+   * A plan the holder could not decide: the owner's script (which spends only what no holder leased). A refusal for
+   * want of credit while this holder still has some parked is given only after returning it (D33).
+   */
+  private async admitAtOwner(plan: AdmissionPlan): Promise<AdmissionResult> {
+    const leases = this.c.leases as LeaseHolder;
+    let r = await this.admitter.admit(plan);
+    const of = plan.overflow;
+    if (of.kind !== 'bill') return r;
+    // a few rounds at most: concurrent admissions may have been granted a lease meanwhile
+    for (let i = 0; i < 3 && !r.admitted && r.code === of.refuse && leases.mayHold(of.accountId); i++) {
+      await leases.returnParked(of.accountId);
+      r = await this.admitter.admit(plan);
+    }
+    if (r.admitted) {
+      leases.admittedAtOwner(plan.id);
+      leases.missed(plan);
+    }
+    return r;
   }
 
   release(ticket: Ticket): Promise<void> {
+    if (ticket.undo === LEASE_UNDO || isLeaseUndo(ticket.undo)) {
+      this.c.leases?.release(ticket.planId);
+      return Promise.resolve();
+    }
+    this.c.leases?.settledAtOwner(ticket.planId, true);
     return this.admitter.release(ticket);
   }
 
   keep(ticket: Ticket): Promise<void> {
+    if (ticket.undo === LEASE_UNDO || isLeaseUndo(ticket.undo)) {
+      this.c.leases?.keep(ticket.planId);
+      return Promise.resolve();
+    }
+    this.c.leases?.settledAtOwner(ticket.planId, false);
     return this.keeper.keep(ticket.planId, sharedUndo(ticket, 'keep').marks);
   }
 

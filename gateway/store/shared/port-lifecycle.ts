@@ -35,6 +35,7 @@ export class SharedLifecycle implements Lifecycle {
 
   /** Start the drain and (with a reservation timeout) the sweeper: sweep now (start-up) and periodically. */
   start(): void {
+    this.c.leases?.start();
     this.timer = setInterval(() => void this.background(), this.timers.drainIntervalMs ?? 250);
     this.timer.unref();
     const timeout = this.timers.reservationTimeoutMs;
@@ -84,6 +85,9 @@ export class SharedLifecycle implements Lifecycle {
     const { redis } = this.c;
     // Unreachable Redis: nothing can be kept or drained, and waiting would only delay the release of the handles.
     if (redis.status === 'ready') {
+      await this.c.leases
+        ?.close()
+        .catch((err: unknown) => this.c.warn(err, 'shared store: lease flush failed'));
       await this.admission.keeper.settle(); // keeps still batched (keeper.ts DEFER_MS)
       await this.c.drain.flush().catch(() => undefined);
     }

@@ -7,6 +7,7 @@
 import { Cluster, Redis, type RedisOptions } from 'ioredis';
 import { ADMIT_LUA, KEEP_LUA, REBUILD_LUA, RELEASE_LUA } from './lua-admit';
 import { CREDIT_LUA, DEBIT_LUA, WALLET_INIT_LUA } from './lua-wallet';
+import { FLUSH_LUA, GRANT_LUA } from './lease/lua-lease';
 
 export type RedisClient = Redis | Cluster;
 
@@ -21,6 +22,8 @@ export interface Scripts {
   ggWalletInit: Script;
   ggCredit: Script;
   ggDebit: Script;
+  ggGrant: Script;
+  ggFlush: Script;
 }
 
 const SCRIPTS: Record<keyof Scripts, string> = {
@@ -31,6 +34,8 @@ const SCRIPTS: Record<keyof Scripts, string> = {
   ggWalletInit: WALLET_INIT_LUA,
   ggCredit: CREDIT_LUA,
   ggDebit: DEBIT_LUA,
+  ggGrant: GRANT_LUA,
+  ggFlush: FLUSH_LUA,
 };
 
 /**

@@ -87,6 +87,7 @@ export function stepArgs(
   layout: Layout,
   plan: AdmissionPlan,
   s: StepInput,
+  leaseNow: number = plan.now,
 ): { keys: string[]; spec: string } {
   const keys = [layout.mark(s.shard, plan.id, s.step), layout.inflight(s.shard), layout.ready(s.shard)];
   const add = (k: string) => keys.push(k);
@@ -129,9 +130,24 @@ export function stepArgs(
   }
   const n = s.units;
   if (n !== undefined)
-    return { keys, spec: JSON.stringify(unitsSpec(layout, plan, s, keys, n, slots, ctr, of, ev)) };
+    return {
+      keys,
+      spec: JSON.stringify({
+        ...unitsSpec(layout, plan, s, keys, n, slots, ctr, of, ev),
+        lnow: leaseNow,
+        lst: accountStream(layout, s, ev),
+      }),
+    };
   const spec = oneStepSpec(plan, s, slots, ctr, of, ev, s.countersOptional === true, mark2);
+  spec['lnow'] = leaseNow;
+  spec['lst'] = accountStream(layout, s, ev);
   return { keys, spec: JSON.stringify(spec) };
+}
+
+/** The index of the step's stream when it is its wallet's account's (a reclaimed lease refunds there), else 0. */
+function accountStream(layout: Layout, s: StepInput, ev: number): number {
+  if (ev === 0 || s.overflow.kind !== 'bill') return 0;
+  return layout.accountShard(s.overflow.accountId) === s.shard ? ev : 0;
 }
 
 /** The script's spec of one step (the fields every step has; a step of several units adds its own). */

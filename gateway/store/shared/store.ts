@@ -20,6 +20,8 @@ import { SharedNotificationStore } from './port-notifications';
 import { requireReachable } from './probe';
 import { connectRedis, type RedisClient } from './redis-client';
 import { MARK_TTL_S } from './step';
+import type { LeaseOptions } from './lease/options';
+import type { LeaseHolder } from './lease/holder';
 
 /** What the shared store needs. */
 export interface SharedStoreOptions {
@@ -41,6 +43,11 @@ export interface SharedStoreOptions {
   sweepIntervalMs?: number;
   /** How often the ledger drain runs (default 250 ms). */
   drainIntervalMs?: number;
+  /**
+   * Credit leases (D33; lease/options.ts for the keys and D33's defaults): true or an object turns them on; absent
+   * or false: every admission asks Redis (docs/shared-state.md says what still holds only without them).
+   */
+  leases?: Partial<LeaseOptions> | boolean;
   logger?: { warn(o: object, msg?: string): void; error(o: object, msg?: string): void };
   /**
    * The gateway's clock (default: system): cache lifetimes, the PostgreSQL breaker, wallet and release event times.
@@ -53,7 +60,16 @@ export interface SharedStoreOptions {
 function build(redis: RedisClient, knex: Knex, cluster: boolean, opts: SharedStoreOptions) {
   const clock = opts.clock ?? systemClock;
   const prefix = opts.keyPrefix ?? 'geogate:';
-  const c = new SharedContext(redis, knex, cluster, clock, prefix, opts.cacheTtlMs ?? 5_000, opts.logger);
+  const c = new SharedContext(
+    redis,
+    knex,
+    cluster,
+    clock,
+    prefix,
+    opts.cacheTtlMs ?? 5_000,
+    opts.logger,
+    opts.leases === true ? {} : (opts.leases ?? false),
+  );
   const admission = new SharedAdmission(c);
   const lifecycle = new SharedLifecycle(c, admission, opts);
   const parts: StoreParts = {
@@ -125,6 +141,11 @@ export class SharedStore extends ComposedStore {
   /** Release admissions in flight longer than the reservation timeout (SharedLifecycle.sweep); how many. */
   sweep(): Promise<number> {
     return this.lifecycle.sweep();
+  }
+
+  /** This instance's credit leases (D33), null when off: their counters (metrics) and flush. */
+  get leases(): LeaseHolder | null {
+    return this.context.leases;
   }
 
   /** Release now the admissions whose answer was lost while Redis was unreachable; how many are still pending. */

@@ -1,0 +1,465 @@
+/**
+ * The holder's side of D33 on the shared store: an instance keeps credit leases on its accounts' wallets and decides
+ * in memory a billed request of one unit whose free counters the owner reported exhausted and whose slots hold the
+ * request's member live (or that has none): no Redis call. Everything else (and a lease miss) goes to the owner's
+ * per-request script, which spends only what no holder has leased, so it stays exact. Kept units are posted and
+ * idle leases returned by one flush every `flushMs` (FLUSH_LUA); a grant is asked when a lease is down to
+ * `refreshAt` of its last grant.
+ */
+import { randomBytes } from 'node:crypto';
+import type { Clock } from '../../../core/clock';
+import {
+  idle,
+  keep as keepUnits,
+  NO_LEASE,
+  refill,
+  release as releaseUnits,
+  take,
+  type Lease,
+} from '../../../lease/lease';
+import { tightestQuota } from '../../quota';
+import type { AdmissionPlan, AdmissionResult, Ticket } from '../../types';
+import type { Invalidation } from '../cache';
+import type { Layout } from '../layout';
+import type { RedisClient } from '../redis-client';
+import { Owner, type ChargeEvent, type FlushBatch, type SeenUpdate, type WalletFlush } from './owner';
+import { leaseOptions, type LeaseOptions } from './options';
+import { LeaseStats } from './stats';
+import { OwnerView } from './view';
+
+/** Owner admissions remembered at most (their ids, for the duplicate check). */
+const MAX_DIRECT_IDS = 100_000;
+
+/** Ticket.undo of an admission decided from a lease (its state stays in the holder's memory). */
+export const LEASE_UNDO = Object.freeze({ v: 'lease-1' });
+
+/** An admission decided from a lease, until kept or released. */
+interface InFlight {
+  credit: Credit;
+  price: number;
+  plan: AdmissionPlan;
+  /** Charged at the owner by a flush before it was settled (counted in its credit's `pif`). */
+  posted: boolean;
+}
+
+/** Kept answers of one key, account and day not posted yet. */
+interface Charges {
+  keyId: string;
+  day: string;
+  usage: string;
+  charged: number;
+  requests: number;
+}
+
+/** One account's credit lease and what is known about its traffic. */
+class Credit {
+  lease: Lease = NO_LEASE;
+  /** Units of the last grant (a refresh is asked at `refreshAt` of it). */
+  lastGrant = 0;
+  /** Requests seen since `since` (the recent rate, D33). */
+  seen = 0;
+  since = 0;
+  /** A grant or a flush of this account is on its way (never both: the holder's count must match the owner's). */
+  busy = false;
+  /** The grant on its way, if any. */
+  granting: Promise<void> | null = null;
+  wantGrant = false;
+  /** No grant before this (the owner answered direct mode, D33: A < 4H). */
+  directUntil = 0;
+  /** Units sent in a flush not answered yet, less its refunds (still owed by the account, for its balance). */
+  posting = 0;
+  /**
+   * Units of admissions charged by a flush while in flight (not kept or released yet): the owner refunds them if
+   * this holder dies before settling them (its lease expires), so an unanswered request is never charged (D34).
+   */
+  pif = 0;
+  /** Units of posted admissions released since (D11): the next flush gives them back. */
+  refund = 0;
+  /** Return what is left at the next flush (revocation, suspension, whitelist change). */
+  voidAll = false;
+  /** A reply was lost: the next flush bounds the owner's count by the holder's. */
+  resync = false;
+  readonly charges = new Map<string, Charges>();
+
+  constructor(
+    readonly accountId: string,
+    now: number,
+  ) {
+    this.since = now;
+  }
+}
+
+/** A holder of credit leases (one per store instance). */
+export class LeaseHolder {
+  readonly stats = new LeaseStats();
+  private readonly opts: LeaseOptions;
+  private readonly owner: Owner;
+  private readonly credits = new Map<string, Credit>();
+  private readonly inFlight = new Map<string, InFlight>();
+  private readonly view: OwnerView;
+  private readonly prices = new Map<string, number>();
+  private readonly direct = new Set<string>();
+  private seen = new Map<string, SeenUpdate>();
+  private seq = 0;
+  private seenSentAt = 0;
+  private unsent: FlushBatch | null = null;
+  private flushing: Promise<void> | null = null;
+  private timer: NodeJS.Timeout | null = null;
+
+  constructor(
+    redis: RedisClient,
+    layout: Layout,
+    cluster: boolean,
+    private readonly clock: Clock,
+    private readonly warn: (err: unknown, msg: string) => void,
+    options: Partial<LeaseOptions> = {},
+  ) {
+    this.opts = leaseOptions(options);
+    const id = randomBytes(9).toString('base64url');
+    this.owner = new Owner(redis, layout, cluster, id, this.opts.ttlMs);
+    this.view = new OwnerView(this.owner, clock, this.opts, this.stats);
+    this.seq = this.clock.now(); // flush numbers grow across restarts of this holder id too
+  }
+
+  /** Start the flush timer. */
+  start(): void {
+    if (this.timer !== null) return;
+    this.timer = setInterval(() => void this.flush().catch(() => undefined), this.opts.flushMs);
+    this.timer.unref();
+  }
+
+  /** Stop the flush timer (what is kept and leased then waits for `flush`, or for the owner's TTL). */
+  stop(): void {
+    if (this.timer !== null) clearInterval(this.timer);
+    this.timer = null;
+  }
+
+  /** Stop the timer and post what is kept, returning every lease (the store's close). */
+  async close(): Promise<void> {
+    this.stop();
+    for (const c of this.credits.values()) c.voidAll = true;
+    await this.flush();
+  }
+
+  /**
+   * Decide `plan` from a lease, synchronously, or null (the caller asks the owner). Only a billed plan of one unit
+   * whose counters the owner reported exhausted and whose slots hold its member live.
+   */
+  tryAdmit(plan: AdmissionPlan): AdmissionResult | null {
+    const of = plan.overflow;
+    if (of.kind !== 'bill' || (plan.units !== undefined && plan.units !== 1)) return null;
+    const now = this.clock.now();
+    let credit = this.credits.get(of.accountId);
+    if (credit === undefined) this.credits.set(of.accountId, (credit = new Credit(of.accountId, now)));
+    credit.seen += 1;
+    const used = this.view.exhaustedCounters(plan, now);
+    const slots = this.view.slotsLive(plan.slots, plan.now, now);
+    if (used === null || slots === 0) {
+      this.stats.misses += 1;
+      return null;
+    }
+    if (slots === 2) this.view.probe(plan);
+    if (this.inFlight.has(plan.id) || this.direct.has(plan.id)) {
+      throw new Error(`admission plan ${plan.id} was already admitted`);
+    }
+    const taken = take(credit.lease, of.price, now, this.opts);
+    if (taken === null) {
+      this.stats.misses += 1;
+      this.askGrant(credit, of.price);
+      return null;
+    }
+    credit.lease = taken;
+    if (taken.left < this.opts.refreshAt * credit.lastGrant) this.askGrant(credit, of.price);
+    this.inFlight.set(plan.id, { credit, price: of.price, plan, posted: false });
+    tally(credit, plan, 1, of.price);
+    this.stats.leased += 1;
+    const ticket: Ticket = { planId: plan.id, undo: LEASE_UNDO };
+    return { admitted: true, billed: true, charged: of.price, quota: tightestQuota(plan.free, used), ticket };
+  }
+
+  /** After the owner decided a plan the holder could not: ask for a lease, or for the view it lacked. */
+  missed(plan: AdmissionPlan): void {
+    const of = plan.overflow;
+    if (of.kind !== 'bill' || (plan.units !== undefined && plan.units !== 1)) return;
+    const credit = this.credits.get(of.accountId);
+    if (credit !== undefined && credit.lease.left < of.price) this.askGrant(credit, of.price);
+    this.view.probe(plan);
+  }
+
+  /** Units of `accountId` this holder spent but has not charged at the owner yet (its balance lags by them). */
+  owed(accountId: string): number {
+    const c = this.credits.get(accountId);
+    return c === undefined ? 0 : c.lease.inFlight + c.lease.unposted + c.posting - c.refund;
+  }
+
+  /** Units this holder has leased of `accountId` and not spent (a refusal is early by these, D33). */
+  parked(accountId: string): number {
+    return this.credits.get(accountId)?.lease.left ?? 0;
+  }
+
+  /**
+   * Whether this holder has credit of `accountId`, or a grant or return of it is on its way (then it returns it, and
+   * waits until the owner has it back, before a refusal).
+   */
+  mayHold(accountId: string): boolean {
+    const c = this.credits.get(accountId);
+    return c !== undefined && (c.lease.left > 0 || c.busy);
+  }
+
+  /** Keep a lease admission (answered, D11): its units wait for the next flush. False: not one of this holder's. */
+  keep(planId: string): boolean {
+    const f = this.inFlight.get(planId);
+    if (f === undefined) return false;
+    this.inFlight.delete(planId);
+    const c = f.credit;
+    if (f.posted) c.pif -= f.price;
+    else c.lease = keepUnits(c.lease, f.price);
+    const plan = f.plan;
+    for (const s of plan.slots) {
+      const sk = `${s.scope}\n${s.member}`;
+      const prior = this.seen.get(sk);
+      if (prior === undefined) this.seen.set(sk, { scope: s.scope, member: s.member, lastSeen: plan.now });
+      else if (prior.lastSeen < plan.now) prior.lastSeen = plan.now;
+    }
+    return true;
+  }
+
+  /** Release a lease admission (D11): its units return to the lease. False: not one of this holder's. */
+  release(planId: string): boolean {
+    const f = this.inFlight.get(planId);
+    if (f === undefined) return false;
+    this.inFlight.delete(planId);
+    const c = f.credit;
+    if (f.posted) {
+      c.pif -= f.price;
+      c.refund += f.price;
+    } else c.lease = releaseUnits(c.lease, f.price);
+    tally(c, f.plan, -1, -f.price); // its usage and charge, counted at admission, are taken back
+    return true;
+  }
+
+  /**
+   * A plan the owner admitted (not from a lease): its id is remembered until settled, so admitting it again from a
+   * lease is a fault as at the owner (the port's contract). Bounded: the oldest ids are forgotten first.
+   */
+  admittedAtOwner(planId: string): void {
+    if (this.direct.size >= MAX_DIRECT_IDS) {
+      const oldest = this.direct.values().next();
+      if (oldest.done !== true) this.direct.delete(oldest.value);
+    }
+    this.direct.add(planId);
+  }
+
+  /**
+   * An owner admission settled. A release may have freed free units the holder's view still counts as used (this
+   * instance's release: forget the view; another instance's shows within `idleReturnMs`, D33's bound).
+   */
+  settledAtOwner(planId: string, released: boolean): void {
+    this.direct.delete(planId);
+    if (released) this.view.forgetCounters();
+  }
+
+  /** Return the leases an invalidation touches at the next flush (D33: within a second) and forget the view. */
+  invalidated(msg: Invalidation): void {
+    if (msg.k === 'account') {
+      const c = this.credits.get(msg.id);
+      if (c !== undefined) c.voidAll = true;
+      return;
+    }
+    // the whitelist or everything: which accounts it touches is not known here
+    for (const c of this.credits.values()) c.voidAll = true;
+    this.view.forget();
+  }
+
+  /** Return every lease of `accountId` now (before a refusal: the owner must say nothing is left, D33). */
+  async returnParked(accountId: string): Promise<void> {
+    const c = this.credits.get(accountId);
+    if (c === undefined) return;
+    c.directUntil = this.clock.now() + this.opts.directBackoffMs; // the endgame: the owner decides (D33)
+    if (c.granting !== null) await c.granting;
+    c.voidAll = true;
+    await this.flush();
+  }
+
+  /**
+   * Post kept units, return idle, stopped and voided leases, move slots' lastSeen: one script per flush (one per
+   * shard on a cluster). A flush whose reply was lost is sent again, unchanged, before anything new.
+   */
+  flush(): Promise<void> {
+    if (this.flushing !== null) return this.flushing.then(() => this.flush());
+    const run = this.flushOnce().finally(() => (this.flushing = null));
+    this.flushing = run;
+    return run;
+  }
+
+  private async flushOnce(): Promise<void> {
+    if (this.unsent !== null) {
+      await this.send(this.unsent, [], true);
+      this.unsent = null;
+    }
+    const now = this.clock.now();
+    const wallets: WalletFlush[] = [];
+    const events: ChargeEvent[] = [];
+    const included: Credit[] = [];
+    this.seq += 1;
+    // Admissions in flight are charged now, as the owner's script charges at admission (the port's contract); a
+    // later release refunds them, and the owner refunds them itself if this holder dies first (`pif`).
+    for (const f of this.inFlight.values()) {
+      const c = f.credit;
+      if (f.posted || c.busy) continue;
+      f.posted = true;
+      c.lease = keepUnits(c.lease, f.price);
+      c.pif += f.price;
+    }
+    for (const c of this.credits.values()) {
+      if (c.busy) continue;
+      const l = c.lease;
+      const stopped = now - l.grantedAt >= this.opts.stopMs;
+      const back = c.voidAll || idle(l, now, this.opts) || stopped ? l.left : 0;
+      const renew = l.reserved > 0 && now - l.grantedAt >= this.opts.ttlMs / 4;
+      const quiet = l.unposted === 0 && back === 0 && c.refund === 0 && c.charges.size === 0;
+      if (quiet && !renew && !c.resync) {
+        if (l.reserved === 0 && now - l.usedAt > this.opts.ttlMs) this.credits.delete(c.accountId);
+        continue;
+      }
+      c.voidAll = false;
+      const reserved = l.reserved - l.unposted - back;
+      wallets.push({
+        accountId: c.accountId,
+        post: l.unposted,
+        void: back,
+        refund: c.refund,
+        pif: c.pif,
+        set: c.resync ? reserved : -1,
+      });
+      c.resync = false;
+      c.posting = l.unposted - c.refund;
+      c.refund = 0;
+      for (const ch of c.charges.values()) {
+        if (ch.requests === 0 && ch.charged === 0) continue;
+        events.push({
+          id: `${this.owner.holderId}.${this.seq}.${events.length}`,
+          accountId: c.accountId,
+          keyId: ch.keyId,
+          day: ch.day,
+          usage: ch.usage,
+          charged: ch.charged,
+          requests: ch.requests,
+        });
+      }
+      c.charges.clear();
+      c.lease = { ...l, reserved, left: l.left - back, unposted: 0 };
+      this.stats.returned += back;
+      c.busy = true;
+      included.push(c);
+    }
+    // lastSeen moves (and the members' confirmation) ride every other flush: half of `viewMs` apart
+    let seen: SeenUpdate[] = [];
+    if (now - this.seenSentAt >= this.opts.viewMs / 2) {
+      seen = [...this.seen.values()];
+      this.seen = new Map();
+      this.seenSentAt = now;
+    }
+    if (wallets.length === 0 && seen.length === 0) return;
+    await this.send({ seq: this.seq, now, wallets, events, seen }, included, false);
+  }
+
+  /** Send a flush; `again`: a flush whose reply was lost (the holder's counts then resynchronise). */
+  private async send(batch: FlushBatch, included: Credit[], again: boolean): Promise<void> {
+    let r;
+    try {
+      r = await this.owner.flush(batch);
+    } catch (err) {
+      // The outcome is unknown: the same flush is sent again (its number makes it apply once).
+      this.unsent = batch;
+      for (const c of included) c.busy = false;
+      this.stats.flushFailures += 1;
+      throw err;
+    }
+    this.stats.flushes += 1;
+    batch.wallets.forEach((w, i) => {
+      const c = this.credits.get(w.accountId);
+      const res = r.wallets[i];
+      if (c === undefined || res === undefined) return;
+      c.posting = 0;
+      c.busy = false;
+      this.stats.writtenOff += res.writtenOff;
+      if (again || res.leased === -2) c.resync = true;
+      else this.settleCount(c, res.leased, batch.now);
+      if (c.wantGrant) this.askGrant(c, 0);
+    });
+    for (const c of included) c.busy = false;
+    batch.seen.forEach((s, i) => this.view.confirmSlot(s.scope, s.member, r.seen[i] ?? null, batch.now));
+  }
+
+  /** Align the holder's lease with the owner's count of it (less: reclaimed at TTL; more: resync next flush). */
+  private settleCount(c: Credit, leased: number, now: number): void {
+    const l = c.lease;
+    if (leased < 0) {
+      c.lease = { ...l, reserved: l.inFlight + l.unposted, left: 0 };
+      return;
+    }
+    if (leased < l.reserved) {
+      const cut = Math.min(l.left, l.reserved - leased);
+      c.lease = { ...l, left: l.left - cut, reserved: l.reserved - cut };
+    } else if (leased > l.reserved) c.resync = true;
+    if (leased > 0) c.lease = { ...c.lease, grantedAt: now };
+  }
+
+  /** Ask the owner for credit (async; one call per account at a time). */
+  private askGrant(c: Credit, price: number): void {
+    const now = this.clock.now();
+    if (c.busy) {
+      c.wantGrant = true;
+      return;
+    }
+    if (now < c.directUntil) return;
+    const p = price > 0 ? price : (this.prices.get(c.accountId) ?? 0);
+    if (p <= 0) return;
+    this.prices.set(c.accountId, p);
+    c.wantGrant = false;
+    c.busy = true;
+    const rate = (c.seen * 1000) / Math.max(now - c.since, 100);
+    c.seen = 0;
+    c.since = now;
+    const ask = Math.max(1, Math.min(this.opts.maxLease, Math.ceil((rate * this.opts.windowMs) / 1000)));
+    this.stats.grants += 1;
+    c.granting = this.owner
+      .grant(c.accountId, ask, p, now)
+      .then((r) => {
+        c.busy = false;
+        if (r.kind === 'needs-wallet') return; // the next direct admission initialises it
+        if (r.granted === 0) {
+          this.stats.direct += 1;
+          c.directUntil = now + this.opts.directBackoffMs;
+        } else {
+          c.lastGrant = r.granted;
+          if (r.granted > this.stats.largestGrant) this.stats.largestGrant = r.granted;
+          c.lease = refill(c.lease, r.granted, now);
+        }
+        if (r.leased !== c.lease.reserved) c.resync = true;
+      })
+      .catch((err: unknown) => {
+        c.busy = false;
+        c.resync = true; // the grant may have happened: the next flush bounds the owner's count
+        this.warn(err, 'shared store: lease grant failed');
+      })
+      .finally(() => (c.granting = null));
+  }
+}
+
+/**
+ * Add an admission (+1 request, at admission: usage counts admitted requests, as at the owner), a release (−1) or a
+ * keep (its charge) to what the next flush reports for the plan's key and day.
+ */
+function tally(c: Credit, plan: AdmissionPlan, requests: number, charged: number): void {
+  const k = `${plan.keyId ?? ''}\t${plan.day}`;
+  const agg = c.charges.get(k);
+  if (agg !== undefined) {
+    agg.requests += requests;
+    agg.charged += charged;
+    return;
+  }
+  const usage = plan.usage.join(' ');
+  c.charges.set(k, { keyId: plan.keyId ?? '', day: plan.day, usage, charged, requests });
+}

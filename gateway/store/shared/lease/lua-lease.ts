@@ -1,0 +1,148 @@
+/**
+ * The owner's side of D33's credit leases, in Redis. An account's wallet hash holds its balance `b` and one field per
+ * holder with a live lease, `h:<holder>` = "units:expiresAt" (units of money reserved by that holder; expiresAt in
+ * the gateway's epoch ms). What an account can still spend or grant is `b − Σ live leases`; a lease past its expiry
+ * is reclaimed (deleted) by the next script that reads the wallet, so a holder that died returns its units at TTL.
+ */
+
+/**
+ * Lua: `leasesOf(key, now, me, stream)` reads a wallet hash, deletes the leases past their expiry (reclaimed), and
+ * returns b (nil when the wallet is not initialised), the units leased by holders other than `me` (field name), their
+ * number, and `me`'s own lease units and units charged in flight (`pif`). A lease field is "units:expiresAt:pif":
+ * pif = units its holder charged for admissions it has not settled; a reclaimed lease refunds them (an unanswered
+ * request is never charged, D34) with an event on `stream` (the account's; nil: such a lease is left for a script
+ * that has it). Pasted at the top of every script that spends or grants a balance.
+ */
+export const LEASES_OF_LUA = `
+local function leasesOf(key, now, me, stream)
+  local all = redis.call('HGETALL', key)
+  local b, others, holders, mine, pif = nil, 0, 0, 0, 0
+  local refunds = 0
+  for i = 1, #all, 2 do
+    local f = all[i]
+    if f == 'b' then
+      b = tonumber(all[i + 1])
+    elseif string.sub(f, 1, 2) == 'h:' then
+      local u, x, p = string.match(all[i + 1], '^(%d+):(%d+):?(%d*)$')
+      p = tonumber(p) or 0
+      if u == nil then
+        redis.call('HDEL', key, f)
+      elseif tonumber(x) <= now and (p == 0 or stream) then
+        -- reclaimed: its holder did not come back; what it charged for requests it never settled is refunded
+        redis.call('HDEL', key, f)
+        if p > 0 then
+          refunds = refunds + p
+          local acc = string.match(key, ':w:(.+)$')
+          local id = 'rf:' .. string.sub(f, 3) .. ':' .. string.format('%.0f', now)
+          redis.call('XADD', stream, '*', 't', 'adm', 'e', 'adm:' .. id, 'id', id, 'd', '', 'n',
+            string.format('%.0f', now), 'u', '', 'f', '', 'b', 1, 'a', acc, 'c', string.format('%.0f', -p), 'x', 0,
+            'k', '')
+        end
+      elseif f == me then
+        mine, pif = tonumber(u), p
+      else
+        others = others + tonumber(u)
+        holders = holders + 1
+      end
+    end
+  end
+  if refunds > 0 and b then
+    b = redis.call('HINCRBY', key, 'b', refunds)
+  end
+  return b, others, holders, mine, pif
+end
+`;
+
+/**
+ * A credit grant (D33): `grant = min(ask, floor(A / 2H))` requests' worth, A = the requests the unleased balance
+ * pays for, H = live holders (this one included); nothing in direct mode (A < 4H), where the owner decides each
+ * request itself. The holder's lease (what it had plus the grant) gets a new expiry, now + ttl.
+ * KEYS[1] = the wallet, KEYS[2] = its account's event stream. ARGV: holder field ("h:…"), now, ttl (ms), ask
+ * (requests), price (units per request).
+ * Replies: {1, granted units, the holder's lease units after, H} | {2} the wallet is not initialised.
+ */
+export const GRANT_LUA = `${LEASES_OF_LUA}
+local now, ttl, ask, price = tonumber(ARGV[2]), tonumber(ARGV[3]), tonumber(ARGV[4]), tonumber(ARGV[5])
+local b, others, holders, mine, pif = leasesOf(KEYS[1], now, ARGV[1], KEYS[2])
+if b == nil then return {2} end
+local h = holders + 1
+local a = math.floor((b - others - mine) / price)
+local g = 0
+if a >= 4 * h then g = math.min(ask, math.floor(a / (2 * h))) * price end
+mine = mine + g
+if mine > 0 or pif > 0 then
+  redis.call('HSET', KEYS[1], ARGV[1], string.format('%.0f:%.0f:%.0f', mine, now + ttl, pif))
+end
+return {1, g, mine, h}
+`;
+
+/**
+ * A holder's flush (D33, D34): for each wallet, post the kept units (charge them: b and the lease shrink), void the
+ * returned ones (the lease shrinks), renew the lease's expiry; write the flush's aggregated charge events to the
+ * streams the drain copies into PostgreSQL; move the lastSeen of the slot members the flush's answers used. Applied
+ * once per (holder, flush number): KEYS[1] holds the holder's last applied flush, so a flush whose reply was lost can
+ * be sent again. A post beyond the holder's lease (its lease expired and was reclaimed) charges at most what is
+ * unleased; the rest is written off (never below zero, D16).
+ * KEYS[1] = the holder's flush mark; other KEYS by index in the spec. ARGV[1] = JSON
+ *   { h: holder field, now, ttl, seq, markTtl,
+ *     w: [{k, s: its account's stream, post, void, refund: released after a post, pif: charged in flight after
+ *       this flush, set}]  (set ≥ 0: the lease is at most this, a holder resynchronising after a lost reply),
+ *     ev: [{k: stream, w: its wallet's index in w, id, d: day, n: now, u: usage subjects, a: account, c: charged,
+       x: requests, key}],
+ *     sl: [{k: slot set, m: member, l: lastSeen}] }
+ * Reply: {0} already applied | {1, [lease units after, units written off] per wallet (-1: no wallet),
+ *   [1 | 0: the slot member is in its set] per sl}.
+ */
+export const FLUSH_LUA = `${LEASES_OF_LUA}
+local s = cjson.decode(ARGV[1])
+local now, seq = tonumber(s.now), tonumber(s.seq)
+if tonumber(redis.call('GET', KEYS[1]) or '0') >= seq then return {0} end
+redis.call('SET', KEYS[1], string.format('%.0f', seq), 'EX', s.markTtl)
+local out = {}
+for i, w in ipairs(s.w) do
+  local key = KEYS[w.k]
+  local b, others, holders, mine = leasesOf(key, now, s.h, KEYS[w.s])
+  if b == nil then
+    out[i] = {-1, w.post}
+  else
+    local fromLease = math.min(w.post, mine)
+    mine = mine - fromLease
+    local late = w.post - fromLease
+    local latePosted = math.max(0, math.min(late, b - fromLease - others - mine))
+    -- a balance forfeited meanwhile (account deletion) leaves less than the lease: never below zero
+    local charge = math.min(fromLease + latePosted, math.max(b, 0))
+    if charge > 0 then redis.call('HINCRBY', key, 'b', -charge) end
+    if w.refund > 0 then redis.call('HINCRBY', key, 'b', w.refund) end
+    mine = math.max(0, mine - w.void)
+    if w.set >= 0 and mine > w.set then mine = w.set end
+    if mine > 0 or w.pif > 0 then
+      redis.call('HSET', key, s.h, string.format('%.0f:%.0f:%.0f', mine, now + s.ttl, w.pif))
+    else
+      redis.call('HDEL', key, s.h)
+    end
+    out[i] = {mine, w.post - charge}
+  end
+end
+-- the events charge what the wallets were charged: a write-off comes off its wallet's events
+local off = {}
+for i, o in ipairs(out) do off[i] = o[2] end
+for _, e in ipairs(s.ev) do
+  local c = e.c
+  local cut = math.min(c, off[e.w])
+  off[e.w] = off[e.w] - cut
+  c = c - cut
+  redis.call('XADD', KEYS[e.k], '*', 't', 'adm', 'e', 'adm:' .. e.id, 'id', e.id, 'd', e.d, 'n', e.n, 'u', e.u,
+    'f', '', 'b', 1, 'a', e.a, 'c', string.format('%.0f', c), 'x', e.x, 'k', e.key)
+end
+local present = {}
+for i, sl in ipairs(s.sl) do
+  local v = redis.call('HGET', KEYS[sl.k], sl.m)
+  present[i] = 0
+  if v then
+    present[i] = 1
+    local f, l = string.match(v, '^(%d+):(%d+)$')
+    if f and tonumber(l) < sl.l then redis.call('HSET', KEYS[sl.k], sl.m, f .. ':' .. string.format('%.0f', sl.l)) end
+  end
+end
+return {1, out, present}
+`;
