@@ -5,7 +5,8 @@
  * Redis round trip per request). The answer never waits for its keep; a kill -9 before the batch is sent leaves those
  * answered admissions to the sweeper, which releases them (never charges an unanswered one). `settle()` sends what
  * is batched (the store's close). The sweeper releases admissions still in flight past the reservation timeout:
- * their instance died (kill -9) before keeping or releasing.
+ * their instance died (kill -9) before keeping or releasing. On one Redis server a sweep first asks one script which
+ * shards have such admissions (an idle instance's sweep is one call, not one per shard).
  */
 import type { Clock } from '../../core/clock';
 import { redisFault } from './errors';
@@ -19,6 +20,15 @@ const SWEEP_BATCH = 500;
 export const DEFER_MS = 5;
 /** At most this many keeps in one script call (a batch is sent early when a call reaches it). */
 const MAX_CALL = 256;
+
+/** KEYS: in-flight indexes; ARGV[1] the cutoff. Returns the 0-based positions of the indexes with a member at or before it. */
+const DUE_LUA = `
+local due = {}
+for i, k in ipairs(KEYS) do
+  if #redis.call('ZRANGEBYSCORE', k, '-inf', ARGV[1], 'LIMIT', 0, 1) > 0 then due[#due + 1] = i - 1 end
+end
+return due
+`;
 
 /** One script call's KEYS (mark, in-flight index, in pairs) and ARGV (in-flight members). */
 interface Call {
@@ -115,8 +125,20 @@ export class Keeper {
   async sweep(timeoutMs: number): Promise<number> {
     const cutoff = this.clock.now() - timeoutMs;
     let released = 0;
-    for (let shard = 0; shard < SHARDS; shard++) released += await this.sweepShard(shard, cutoff);
+    for (const shard of await this.dueShards(cutoff)) released += await this.sweepShard(shard, cutoff);
     return released;
+  }
+
+  /** The shards with an admission in flight since `cutoff` or earlier (on a cluster: every shard, checked one by one). */
+  private async dueShards(cutoff: number): Promise<number[]> {
+    const all = Array.from({ length: SHARDS }, (_, i) => i);
+    if (this.cluster) return all;
+    try {
+      const keys = all.map((shard) => this.layout.inflight(shard));
+      return ((await this.redis.eval(DUE_LUA, keys.length, ...keys, cutoff)) as number[]).map(Number);
+    } catch (err) {
+      throw redisFault(err);
+    }
   }
 
   private async sweepShard(shard: number, cutoff: number): Promise<number> {
