@@ -81,3 +81,31 @@ describeShared('an idle instance on the shared store', () => {
     }
   });
 });
+
+describeShared(
+  'an idle instance on a Redis Cluster',
+  () => {
+    const { env } = useSharedEnv('idle-cluster', 'cluster');
+
+    it('backs off while idle and still drains a write made after the idle spell, within the 4 s bound', async () => {
+      const idle = await env.open({ drainIntervalMs: 250 }); // the one that drains
+      const other = await env.open({ drainIntervalMs: 1e9 }); // writes, never drains by itself
+      await new Promise((r) => setTimeout(r, 3_000)); // passes find nothing: the wait grows towards 4 s
+      const acc = await other.createAccount({ email: 'idle-cluster@example.org' }, Date.now());
+      await other.credit(acc.id, 7, 'wake', Date.now());
+      const ms = await msUntil(
+        async () => {
+          const rows = await idle
+            .knex('ledger')
+            .where({ account_id: acc.id })
+            .count<{ n: string }[]>({ n: '*' });
+          return Number(rows[0]?.n) === 1;
+        },
+        'the idle instance drains a top-up on the cluster',
+        6_000,
+      );
+      expect(ms).toBeLessThan(4_500);
+    });
+  },
+  ['redis-cli'],
+);
