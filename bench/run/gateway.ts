@@ -25,20 +25,11 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import path from 'node:path';
-import type { StoreConfig } from '../../gateway/store';
 import { repoRoot } from '../../gateway/core/paths';
-import { runBench, createDatabase, onCleanup, startRedis, type BenchRedis } from '../lib/services';
+import { runBench, onCleanup, type BenchRedis } from '../lib/services';
 import { start, stop, type Proc } from '../lib/spawn';
 import { ablatedParts } from '../models/ablate';
-import {
-  extraScenarios,
-  FLOOR,
-  PATH,
-  SCENARIOS,
-  type Scenario,
-  type StoreKind,
-  type StoreSize,
-} from '../lib/scenarios';
+import { extraScenarios, FLOOR, PATH, SCENARIOS, type Scenario } from '../lib/scenarios';
 import { fixedRate, haveWrk, load, MANY, ONE, type Result, type Shape } from '../lib/load';
 import { startNginx } from '../lib/nginx';
 import { printSummary, type Measurement } from '../lib/report';
@@ -51,8 +42,9 @@ import {
   scriptCommandNames,
   type RedisWindow,
 } from '../lib/redis-stats';
-import { BENCH_PEPPER, LARGE, ledgerRows, seedStore, type Seeded } from '../lib/seed';
+import { BENCH_PEPPER, ledgerRows, type Seeded } from '../lib/seed';
 import { writeAddressScript } from '../lib/addresses';
+import { gateway, Stores, storeYaml } from '../lib/gateways';
 import { idleCommands, printIdle, type IdleFigures } from '../lib/idle';
 import { ensureDebian, HEY, WRK } from '../lib/tools';
 import { backendRuns, connectorCostLines } from '../lib/backends';
@@ -65,8 +57,6 @@ const IDLE_SECONDS = Number(process.env['BENCH_IDLE_SECONDS'] ?? 10);
 /** The fixed rate (requests/s) of the steadier CPU figure (bench/lib/load.ts fixedRate); 0: no fixed-rate windows. */
 const RATE = Number(process.env['BENCH_RATE'] ?? 1_000);
 const ONLY = process.env['BENCH_ONLY'] ? new RegExp(process.env['BENCH_ONLY']) : null;
-const NODE_ARGS = (process.env['BENCH_NODE_ARGS'] ?? '').split(/\s+/).filter((a) => a !== '');
-const ELD_DIR = process.env['BENCH_ELD_DIR'];
 const BASE = process.env['BENCH_BASE'];
 /** Ablations (bench/models/ablate.ts) run beside each single-worker scenario, e.g. "admit,admit+render". */
 const ABLATE = (process.env['BENCH_ABLATE'] ?? '').split(',').filter((a) => a !== '');
@@ -79,93 +69,6 @@ interface Variant {
   main?: string;
   /** The parts of bench/models/ablate.ts (GG_ABLATE). */
   ablate?: string;
-}
-
-/** The store section of a gateway config file. */
-function storeYaml(cfg: StoreConfig): string {
-  if (cfg.kind === 'embedded') return `store: { kind: embedded, path: "${cfg.path}" }`;
-  const prefix = cfg.keyPrefix !== undefined ? `, keyPrefix: "${cfg.keyPrefix}"` : '';
-  return `store: { kind: shared, postgres: "${cfg.postgres}", redis: "${cfg.redis}"${prefix} }`;
-}
-
-/** A gateway process (with its workers) for a scenario. */
-async function gateway(
-  dir: string,
-  s: Scenario,
-  /** Names the gateway's config file (and its event-loop histogram): unique in the run. */
-  id: string,
-  backendUrl: string,
-  cfg: StoreConfig,
-  main = 'dist/gateway/main.js',
-  ablate?: string,
-) {
-  if (s.program !== undefined) return start(s.program, ['--backend', backendUrl], NODE_ARGS);
-  const file = path.join(dir, `gateway-${id}.yaml`);
-  writeFileSync(
-    file,
-    [
-      'policy: A',
-      'listen: { host: 127.0.0.1, port: 0 }',
-      'admin: { listen: { host: 127.0.0.1, port: 0 }, token: bench-admin-token-0123456 }',
-      `backend: { url: "${backendUrl}" }`,
-      storeYaml(cfg),
-      `keyPepper: "${BENCH_PEPPER}"`,
-      'hosts: [{ name: localhost, adapter: native }]',
-      `limits: { freePerDay: ${s.billed ? 0 : 1_000_000_000} }`,
-      'log: { level: warn }',
-      'drain: { delayMs: 0 }',
-      ...(s.workers > 1 ? [`workers: ${s.workers}`] : []),
-      ...(s.yaml ?? []),
-    ].join('\n'),
-  );
-  const eld =
-    ELD_DIR !== undefined ? ['--require', path.join(repoRoot(), 'dist/bench/lib/eld-probe.js')] : [];
-  const env: NodeJS.ProcessEnv =
-    ELD_DIR !== undefined ? { GG_ELD_FILE: path.join(ELD_DIR, `eld-${id}`) } : {};
-  // An ablated variant runs the composition root with the parts of models/ablate.ts (models/gateway.ts).
-  if (ablate !== undefined) env['GG_ABLATE'] = ablate;
-  const program = ablate !== undefined ? 'dist/bench/models/gateway.js' : main;
-  return start(program, ['--config', file], [...NODE_ARGS, ...eld], env, s.workers);
-}
-
-/** The stores of the run, started and seeded when a scenario first needs them. */
-class Stores {
-  private seeded = new Map<string, Promise<Seeded>>();
-  redis: BenchRedis | null = null;
-
-  constructor(private readonly dir: string) {}
-
-  get(kind: StoreKind, size: StoreSize, variant = ''): Promise<Seeded> {
-    const id = `${kind}-${size}${variant}`;
-    let s = this.seeded.get(id);
-    if (!s) {
-      s = this.open(kind, size, id);
-      this.seeded.set(id, s);
-    }
-    return s;
-  }
-
-  private async open(kind: StoreKind, size: StoreSize, id: string): Promise<Seeded> {
-    const filler = size === 'large' ? LARGE : 0;
-    const t0 = Date.now();
-    let cfg: StoreConfig;
-    if (kind === 'embedded') cfg = { kind: 'embedded', path: path.join(this.dir, `${id}.db`) };
-    else {
-      this.redis ??= await startRedis();
-      const postgres = await createDatabase();
-      cfg = { kind: 'shared', postgres, redis: this.redis.url, keyPrefix: `bench-${id}:` };
-    }
-    const seeded = await seedStore(cfg, filler, this.dir, id);
-    console.log(
-      `bench: ${id} store seeded (10 bench keys + ${filler} accounts with a key and ${filler} addresses seen today) ` +
-        `in ${Date.now() - t0} ms`,
-    );
-    return seeded;
-  }
-
-  all(): Promise<Seeded>[] {
-    return [...this.seeded.values()];
-  }
 }
 
 /** The processes every scenario is measured beside (D37), started once for the run. */
