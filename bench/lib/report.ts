@@ -84,6 +84,9 @@ export function figures(m: Measurement) {
 export const f0 = (n: number) => (Number.isFinite(n) ? n.toFixed(0) : '–');
 export const f2 = (n: number) => (Number.isFinite(n) ? n.toFixed(2) : '–');
 export const f3 = (n: number) => (Number.isFinite(n) ? n.toFixed(3) : '–');
+/** With its sign: "+12", "-3" (figures over the floor may be below it). */
+export const signed = (n: number, digits = 0) =>
+  Number.isFinite(n) ? `${n >= 0 ? '+' : ''}${n.toFixed(digits)}` : '–';
 
 /** The side-by-side table (medians over rounds). */
 export function printSummary(ms: Measurement[]): void {
@@ -116,7 +119,7 @@ export function printSummary(ms: Measurement[]): void {
       `**${f2(x.vsFloor)}×**`,
       `${f2(x.vsNginx)}× (${f2(x.floorVsNginx)}×)`,
       `${f0(x.gwCpu)} / ${f0(x.floorCpu)}`,
-      `**+${f0(x.cpuOver)}**; +${f0(x.fixedOver)}`,
+      `**${signed(x.cpuOver)}**; ${signed(x.fixedOver)}`,
       `${f2(x.floorP99)} / ${f2(x.gwP99)}`,
       `**${f2(x.p99Ratio)}×**`,
       `${f2(x.floor1P99)} / ${f2(x.gw1P99)}`,

@@ -3,7 +3,7 @@
  * whose scenario did not run (BENCH_ONLY) is listed as not measured.
  */
 import type { IdleFigures } from './idle';
-import { f0, f2, f3, figures, redisCallsPerAdmitted, type Measurement } from './report';
+import { f0, f2, f3, figures, redisCallsPerAdmitted, signed, type Measurement } from './report';
 import type { Caller, StoreKind, StoreSize } from './scenarios';
 
 interface Row {
@@ -57,7 +57,10 @@ export function printTargets(ms: Measurement[], idle: IdleFigures | null): void 
       const x = figures(m);
       // The fixed-rate figure when measured (the steadier one), else the 32-connection one.
       const over = Number.isFinite(x.fixedOver) ? x.fixedOver : x.cpuOver;
-      return [`+${f0(x.fixedOver)} µs at a fixed rate, +${f0(x.cpuOver)} µs at 32 connections`, over <= 50];
+      return [
+        `${signed(x.fixedOver)} µs at a fixed rate, ${signed(x.cpuOver)} µs at 32 connections`,
+        over <= 50,
+      ];
     });
   for (const store of stores)
     row('anonymous, one address ≥ 0.65× floor', want(store, 'anonymous'), (m) => {
@@ -78,7 +81,7 @@ export function printTargets(ms: Measurement[], idle: IdleFigures | null): void 
       const m = want(store, caller);
       row('1 connection: p99 ≤ floor + 0.3 ms', m, (m) => {
         const x = figures(m);
-        return [`${f2(x.gw1P99)} − ${f2(x.floor1P99)} = +${f2(x.c1Diff)} ms`, x.c1Diff <= 0.3];
+        return [`${f2(x.gw1P99)} − ${f2(x.floor1P99)} = ${signed(x.c1Diff, 2)} ms`, x.c1Diff <= 0.3];
       });
       row('32 connections: p99 ≤ 2× floor', m, (m) => {
         const x = figures(m);
