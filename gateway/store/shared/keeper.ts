@@ -5,8 +5,9 @@
  * Redis round trip per request). The answer never waits for its keep; a kill -9 before the batch is sent leaves those
  * answered admissions to the sweeper, which releases them (never charges an unanswered one). `settle()` sends what
  * is batched (the store's close). The sweeper releases admissions still in flight past the reservation timeout:
- * their instance died (kill -9) before keeping or releasing. On one Redis server a sweep first asks one script which
- * shards have such admissions (an idle instance's sweep is one call, not one per shard).
+ * their instance died (kill -9) before keeping or releasing. On one Redis server a sweep first reads the union of the
+ * shards' in-flight indexes in one command (ZUNION; they hold only what is in flight, so it is short), and reads
+ * shard by shard only when something there is past the timeout: an idle instance's sweep is one command, not 16.
  */
 import type { Clock } from '../../core/clock';
 import { redisFault } from './errors';
@@ -20,15 +21,6 @@ const SWEEP_BATCH = 500;
 export const DEFER_MS = 5;
 /** At most this many keeps in one script call (a batch is sent early when a call reaches it). */
 const MAX_CALL = 256;
-
-/** KEYS: in-flight indexes; ARGV[1] the cutoff. Returns the 0-based positions of the indexes with a member at or before it. */
-const DUE_LUA = `
-local due = {}
-for i, k in ipairs(KEYS) do
-  if #redis.call('ZRANGEBYSCORE', k, '-inf', ARGV[1], 'LIMIT', 0, 1) > 0 then due[#due + 1] = i - 1 end
-end
-return due
-`;
 
 /** One script call's KEYS (mark, in-flight index, in pairs) and ARGV (in-flight members). */
 interface Call {
@@ -129,16 +121,24 @@ export class Keeper {
     return released;
   }
 
-  /** The shards with an admission in flight since `cutoff` or earlier (on a cluster: every shard, checked one by one). */
+  /**
+   * The shards to sweep: none when no admission in flight is from `cutoff` or earlier, else every shard. On a cluster
+   * (one command names one slot's keys) and on a Redis without ZUNION (before 6.2): every shard.
+   */
   private async dueShards(cutoff: number): Promise<number[]> {
     const all = Array.from({ length: SHARDS }, (_, i) => i);
     if (this.cluster) return all;
+    const keys = all.map((shard) => this.layout.inflight(shard));
+    let reply: string[];
     try {
-      const keys = all.map((shard) => this.layout.inflight(shard));
-      return ((await this.redis.eval(DUE_LUA, keys.length, ...keys, cutoff)) as number[]).map(Number);
+      // MIN: a member in two indexes counts by its older admission.
+      reply = await this.redis.zunion(keys.length, ...keys, 'AGGREGATE', 'MIN', 'WITHSCORES');
     } catch (err) {
+      if (/unknown command/i.test(err instanceof Error ? err.message : String(err))) return all;
       throw redisFault(err);
     }
+    for (let i = 1; i < reply.length; i += 2) if (Number(reply[i]) <= cutoff) return all;
+    return [];
   }
 
   private async sweepShard(shard: number, cutoff: number): Promise<number> {
