@@ -70,7 +70,8 @@ export class DrainLoop {
     await this.sleep(this.intervalMs);
     while (!this.stopped) {
       const started = Date.now();
-      const outcome = await this.pass();
+      // The pass reports its own failures; a throw is retried like one, so the loop never ends before stop().
+      const outcome = await this.pass().catch((): PassOutcome => ({ retry: true, drained: 0 }));
       if (this.stopped) return;
       if (!outcome.retry) {
         if (this.waker !== null) await this.untilWork(this.waker);
