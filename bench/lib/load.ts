@@ -5,7 +5,7 @@
 import { spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import http from 'node:http';
-import { cpuBetween, treeCpu } from './procs';
+import { cpuBetween, treeCpu, treeRssMb } from './procs';
 import { HEY, WRK } from './tools';
 
 export const CONNECTIONS = Number(process.env['BENCH_CONNECTIONS'] ?? 32);
@@ -40,6 +40,8 @@ export interface Result {
   requests: number;
   /** CPU ms used by each measured process tree during the run (Linux /proc; NaN elsewhere). */
   cpuMs: number[];
+  /** Resident memory (MB) of the first measured process tree at the end of the run (NaN when not measured). */
+  rssMb: number;
 }
 
 /** wrk's latency figure ("1.23ms", "850.00us", "1.02s") in ms. */
@@ -69,6 +71,7 @@ function wrk(url: string, headers: Record<string, string>, seconds: number, shap
   return {
     requests: Number(/(\d+) requests in/.exec(out)?.[1]),
     cpuMs: [],
+    rssMb: NaN,
     rps: Number(/Requests\/sec:\s+([\d.]+)/.exec(out)?.[1]),
     p50: ms(/ 50%\s+(\S+)/.exec(out)?.[1] ?? ''),
     p99: ms(/ 99%\s+(\S+)/.exec(out)?.[1] ?? ''),
@@ -113,7 +116,7 @@ async function nodeLoad(
   lat.sort((a, b) => a - b);
   const q = (p: number) => lat[Math.min(lat.length - 1, Math.floor(p * lat.length))] ?? NaN;
   const rps = lat.length / ((Date.now() - started) / 1000);
-  return { rps, p50: q(0.5), p99: q(0.99), non2xx, requests: lat.length, cpuMs: [] };
+  return { rps, p50: q(0.5), p99: q(0.99), non2xx, requests: lat.length, cpuMs: [], rssMb: NaN };
 }
 
 /** Workers of the fixed-rate load (hey -c), each sending rate / FIXED_WORKERS requests per second. */
@@ -147,6 +150,7 @@ export function fixedRate(
   return {
     requests,
     cpuMs,
+    rssMb: treeRssMb(pids[0]),
     rps: Number(/Requests\/sec:\s+([\d.]+)/.exec(out)?.[1]),
     p50: secs('50'),
     p99: secs('99'),
@@ -165,5 +169,6 @@ export async function load(
   const before = pids.map(treeCpu);
   const r = haveWrk() ? wrk(url, headers, seconds, shape) : await nodeLoad(url, headers, seconds, shape);
   r.cpuMs = pids.map((pid, i) => cpuBetween(before[i] ?? new Map(), treeCpu(pid)));
+  r.rssMb = treeRssMb(pids[0]);
   return r;
 }

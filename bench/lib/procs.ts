@@ -55,3 +55,17 @@ export function cpuBetween(before: Map<number, number>, after: Map<number, numbe
   for (const [p, ms] of after) sum += ms - (before.get(p) ?? ms);
   return sum;
 }
+
+/** Resident memory (MB) of a process and its descendants, from /proc/<pid>/status VmRSS; NaN when unavailable. */
+export function treeRssMb(pid: number | undefined): number {
+  if (pid === undefined) return NaN;
+  let kb = 0;
+  for (const p of processTree(pid)) {
+    try {
+      kb += Number(/VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${p}/status`, 'utf8'))?.[1] ?? 0);
+    } catch {
+      // the process ended meanwhile
+    }
+  }
+  return kb > 0 ? kb / 1024 : NaN;
+}

@@ -1,16 +1,17 @@
-/** The side-by-side report of `npm run bench:gateway`: medians over rounds, ratios to nginx, the issue 12 targets. */
+/** The side-by-side report of `npm run bench:gateway`: medians over rounds, ratios to the floor and to nginx (D37). */
 import type { Scenario } from './scenarios';
 import type { Result } from './load';
-import type { RedisWindow } from './redis-stats';
+import { insideScripts, type RedisWindow } from './redis-stats';
 
-/** One round: nginx and geogate at 32 connections, then at one; the 1-minute load average after it. */
+/** One round: nginx, the floor and geogate at 32 connections, the floor and geogate at one; the load average after. */
 export interface Round {
   nginx32: Result;
+  floor32: Result;
   gw32: Result;
-  nginx1: Result;
+  floor1: Result;
   gw1: Result;
-  /** Fixed-rate windows (BENCH_RATE), null when off. */
-  nginxFixed: Result | null;
+  /** Fixed-rate windows (BENCH_RATE), null when off or not meaningful for the scenario. */
+  floorFixed: Result | null;
   gwFixed: Result | null;
   load: number;
 }
@@ -34,54 +35,75 @@ function us(r: Result, i: number): number {
   return ((r.cpuMs[i] ?? NaN) * 1000) / r.requests;
 }
 
+/** Redis commands the gateway sent per admitted request (round trips: not those its scripts run inside Redis). */
+export function redisCallsPerAdmitted(m: Measurement): { calls: number; scripts: number } {
+  const r = m.rounds[0]?.gw32;
+  if (m.redis === null || !r) return { calls: NaN, scripts: NaN };
+  const admitted = r.requests - r.non2xx;
+  return {
+    calls: (m.redis.total - insideScripts(m.redis)) / admitted,
+    scripts: (m.redis.evalsha + m.redis.eval) / admitted,
+  };
+}
+
 /** The figures of a measurement, medians over its rounds. */
 export function figures(m: Measurement) {
   const R = m.rounds;
   const med = (f: (r: Round) => number) => median(R.map(f));
   return {
     nginxRps: med((r) => r.nginx32.rps),
+    floorRps: med((r) => r.floor32.rps),
     gwRps: med((r) => r.gw32.rps),
-    ratio: med((r) => r.gw32.rps / r.nginx32.rps),
-    nginxP50: med((r) => r.nginx32.p50),
+    vsFloor: med((r) => r.gw32.rps / r.floor32.rps),
+    vsNginx: med((r) => r.gw32.rps / r.nginx32.rps),
+    floorVsNginx: med((r) => r.floor32.rps / r.nginx32.rps),
+    floorP50: med((r) => r.floor32.p50),
     gwP50: med((r) => r.gw32.p50),
-    nginxP99: med((r) => r.nginx32.p99),
+    floorP99: med((r) => r.floor32.p99),
     gwP99: med((r) => r.gw32.p99),
-    p99Ratio: med((r) => r.gw32.p99 / r.nginx32.p99),
-    nginx1P99: med((r) => r.nginx1.p99),
+    p99Ratio: med((r) => r.gw32.p99 / r.floor32.p99),
+    floor1P99: med((r) => r.floor1.p99),
     gw1P99: med((r) => r.gw1.p99),
-    c1Diff: med((r) => r.gw1.p99 - r.nginx1.p99),
+    c1Diff: med((r) => r.gw1.p99 - r.floor1.p99),
     gwCpu: med((r) => us(r.gw32, 0)),
+    floorCpu: med((r) => us(r.floor32, 0)),
+    cpuOver: med((r) => us(r.gw32, 0) - us(r.floor32, 0)),
     backendCpu: med((r) => us(r.gw32, 1)),
     redisCpu: med((r) => us(r.gw32, 2)),
     nginxCpu: med((r) => us(r.nginx32, 0)),
-    gw1Cpu: med((r) => us(r.gw1, 0)),
-    fixedRps: med((r) => r.gwFixed?.rps ?? NaN),
     fixedCpu: med((r) => (r.gwFixed ? us(r.gwFixed, 0) : NaN)),
-    fixedNginxCpu: med((r) => (r.nginxFixed ? us(r.nginxFixed, 0) : NaN)),
-    fixedP99: med((r) => r.gwFixed?.p99 ?? NaN),
+    fixedFloorCpu: med((r) => (r.floorFixed ? us(r.floorFixed, 0) : NaN)),
+    fixedOver: med((r) => (r.gwFixed && r.floorFixed ? us(r.gwFixed, 0) - us(r.floorFixed, 0) : NaN)),
+    fixedRps: med((r) => r.gwFixed?.rps ?? NaN),
+    rssMb: Math.max(...R.map((r) => r.gw32.rssMb).filter((x) => Number.isFinite(x)), -Infinity),
     non2xx: R.reduce((n, r) => n + r.gw32.non2xx + r.gw1.non2xx, 0),
     load: med((r) => r.load),
   };
 }
 
-const f0 = (n: number) => (Number.isFinite(n) ? n.toFixed(0) : '–');
-const f2 = (n: number) => (Number.isFinite(n) ? n.toFixed(2) : '–');
+export const f0 = (n: number) => (Number.isFinite(n) ? n.toFixed(0) : '–');
+export const f2 = (n: number) => (Number.isFinite(n) ? n.toFixed(2) : '–');
+export const f3 = (n: number) => (Number.isFinite(n) ? n.toFixed(3) : '–');
+/** With its sign: "+12", "-3" (figures over the floor may be below it). */
+export const signed = (n: number, digits = 0) =>
+  Number.isFinite(n) ? `${n >= 0 ? '+' : ''}${n.toFixed(digits)}` : '–';
 
 /** The side-by-side table (medians over rounds). */
 export function printSummary(ms: Measurement[]): void {
   const head = [
     'scenario',
-    'nginx req/s',
-    'geogate req/s',
-    '**ratio**',
-    'p50 ms nginx / geogate',
-    'p99 ms nginx / geogate (c32)',
-    '**p99 ratio c32**',
-    'p99 ms c1 nginx / geogate',
-    '**c1 p99 added ms**',
-    '**gateway CPU µs/req**',
+    'req/s nginx / floor / geogate',
+    '**× floor**',
+    '× nginx (floor × nginx)',
+    'CPU µs/req geogate / floor',
+    '**CPU µs over the floor** (c32; fixed rate)',
+    'p99 ms c32 floor / geogate',
+    '**p99 c32 × floor**',
+    'p99 ms c1 floor / geogate',
+    '**c1 p99 − floor ms**',
     'backend / redis / nginx µs',
-    '**CPU µs/req at a fixed rate** (geogate / nginx; rate reached)',
+    'Redis calls (scripts) per admitted',
+    'RSS MB',
     'non-2xx',
     'load',
   ];
@@ -90,77 +112,26 @@ export function printSummary(ms: Measurement[]): void {
   for (const m of ms) {
     if (m.rounds.length === 0) continue;
     const x = figures(m);
-    const redis = m.scenario.store === 'shared' ? f0(x.redisCpu) : '–';
+    const shared = m.scenario.store === 'shared';
+    const redis = redisCallsPerAdmitted(m);
     const cells = [
-      f0(x.nginxRps),
-      f0(x.gwRps),
-      `**${f2(x.ratio)}×**`,
-      `${f2(x.nginxP50)} / ${f2(x.gwP50)}`,
-      `${f2(x.nginxP99)} / ${f2(x.gwP99)}`,
+      `${f0(x.nginxRps)} / ${f0(x.floorRps)} / ${f0(x.gwRps)}`,
+      `**${f2(x.vsFloor)}×**`,
+      `${f2(x.vsNginx)}× (${f2(x.floorVsNginx)}×)`,
+      `${f0(x.gwCpu)} / ${f0(x.floorCpu)}`,
+      `**${signed(x.cpuOver)}**; ${signed(x.fixedOver)}`,
+      `${f2(x.floorP99)} / ${f2(x.gwP99)}`,
       `**${f2(x.p99Ratio)}×**`,
-      `${f2(x.nginx1P99)} / ${f2(x.gw1P99)}`,
+      `${f2(x.floor1P99)} / ${f2(x.gw1P99)}`,
       `**${f2(x.c1Diff)}**`,
-      `**${f0(x.gwCpu)}**`,
-      `${f0(x.backendCpu)} / ${redis} / ${f0(x.nginxCpu)}`,
-      `**${f0(x.fixedCpu)}** / ${f0(x.fixedNginxCpu)} (${f0(x.fixedRps)}/s)`,
+      `${f0(x.backendCpu)} / ${shared ? f0(x.redisCpu) : '–'} / ${f0(x.nginxCpu)}`,
+      shared ? `${f3(redis.calls)} (${f3(redis.scripts)})` : '–',
+      f0(x.rssMb),
       String(x.non2xx),
       f2(x.load),
     ];
     console.log(`| ${m.scenario.name} | ${cells.join(' | ')} |`);
   }
-}
-
-/** Issue 12's targets against the small-store scenarios (1 and 2 workers), and large store against small. */
-export function printTargets(ms: Measurement[]): void {
-  const lines: string[] = [];
-  const mark = (ok: boolean) => (ok ? 'holds' : 'MISSED');
-  // The floor (bench/lib/bare-proxy.ts): what a Node proxy of the same call costs with nothing of the gateway in it.
-  const floorM = ms.find((m) => m.scenario.program !== undefined && m.rounds.length > 0);
-  if (floorM) {
-    const fl = figures(floorM);
-    lines.push(
-      `- floor, ${floorM.scenario.name}: throughput ${f2(fl.ratio)}× nginx; c1 p99 +${f2(fl.c1Diff)} ms; ` +
-        `c32 p99 ${f2(fl.p99Ratio)}×; CPU ${f0(fl.gwCpu)} µs (nginx ${f0(fl.nginxCpu)} µs in the same windows); ` +
-        `at a fixed rate ${f0(fl.fixedCpu)} µs (nginx ${f0(fl.fixedNginxCpu)})`,
-    );
-  }
-  for (const m of ms) {
-    const s = m.scenario;
-    if (!s.targets || m.rounds.length === 0) continue;
-    const x = figures(m);
-    const minRatio = s.billed ? 0.4 : 0.45;
-    const maxCpu = !s.billed ? 60 : s.store === 'embedded' ? 75 : 85;
-    lines.push(
-      `- ${s.name}: throughput ${f2(x.ratio)}× nginx (≥ ${minRatio}: ${mark(x.ratio >= minRatio)}); ` +
-        `c1 p99 +${f2(x.c1Diff)} ms (≤ 0.5: ${mark(x.c1Diff <= 0.5)}); ` +
-        `c32 p99 ${f2(x.p99Ratio)}× (≤ 3: ${mark(x.p99Ratio <= 3)}); ` +
-        `CPU ${f0(x.gwCpu)} µs (≤ ${maxCpu}: ${mark(x.gwCpu <= maxCpu)})` +
-        (floorM
-          ? `; over the floor: CPU +${f0(x.gwCpu - figures(floorM).gwCpu)} µs, ` +
-            `at a fixed rate ${f0(x.fixedCpu)} µs (+${f0(x.fixedCpu - figures(floorM).fixedCpu)})`
-          : ''),
-    );
-  }
-  for (const large of ms.filter((m) => m.scenario.size === 'large' && m.rounds.length > 0)) {
-    const variant = (m: Measurement) => /\[[^\]]*\]$/.exec(m.scenario.name)?.[0] ?? '';
-    const small = ms.find(
-      (m) =>
-        m.scenario.size === 'small' &&
-        variant(m) === variant(large) &&
-        m.scenario.store === large.scenario.store &&
-        m.scenario.billed === large.scenario.billed &&
-        m.scenario.workers === large.scenario.workers &&
-        m.rounds.length > 0,
-    );
-    if (!small) continue;
-    const l = figures(large);
-    const sm = figures(small);
-    lines.push(
-      `- ${large.scenario.name}: large store vs 10 keys: CPU ${f0(l.gwCpu)} vs ${f0(sm.gwCpu)} µs, ratio ${f2(l.ratio)} vs ` +
-        `${f2(sm.ratio)}×, c1 p99 +${f2(l.c1Diff)} vs +${f2(sm.c1Diff)} ms, p50 ${f2(l.gwP50)} vs ${f2(sm.gwP50)} ms`,
-    );
-  }
-  if (lines.length > 0) console.log(`\nIssue 12 targets (medians over rounds):\n${lines.join('\n')}`);
   printAblations(ms);
 }
 
@@ -177,8 +148,8 @@ function printAblations(ms: Measurement[]): void {
     const what = /\bjournal\b/.test(cut[2] ?? '') ? `admission modelled as ${cut[2]}` : `without ${cut[2]}`;
     lines.push(
       `- ${cut[1]}, ${what}: CPU ${f0(a.gwCpu)} µs (${f0(a.gwCpu - f.gwCpu)} against the full pipeline), ` +
-        `at a fixed rate ${f0(a.fixedCpu)} µs (${f0(a.fixedCpu - f.fixedCpu)}); throughput ${f2(a.ratio)}× nginx ` +
-        `(full ${f2(f.ratio)}×)`,
+        `at a fixed rate ${f0(a.fixedCpu)} µs (${f0(a.fixedCpu - f.fixedCpu)}); throughput ${f2(a.vsFloor)}× floor ` +
+        `(full ${f2(f.vsFloor)}×)`,
     );
   }
   if (lines.length > 0)

@@ -1,19 +1,27 @@
 /**
- * The scenarios of `npm run bench:gateway` (issue 12): each runs one gateway process (or N workers) beside nginx,
- * alternating rounds. Add a scenario by appending to SCENARIOS (or pushing from another module into
- * `extraScenarios`): the runner starts the gateway with the scenario's config lines and loads `path` through both.
+ * The scenarios of `npm run bench:gateway`: each runs one gateway process (or N workers) beside nginx and the floor
+ * (D37), alternating rounds. Add a scenario by appending to SCENARIOS (or pushing from another module into
+ * `extraScenarios`): the runner starts the gateway with the scenario's config lines and loads `path` through all three.
  */
 
-/** What the gateway runs on: which store, and the small (10 keys) or the large (100,000 more) seeded one. */
+/** What the gateway runs on: which store, and the small (10 keys) or the large (1,000,000 more) seeded one. */
 export type StoreKind = 'embedded' | 'shared';
 export type StoreSize = 'small' | 'large';
+
+/**
+ * Who calls: keyed and billed (rotating over the 10 bench keys, freePerDay 0), anonymous from one address (the load
+ * generator's socket address), or anonymous over ADDRESSES client addresses (bench/lib/addresses.ts: one per request,
+ * in X-Forwarded-For from a trusted proxy).
+ */
+export type Caller = 'billed' | 'anonymous' | 'addresses';
 
 /** One measured scenario. */
 export interface Scenario {
   name: string;
   store: StoreKind;
   size: StoreSize;
-  /** Keyed and billed (rotating over the 10 bench keys, freePerDay 0), or anonymous (all free). */
+  caller: Caller;
+  /** Keyed and billed (caller 'billed'). */
   billed: boolean;
   workers: number;
   /** Path loaded through the gateway (default: the main host's reverse call). */
@@ -24,7 +32,7 @@ export interface Scenario {
   yaml?: string[];
   /** Extra request headers. */
   headers?: Record<string, string>;
-  /** Compared against the issue 12 targets (the main path on the small store, with 1 worker and with 2). */
+  /** Compared against the targets (bench/lib/targets.ts). */
   targets?: boolean;
   /**
    * Run this compiled bench program instead of a gateway (`--backend URL` is passed; no store is used): the floor,
@@ -35,38 +43,45 @@ export interface Scenario {
 
 export const PATH = '/v1/reverse?lat=48.8584&lon=2.2945';
 
-const main = (store: StoreKind, billed: boolean, workers: number, size: StoreSize = 'small'): Scenario => ({
-  name: `${store}, ${billed ? 'key, billed' : 'anonymous'}${size === 'large' ? ', large store' : ''}, ${workers} worker${workers > 1 ? 's' : ''}`,
+const CALLER_NAMES: Record<Caller, string> = {
+  billed: 'key, billed',
+  anonymous: 'anonymous, one address',
+  addresses: 'anonymous, 100k addresses',
+};
+
+const main = (store: StoreKind, caller: Caller, workers: number, size: StoreSize = 'small'): Scenario => ({
+  name: `${store}, ${CALLER_NAMES[caller]}${size === 'large' ? ', large store' : ''}, ${workers} worker${workers > 1 ? 's' : ''}`,
   store,
   size,
-  billed,
+  caller,
+  billed: caller === 'billed',
   workers,
-  targets: size === 'small',
+  // The gateway takes the client address from X-Forwarded-For only from a trusted proxy (D3): the load generator's.
+  ...(caller === 'addresses' ? { yaml: ['trustProxy: ["127.0.0.1/32"]'] } : {}),
+  targets: true,
 });
 
 /** The scenarios, in run order (store by store, so each store's services start once). */
-export const SCENARIOS: Scenario[] = [
-  main('embedded', false, 1),
-  main('embedded', true, 1),
-  main('embedded', true, 1, 'large'),
-  main('embedded', false, 2),
-  main('embedded', true, 2),
-  main('shared', false, 1),
-  main('shared', true, 1),
-  main('shared', true, 1, 'large'),
-  main('shared', false, 2),
-  main('shared', true, 2),
-];
+export const SCENARIOS: Scenario[] = (['embedded', 'shared'] as const).flatMap((store) => [
+  main(store, 'billed', 1),
+  main(store, 'anonymous', 1),
+  main(store, 'addresses', 1),
+  main(store, 'billed', 1, 'large'),
+  main(store, 'addresses', 1, 'large'),
+  main(store, 'billed', 2),
+  main(store, 'anonymous', 2),
+  main(store, 'addresses', 2),
+]);
 
 /**
- * The floor (issue 12): a bare Node proxy of the same call (Node's HTTP server + the forwarder's undici Pool, nothing
- * else), measured beside nginx like a scenario; the targets report prints it beside each target. Run whenever a
- * target scenario is (BENCH_FLOOR=0 leaves it out).
+ * The floor (D37): a bare Node proxy of the same call (Node's HTTP server + the forwarder's undici Pool, nothing
+ * else). It runs in every round of every scenario, beside nginx and the gateway: the targets are ratios to it.
  */
 export const FLOOR: Scenario = {
   name: 'bare Node proxy (floor)',
   store: 'embedded',
   size: 'small',
+  caller: 'anonymous',
   billed: false,
   workers: 1,
   program: 'dist/bench/lib/bare-proxy.js',

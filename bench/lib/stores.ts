@@ -12,3 +12,14 @@ export function drainOf(store: Store): Drain {
   if (drain === undefined) throw new Error('bench: this store has no ledger drain (not the shared store)');
   return drain;
 }
+
+/** The shared store's Redis key of a daily counter (its layout), e.g. for seeding counters in bulk. */
+export type CounterKey = (id: string, day: string) => string;
+
+/** The counter key function of a shared store; throws for a store without a Redis layout. */
+export function counterKeyOf(store: Store): CounterKey {
+  const layout = (store as Partial<{ layout: { counter: CounterKey } }>).layout;
+  if (layout === undefined)
+    throw new Error('bench: this store has no Redis key layout (not the shared store)');
+  return (id, day) => layout.counter(id, day);
+}

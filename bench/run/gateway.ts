@@ -1,44 +1,39 @@
 /**
- * `npm run bench:gateway` (issue 12): geogate beside nginx (Debian's, one worker, keep-alive upstream to the same
- * backend) in one run, alternating rounds: per scenario and round, nginx then geogate at 32 connections (wrk -t2
- * -c32) and at one connection (wrk -t1 -c1). Prints requests/s and the ratio to nginx, p50/p99, the one-connection
- * p99 difference, the 32-connection p99 ratio, CPU µs per request of each process tree from /proc (gateway with its
- * workers, backend, nginx, Redis on the shared store), and Redis commands per admitted request (INFO commandstats,
- * reset after the warm-up). Scenarios: bench/lib/scenarios.ts. wrk and nginx are installed with apt-get when
- * missing. The earlier table (backend alone, each scenario at 32 connections) is printed first.
- * Env: BENCH_SECONDS (default 5) per window, BENCH_WARMUP_SECONDS (default 2) per gateway, BENCH_ROUNDS (default 2),
- * BENCH_CONNECTIONS (default 32), BENCH_ONLY (a regular expression on scenario names), BENCH_NODE_ARGS (extra node
- * options for the gateway, e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof"), BENCH_ELD_DIR (event-loop delay
- * histograms of each gateway process written there, see bench/lib/eld-probe.ts), BENCH_LARGE_KEYS (default 100000),
- * BENCH_BASE (the main.js of another build, e.g. of main: each scenario then also runs that build, in the same rounds,
- * as "… [base]", for before/after comparisons side by side), BENCH_FLOOR=0 (leave out the floor: a bare Node proxy of
- * the same call, bench/lib/bare-proxy.ts, run first whenever a target scenario runs), BENCH_RATE (default 1000: after the
- * two windows of each round, nginx and each gateway also run one window at this fixed rate with Debian's hey, for CPU
- * µs per request at equal work; 0 leaves it out), BENCH_ABLATE (comma-separated ablations, each parts joined by "+":
- * admit, render, metrics, journal, fold, fold<ms>, thread; each runs beside every single-worker scenario as "… [ablate:
- * X]", this build composed with those parts by bench/models/ablate.ts, and the report prints its CPU against the full
- * pipeline). docs/benchmarks.md describes each.
+ * `npm run bench:gateway`: geogate beside its two references in one run (D37): nginx (Debian's, one worker, keep-alive
+ * upstream to the same backend) and the floor (bench/lib/bare-proxy.ts, a bare Node proxy of the same call), both in
+ * every round of every scenario. Per scenario and round: nginx, the floor and geogate at 32 connections (wrk -t2
+ * -c32), the floor and geogate at one (wrk -t1 -c1), then the floor and geogate at a fixed rate (hey). Prints
+ * requests/s and the ratios to the floor and to nginx, CPU µs per request over the floor, p50/p99 (c1: geogate − floor,
+ * c32: geogate / floor), CPU of each process tree from /proc (gateway with its workers, backend, nginx, Redis), Redis
+ * calls per admitted request (INFO commandstats, reset before round 1's 32-connection window), the RSS of the gateway
+ * tree, the idle Redis calls of one shared-store gateway, and the targets table (bench/lib/targets.ts, PASS/MISS).
+ * Scenarios (bench/lib/scenarios.ts): keyed billed, anonymous from one address, anonymous over 100,000 addresses
+ * (bench/lib/addresses.ts), on both stores, with 1 and 2 workers, on the 10-key store and on the large one (1,000,000
+ * keys and 1,000,000 addresses seen today, written in bulk by bench/lib/seed.ts). wrk, hey and nginx are installed
+ * with apt-get when missing. The backend alone, each scenario at 32 connections, is printed first.
+ * Env: BENCH_SECONDS (default 5) per window, BENCH_WARMUP_SECONDS (default 2) per gateway, BENCH_ROUNDS (default 1;
+ * 3 for figures to keep), BENCH_CONNECTIONS (default 32), BENCH_ONLY (a regular expression on scenario names, "idle"
+ * for the idle measurement, "backends" for the connector runs), BENCH_LARGE_KEYS (default 1000000), BENCH_ADDRESSES
+ * (default 100000), BENCH_IDLE_SECONDS (default 10), BENCH_NODE_ARGS (extra node options for the gateway, e.g.
+ * "--cpu-prof --cpu-prof-dir=/tmp/prof"), BENCH_ELD_DIR (event-loop delay histograms of each gateway process written
+ * there, see bench/lib/eld-probe.ts), BENCH_BASE (the main.js of another build, e.g. of main: each 1-worker scenario
+ * then also runs that build, in the same rounds, as "… [base]"), BENCH_RATE (default 1000: the fixed rate of the
+ * steadier CPU figure; 0 leaves it out), BENCH_ABLATE (comma-separated ablations, each parts joined by "+": admit,
+ * render, metrics, journal, fold, fold<ms>, thread; each runs beside every single-worker scenario as "… [ablate: X]",
+ * this build composed with those parts by bench/models/ablate.ts). docs/benchmarks.md describes each.
  */
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import path from 'node:path';
-import type { StoreConfig } from '../../gateway/store';
 import { repoRoot } from '../../gateway/core/paths';
-import { runBench, createDatabase, onCleanup, startRedis, type BenchRedis } from '../lib/services';
+import { runBench, onCleanup, type BenchRedis } from '../lib/services';
 import { start, stop, type Proc } from '../lib/spawn';
 import { ablatedParts } from '../models/ablate';
-import {
-  extraScenarios,
-  FLOOR,
-  PATH,
-  SCENARIOS,
-  type Scenario,
-  type StoreKind,
-  type StoreSize,
-} from '../lib/scenarios';
+import { extraScenarios, FLOOR, PATH, SCENARIOS, type Scenario } from '../lib/scenarios';
 import { fixedRate, haveWrk, load, MANY, ONE, type Result, type Shape } from '../lib/load';
 import { startNginx } from '../lib/nginx';
-import { printSummary, printTargets, type Measurement } from '../lib/report';
+import { printSummary, type Measurement } from '../lib/report';
+import { printTargets } from '../lib/targets';
 import {
   insideScripts,
   perAdmitted,
@@ -47,18 +42,21 @@ import {
   scriptCommandNames,
   type RedisWindow,
 } from '../lib/redis-stats';
-import { BENCH_PEPPER, LARGE, ledgerRows, seedStore, type Seeded } from '../lib/seed';
+import { BENCH_PEPPER, ledgerRows, type Seeded } from '../lib/seed';
+import { writeAddressScript } from '../lib/addresses';
+import { gateway, Stores, storeYaml } from '../lib/gateways';
+import { idleCommands, printIdle, type IdleFigures } from '../lib/idle';
 import { ensureDebian, HEY, WRK } from '../lib/tools';
 import { backendRuns, connectorCostLines } from '../lib/backends';
 
 const SECONDS = Number(process.env['BENCH_SECONDS'] ?? 5);
 const WARMUP = Number(process.env['BENCH_WARMUP_SECONDS'] ?? 2);
-const ROUNDS = Number(process.env['BENCH_ROUNDS'] ?? 2);
+const ROUNDS = Number(process.env['BENCH_ROUNDS'] ?? 1);
+/** How long the idle measurement watches Redis. */
+const IDLE_SECONDS = Number(process.env['BENCH_IDLE_SECONDS'] ?? 10);
 /** The fixed rate (requests/s) of the steadier CPU figure (bench/lib/load.ts fixedRate); 0: no fixed-rate windows. */
 const RATE = Number(process.env['BENCH_RATE'] ?? 1_000);
 const ONLY = process.env['BENCH_ONLY'] ? new RegExp(process.env['BENCH_ONLY']) : null;
-const NODE_ARGS = (process.env['BENCH_NODE_ARGS'] ?? '').split(/\s+/).filter((a) => a !== '');
-const ELD_DIR = process.env['BENCH_ELD_DIR'];
 const BASE = process.env['BENCH_BASE'];
 /** Ablations (bench/models/ablate.ts) run beside each single-worker scenario, e.g. "admit,admit+render". */
 const ABLATE = (process.env['BENCH_ABLATE'] ?? '').split(',').filter((a) => a !== '');
@@ -73,97 +71,17 @@ interface Variant {
   ablate?: string;
 }
 
-/** The store section of a gateway config file. */
-function storeYaml(cfg: StoreConfig): string {
-  if (cfg.kind === 'embedded') return `store: { kind: embedded, path: "${cfg.path}" }`;
-  const prefix = cfg.keyPrefix !== undefined ? `, keyPrefix: "${cfg.keyPrefix}"` : '';
-  return `store: { kind: shared, postgres: "${cfg.postgres}", redis: "${cfg.redis}"${prefix} }`;
+/** The processes every scenario is measured beside (D37), started once for the run. */
+interface References {
+  nginx: Proc;
+  floor: Proc;
 }
 
-/** A gateway process (with its workers) for a scenario. */
-async function gateway(
-  dir: string,
-  s: Scenario,
-  /** Names the gateway's config file (and its event-loop histogram): unique in the run. */
-  id: string,
-  backendUrl: string,
-  cfg: StoreConfig,
-  main = 'dist/gateway/main.js',
-  ablate?: string,
-) {
-  if (s.program !== undefined) return start(s.program, ['--backend', backendUrl], NODE_ARGS);
-  const file = path.join(dir, `gateway-${id}.yaml`);
-  writeFileSync(
-    file,
-    [
-      'policy: A',
-      'listen: { host: 127.0.0.1, port: 0 }',
-      'admin: { listen: { host: 127.0.0.1, port: 0 }, token: bench-admin-token-0123456 }',
-      `backend: { url: "${backendUrl}" }`,
-      storeYaml(cfg),
-      `keyPepper: "${BENCH_PEPPER}"`,
-      'hosts: [{ name: localhost, adapter: native }]',
-      `limits: { freePerDay: ${s.billed ? 0 : 1_000_000_000} }`,
-      'log: { level: warn }',
-      'drain: { delayMs: 0 }',
-      ...(s.workers > 1 ? [`workers: ${s.workers}`] : []),
-      ...(s.yaml ?? []),
-    ].join('\n'),
-  );
-  const eld =
-    ELD_DIR !== undefined ? ['--require', path.join(repoRoot(), 'dist/bench/lib/eld-probe.js')] : [];
-  const env: NodeJS.ProcessEnv =
-    ELD_DIR !== undefined ? { GG_ELD_FILE: path.join(ELD_DIR, `eld-${id}`) } : {};
-  // An ablated variant runs the composition root with the parts of models/ablate.ts (models/gateway.ts).
-  if (ablate !== undefined) env['GG_ABLATE'] = ablate;
-  const program = ablate !== undefined ? 'dist/bench/models/gateway.js' : main;
-  return start(program, ['--config', file], [...NODE_ARGS, ...eld], env, s.workers);
-}
-
-/** The stores of the run, started and seeded when a scenario first needs them. */
-class Stores {
-  private seeded = new Map<string, Promise<Seeded>>();
-  redis: BenchRedis | null = null;
-
-  constructor(private readonly dir: string) {}
-
-  get(kind: StoreKind, size: StoreSize, variant = ''): Promise<Seeded> {
-    const id = `${kind}-${size}${variant}`;
-    let s = this.seeded.get(id);
-    if (!s) {
-      s = this.open(kind, size, id);
-      this.seeded.set(id, s);
-    }
-    return s;
-  }
-
-  private async open(kind: StoreKind, size: StoreSize, id: string): Promise<Seeded> {
-    const filler = size === 'large' ? LARGE : 0;
-    const t0 = Date.now();
-    let cfg: StoreConfig;
-    if (kind === 'embedded') cfg = { kind: 'embedded', path: path.join(this.dir, `${id}.db`) };
-    else {
-      this.redis ??= await startRedis();
-      const postgres = await createDatabase();
-      cfg = { kind: 'shared', postgres, redis: this.redis.url, keyPrefix: `bench-${id}:` };
-    }
-    const seeded = await seedStore(cfg, filler, this.dir, id);
-    console.log(
-      `bench: ${id} store seeded (10 bench keys + ${filler} accounts with a key) in ${Date.now() - t0} ms`,
-    );
-    return seeded;
-  }
-
-  all(): Promise<Seeded>[] {
-    return [...this.seeded.values()];
-  }
-}
-
-/** Measure one scenario: warm up, then rounds of nginx / geogate at 32 connections and at one (base build too). */
+/** Measure one scenario: warm up, then rounds of nginx / floor / geogate at 32 connections, floor / geogate at one. */
 async function runScenario(
   s: Scenario,
   index: number,
-  env: { dir: string; backend: Proc; nginx: Proc; stores: Stores },
+  env: { dir: string; backend: Proc; refs: References; stores: Stores; addresses: string },
 ): Promise<Measurement[]> {
   const seeded = await env.stores.get(s.store, s.size);
   // The base build and each ablation get their own store (the same seed), so no two share a file or a key prefix.
@@ -187,24 +105,33 @@ async function runScenario(
   const redis = s.store === 'shared' ? env.stores.redis : null;
   const gws: Proc[] = [];
   const ms: Measurement[] = variants.map((v) => ({ scenario: v.scenario, rounds: [], redis: null }));
+  const { nginx, floor } = env.refs;
   try {
     for (const [i, v] of variants.entries())
       gws.push(await gateway(env.dir, s, `${index}-${i}`, env.backend.url, v.seeded.cfg, v.main, v.ablate));
     const headers = s.headers ?? {};
     const gwPath = s.path ?? PATH;
     const ngPath = s.nginxPath ?? gwPath;
-    // Nginx gets the same wrk script as the gateway it is compared with (the key header is ignored there).
-    const shapes = variants.map((v) => {
-      const script = s.billed ? { script: v.seeded.script } : {};
-      return { many: { ...MANY, ...script } as Shape, one: { ...ONE, ...script } as Shape };
-    });
+    // nginx and the floor get the same wrk script as the gateway they are compared with (they ignore its headers).
+    const scriptOf = (v: Variant) =>
+      s.caller === 'billed'
+        ? { script: v.seeded.script }
+        : s.caller === 'addresses'
+          ? { script: env.addresses }
+          : {};
+    const shapes = variants.map((v) => ({
+      many: { ...MANY, ...scriptOf(v) } as Shape,
+      one: { ...ONE, ...scriptOf(v) } as Shape,
+    }));
     const { many, one } = shapes[shapes.length - 1] as { many: Shape; one: Shape };
     const procs = (gw: Proc) => [gw.child.pid, env.backend.child.pid, redis?.child.pid];
-    const ngProcs = [env.nginx.child.pid, env.backend.child.pid];
+    const ngProcs = [nginx.child.pid, env.backend.child.pid];
+    const flProcs = [floor.child.pid, env.backend.child.pid];
     for (const [i, gw] of gws.entries())
       if (WARMUP > 0) await load(gw.url + gwPath, [], headers, WARMUP, shapes[i]?.many ?? many);
     for (let r = 0; r < ROUNDS; r++) {
-      const nginx32 = await load(env.nginx.url + ngPath, ngProcs, headers, SECONDS, many);
+      const nginx32 = await load(nginx.url + ngPath, ngProcs, headers, SECONDS, many);
+      const floor32 = await load(floor.url + ngPath, flProcs, headers, SECONDS, many);
       const gw32: Result[] = [];
       for (const [i, gw] of gws.entries()) {
         if (redis && r === 0) await resetStats(redis.port);
@@ -212,21 +139,22 @@ async function runScenario(
         if (redis && r === 0)
           (ms[i] as Measurement).redis = await readWindow(redis.port, scriptCommandNames(repoRoot()));
       }
-      const nginx1 = await load(env.nginx.url + ngPath, ngProcs, headers, SECONDS, one);
+      const floor1 = await load(floor.url + ngPath, flProcs, headers, SECONDS, one);
       const gw1: Result[] = [];
       for (const [i, gw] of gws.entries())
         gw1.push(await load(gw.url + gwPath, procs(gw), headers, SECONDS, shapes[i]?.one ?? one));
-      // The fixed-rate windows: one key for billed runs (hey sends one header set; the key cache path is the same).
+      // The fixed-rate windows (hey sends one header set): one key for billed runs (the key cache path is the same);
+      // none for the many-addresses runs, whose per-address work hey cannot vary (their CPU is the 32-connection one).
+      const fixed = RATE > 0 && s.caller !== 'addresses';
       const fixedHeaders = (v: Variant) =>
         s.billed ? { ...headers, 'x-api-key': v.seeded.keys[0] as string } : headers;
-      const nginxFixed =
-        RATE > 0
-          ? fixedRate(env.nginx.url + ngPath, ngProcs, fixedHeaders(variants[0] as Variant), SECONDS, RATE)
-          : null;
+      const floorFixed = fixed
+        ? fixedRate(floor.url + ngPath, flProcs, fixedHeaders(variants[0] as Variant), SECONDS, RATE)
+        : null;
       const gwFixed: (Result | null)[] = [];
       for (const [i, gw] of gws.entries())
         gwFixed.push(
-          RATE > 0
+          fixed
             ? fixedRate(gw.url + gwPath, procs(gw), fixedHeaders(variants[i] as Variant), SECONDS, RATE)
             : null,
         );
@@ -236,17 +164,19 @@ async function runScenario(
         const g1 = gw1[i] as Result;
         m.rounds.push({
           nginx32,
+          floor32,
           gw32: g32,
-          nginx1,
+          floor1,
           gw1: g1,
-          nginxFixed,
+          floorFixed,
           gwFixed: gwFixed[i] ?? null,
           load: avg,
         });
         console.log(
-          `  ${m.scenario.name}, round ${r + 1}: nginx ${nginx32.rps.toFixed(0)}/s, geogate ${g32.rps.toFixed(0)}/s ` +
-            `(${(g32.rps / nginx32.rps).toFixed(2)}×), ${((Number(g32.cpuMs[0]) * 1000) / g32.requests).toFixed(0)} µs; ` +
-            `p99 c1 ${nginx1.p99.toFixed(2)} → ${g1.p99.toFixed(2)} ms; load ${avg.toFixed(1)}`,
+          `  ${m.scenario.name}, round ${r + 1}: nginx ${nginx32.rps.toFixed(0)}/s, floor ${floor32.rps.toFixed(0)}/s, ` +
+            `geogate ${g32.rps.toFixed(0)}/s (${(g32.rps / floor32.rps).toFixed(2)}× floor), ` +
+            `${((Number(g32.cpuMs[0]) * 1000) / g32.requests).toFixed(0)} µs; ` +
+            `p99 c1 ${floor1.p99.toFixed(2)} → ${g1.p99.toFixed(2)} ms; RSS ${g32.rssMb.toFixed(0)} MB; load ${avg.toFixed(1)}`,
         );
       }
     }
@@ -333,20 +263,43 @@ async function run(): Promise<void> {
   const nginx: Proc = { url: nginxProc.url, child: nginxProc.child };
   const alone = await load(backend.url + PATH.replace('/v1', ''), [backend.child.pid], {}, SECONDS, MANY);
   const stores = new Stores(dir);
-  const picked = [...SCENARIOS, ...extraScenarios].filter((s) => ONLY === null || ONLY.test(s.name));
-  // The floor runs first whenever a target scenario runs (the targets report prints it beside them).
-  const floor = process.env['BENCH_FLOOR'] !== '0' && picked.some((s) => s.targets === true);
-  const chosen = floor && !picked.includes(FLOOR) ? [FLOOR, ...picked] : picked;
+  const chosen = [...SCENARIOS, ...extraScenarios].filter((s) => ONLY === null || ONLY.test(s.name));
+  // D37: the floor runs beside nginx in every round of every scenario; one process for the run, like nginx.
+  const floor = await start(FLOOR.program as string, ['--backend', backend.url]);
+  onCleanup(() => stop(floor));
+  if (WARMUP > 0) for (const ref of [nginx, floor]) await load(ref.url + PATH, [], {}, WARMUP, MANY);
+  const refs: References = { nginx, floor };
+  const addresses = writeAddressScript(dir);
   const measured: Measurement[] = [];
   let failure: unknown = null;
+  const started = Date.now();
   for (const [i, s] of chosen.entries()) {
     try {
-      measured.push(...(await runScenario(s, i, { dir, backend, nginx, stores })));
+      measured.push(...(await runScenario(s, i, { dir, backend, refs, stores, addresses })));
     } catch (err) {
       failure = err; // Why: the figures measured so far are still printed; the run then fails (exit 1).
       console.error(`bench: scenario "${s.name}" failed:`, err);
     }
   }
+  // An idle gateway on the shared store: Redis commands a second with no traffic (BENCH_ONLY=idle runs only this).
+  let idle: IdleFigures | null = null;
+  if (ONLY === null || ONLY.test('idle')) {
+    try {
+      const seeded = await stores.get('shared', 'small', '-idle');
+      const redis = stores.redis as BenchRedis;
+      const s = SCENARIOS.find((c) => c.store === 'shared' && c.caller === 'anonymous') as Scenario;
+      const gw = await gateway(dir, s, 'idle', backend.url, seeded.cfg);
+      try {
+        idle = await idleCommands(redis.port, scriptCommandNames(repoRoot()), IDLE_SECONDS);
+      } finally {
+        await stop(gw);
+      }
+    } catch (err) {
+      failure = err;
+      console.error('bench: the idle measurement failed:', err);
+    }
+  }
+  const scenarioMinutes = (Date.now() - started) / 60_000;
   // Issue 10: the nominatim connector and a passthrough route beside the geogate kind, against one replay backend
   // (bench/lib/backends.ts), anonymous on an embedded store of their own; BENCH_ONLY=backends runs only these.
   const backendRows: { name: string; r: Result }[] = [];
@@ -416,11 +369,16 @@ async function run(): Promise<void> {
   console.log(
     'shared store: private redis-server (no persistence) + throw-away PostgreSQL database, loopback\n',
   );
+  console.log(
+    `run: ${chosen.length} scenarios in ${scenarioMinutes.toFixed(1)} min (seeding included), ` +
+      `${ROUNDS} round(s) of ${SECONDS} s windows\n`,
+  );
   printEarlier(alone, measured);
   console.log('');
   printSummary(measured);
   printRedis(measured);
-  printTargets(measured);
+  if (idle !== null) printIdle(idle);
+  printTargets(measured, idle);
   if (backendRows.length > 0) {
     console.log('\nbackends (issue 10), anonymous, embedded store, against one replay backend:\n');
     console.log('| scenario | requests/s | p50 ms | p99 ms | gateway CPU µs per request |');

@@ -48,15 +48,14 @@ export class Drain {
     return run;
   }
 
-  /** Background tick: start a pass unless one is already waiting. Errors are returned, not thrown. */
-  async tick(): Promise<unknown> {
-    if (this.queued) return null;
+  /** Background pass unless one is already waiting: the entries drained, or the error (returned, not thrown). */
+  async tick(): Promise<{ drained: number; error: unknown }> {
+    if (this.queued) return { drained: 0, error: null };
     this.queued = true;
     try {
-      await this.queue(true);
-      return null;
-    } catch (err) {
-      return err;
+      return { drained: await this.queue(true), error: null };
+    } catch (error) {
+      return { drained: 0, error };
     } finally {
       this.queued = false;
     }

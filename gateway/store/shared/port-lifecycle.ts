@@ -6,13 +6,14 @@ import { runMigrations } from '../migrations';
 import type { Lifecycle } from '../ports';
 import type { SharedContext } from './context';
 import { pgFault } from './errors';
+import { DrainLoop, type PassOutcome } from './drain-loop';
 import { ensureDrainTable } from './pg';
 import type { SharedAdmission } from './port-admission';
 import { shardsNotReady } from './rebuild';
 
 /** When the background runs. */
 export interface SharedTimers {
-  /** How often the ledger drain runs (default 250 ms). */
+  /** The ledger drain's shortest interval between passes (default 250 ms; idle, it waits for work: drain-loop.ts). */
   drainIntervalMs?: number;
   /** Release admissions neither kept nor released this long after admission (unset: no sweeper). */
   reservationTimeoutMs?: number;
@@ -22,7 +23,7 @@ export interface SharedTimers {
 
 /** Schema, readiness, shutdown and background of one shared store. */
 export class SharedLifecycle implements Lifecycle {
-  private timer: NodeJS.Timeout | null = null;
+  private loop: DrainLoop | null = null;
   private sweepTimer: NodeJS.Timeout | null = null;
   private drainFailing = false;
   private closed = false;
@@ -36,8 +37,9 @@ export class SharedLifecycle implements Lifecycle {
   /** Start the drain and (with a reservation timeout) the sweeper: sweep now (start-up) and periodically. */
   start(): void {
     this.c.leases?.start();
-    this.timer = setInterval(() => void this.background(), this.timers.drainIntervalMs ?? 250);
-    this.timer.unref();
+    const interval = this.timers.drainIntervalMs ?? 250;
+    this.loop = new DrainLoop(this.c.redis, this.c.layout, interval, () => this.background());
+    this.loop.start();
     const timeout = this.timers.reservationTimeoutMs;
     if (timeout === undefined) return;
     const every = this.timers.sweepIntervalMs ?? Math.min(10_000, Math.max(250, Math.floor(timeout / 4)));
@@ -58,14 +60,15 @@ export class SharedLifecycle implements Lifecycle {
   }
 
   /** Drain the event streams and release admissions whose outcome was unknown. */
-  private async background(): Promise<void> {
-    const err = await this.c.drain.tick();
+  private async background(): Promise<PassOutcome> {
+    const { drained, error: err } = await this.c.drain.tick();
     // Log state changes only: a PostgreSQL outage must not log four lines a second.
     if (err && !this.drainFailing)
       this.c.warn(err, 'shared store: ledger drain failing; retrying every tick');
     if (!err && this.drainFailing) this.c.warn({ message: 'ok' }, 'shared store: ledger drain recovered');
     this.drainFailing = err !== null;
-    await this.admission.releasePending();
+    const pending = await this.admission.releasePending();
+    return { retry: err !== null || pending > 0, drained };
   }
 
   async migrate(): Promise<void> {
@@ -80,7 +83,7 @@ export class SharedLifecycle implements Lifecycle {
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
-    if (this.timer) clearInterval(this.timer);
+    this.loop?.stop();
     if (this.sweepTimer) clearInterval(this.sweepTimer);
     const { redis } = this.c;
     // Unreachable Redis: nothing can be kept or drained, and waiting would only delay the release of the handles.
