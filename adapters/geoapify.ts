@@ -279,7 +279,11 @@ function renderError(
     );
   }
   const row = GEOAPIFY_ERRORS[code];
-  return json(row.status, { statusCode: row.status, error: row.error, message: withTopUp(detail || row.error, facts) });
+  return json(row.status, {
+    statusCode: row.status,
+    error: row.error,
+    message: withTopUp(detail || row.error, facts),
+  });
 }
 
 /** The Geoapify adapter. */

@@ -353,7 +353,10 @@ function renderError(
     return answer(state, 200, { html_attributions: [], results: [], status: 'ZERO_RESULTS' });
   const row = GOOGLE_ERRORS[code];
   return answer(state, row.http, {
-    error_message: withTopUp(detail || row.message, facts), results: [], status: row.status });
+    error_message: withTopUp(detail || row.message, facts),
+    results: [],
+    status: row.status,
+  });
 }
 
 /** The Google adapter. */

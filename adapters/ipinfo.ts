@@ -254,7 +254,10 @@ function renderError(
   facts: ErrorFacts,
 ): AdapterResponse {
   const row = IPINFO_ERRORS[code];
-  return json(row.status, { status: row.status, error: { title: row.title, message: withTopUp(detail || row.title, facts) } });
+  return json(row.status, {
+    status: row.status,
+    error: { title: row.title, message: withTopUp(detail || row.title, facts) },
+  });
 }
 
 /**

@@ -32,7 +32,8 @@ function image(file: string | undefined): BrandImage | null {
 
 /** The config's brand with its defaults. */
 export function brandOf(
-  config: Pick<DashboardConfig, 'productName' | 'footer'> & Partial<Pick<DashboardConfig, 'logo' | 'favicon'>>,
+  config: Pick<DashboardConfig, 'productName' | 'footer'> &
+    Partial<Pick<DashboardConfig, 'logo' | 'favicon'>>,
 ): Brand {
   return {
     productName: config.productName ?? DEFAULT_BRAND.productName,

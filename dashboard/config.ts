@@ -44,7 +44,10 @@ export const IMAGE_MAX_BYTES = 256 * 1024;
 /** A readable image file of a known type, at most IMAGE_MAX_BYTES. */
 const imageFile = z.string().superRefine((file, ctx) => {
   if (IMAGE_TYPES[extname(file).toLowerCase()] === undefined) {
-    ctx.addIssue({ code: 'custom', message: `not an image file name: use ${Object.keys(IMAGE_TYPES).join(', ')}` });
+    ctx.addIssue({
+      code: 'custom',
+      message: `not an image file name: use ${Object.keys(IMAGE_TYPES).join(', ')}`,
+    });
     return;
   }
   let size: number;
@@ -56,7 +59,8 @@ const imageFile = z.string().superRefine((file, ctx) => {
     ctx.addIssue({ code: 'custom', message: `cannot read the file ${JSON.stringify(file)}` });
     return;
   }
-  if (size > IMAGE_MAX_BYTES) ctx.addIssue({ code: 'custom', message: `larger than ${IMAGE_MAX_BYTES / 1024} KB` });
+  if (size > IMAGE_MAX_BYTES)
+    ctx.addIssue({ code: 'custom', message: `larger than ${IMAGE_MAX_BYTES / 1024} KB` });
 });
 
 const smtp = z.strictObject({

@@ -39,12 +39,15 @@ const INTERNAL: readonly [RegExp, string][] = [
 
 /** The guide's Markdown with this deployment's hosts and without internal references. */
 export function localise(markdown: string, d: Deployment): string {
-  let text = markdown.replace(/(https:\/\/)?([a-z]+)\.geo\.example\.com/g, (all, scheme: string | undefined, sub: string) => {
-    const adapter = SAMPLE_NAMES[sub] ?? sub;
-    const host = d.hosts.find((h) => h.adapter === adapter);
-    if (host === undefined) return all;
-    return scheme === undefined ? new URL(host.url).host : host.url;
-  });
+  let text = markdown.replace(
+    /(https:\/\/)?([a-z]+)\.geo\.example\.com/g,
+    (all, scheme: string | undefined, sub: string) => {
+      const adapter = SAMPLE_NAMES[sub] ?? sub;
+      const host = d.hosts.find((h) => h.adapter === adapter);
+      if (host === undefined) return all;
+      return scheme === undefined ? new URL(host.url).host : host.url;
+    },
+  );
   for (const [re, by] of INTERNAL) text = text.replace(re, by);
   return text;
 }

@@ -91,7 +91,7 @@ export function problemText(rules: RuleSet, code: GatewayCode): ProblemText {
       };
     case 'invalid_forwarded':
       return {
-        what: "A proxy in front of the service sent a forwarding header that names no valid client address.",
+        what: 'A proxy in front of the service sent a forwarding header that names no valid client address.',
         todo: 'Contact support with the request id: this is a set-up problem on our side of the connection.',
       };
     case 'ipv4_required':
@@ -110,7 +110,10 @@ export function problemText(rules: RuleSet, code: GatewayCode): ProblemText {
         todo: 'Use reverse lookups on this host, or ask support which host searches.',
       };
     case 'method_not_allowed':
-      return { what: 'The endpoint does not take this HTTP method.', todo: 'Use GET (the Allow header lists the methods).' };
+      return {
+        what: 'The endpoint does not take this HTTP method.',
+        todo: 'Use GET (the Allow header lists the methods).',
+      };
     case 'backend_unavailable':
     case 'backend_timeout':
     case 'store_unavailable':

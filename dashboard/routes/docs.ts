@@ -39,14 +39,18 @@ export function docRoutes(router: Router, ctx: AppContext, root: string): void {
   const frame = (res: Response) => (res.locals['signed'] ? pageContext(ctx, res) : null);
 
   router.get('/problems', (_req, res) => {
-    res.type('html').send(docPage(frame(res), ctx.brand, '/problems', 'Problems', problemsIndex(ctx.rules, codes)));
+    res
+      .type('html')
+      .send(docPage(frame(res), ctx.brand, '/problems', 'Problems', problemsIndex(ctx.rules, codes)));
   });
   router.get('/problems/:code', (req, res, next) => {
     const code = req.params['code'] as GatewayCode;
     if (!ALL_GATEWAY_CODES.includes(code) || !codes.includes(code))
       return next(new DashboardError('not_found', 'No such problem'));
     const title = problemHead(code).title;
-    res.type('html').send(docPage(frame(res), ctx.brand, '/problems', title, problemBody(ctx.rules, code, topUp)));
+    res
+      .type('html')
+      .send(docPage(frame(res), ctx.brand, '/problems', title, problemBody(ctx.rules, code, topUp)));
   });
   router.get('/guides', (_req, res) => {
     res
@@ -60,12 +64,20 @@ export function docRoutes(router: Router, ctx: AppContext, root: string): void {
       if (guide === undefined) throw new DashboardError('not_found', 'No guide for that provider here');
       const s = res.locals['signed'] as Signed | undefined;
       // The newest active key's prefix: the one a customer who just created a key is about to paste.
-      const key = s ? (await ctx.store.listKeys(s.account.id)).filter((k) => k.status === 'active').pop() : undefined;
+      const key = s
+        ? (await ctx.store.listKeys(s.account.id)).filter((k) => k.status === 'active').pop()
+        : undefined;
       const shown = key ? { prefix: key.prefix, label: key.label } : null;
       res
         .type('html')
         .send(
-          docPage(frame(res), ctx.brand, '/guides', guide.title, guideBody(guide, withKey(guide.body, shown?.prefix ?? null), shown)),
+          docPage(
+            frame(res),
+            ctx.brand,
+            '/guides',
+            guide.title,
+            guideBody(guide, withKey(guide.body, shown?.prefix ?? null), shown),
+          ),
         );
     }),
   );

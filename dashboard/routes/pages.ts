@@ -247,7 +247,11 @@ export function pageRoutes(router: Router, ctx: AppContext): void {
       const label = typeof raw === 'string' && raw.trim() !== '' ? v.label(ctx.rules, raw) : null;
       const bought = await keys.buyPackage(ctx, account.id, account.balance, label, me(req, res));
       const first = firstRequest(ctx.deployment, bought.secret);
-      send(res, 201, kv.keyCreatedPage(pageContext(ctx, res), bought.key, bought.secret, bought.googleKey, first));
+      send(
+        res,
+        201,
+        kv.keyCreatedPage(pageContext(ctx, res), bought.key, bought.secret, bought.googleKey, first),
+      );
     } catch (err) {
       const e = formError(err);
       await creditView(res, e.status, { packageError: e.message });

@@ -41,7 +41,14 @@ export async function overviewState(d: Deps, account: Account, usage: UsageRepor
       (k) => k.status === 'active' && !(k.packageUntil !== null && k.packageUntil > now),
     );
     const today = utcDay(now);
-    const rows = keys.length === 0 ? [] : await store.usage(keys.map((k) => `key:${k.id}`), today, today);
+    const rows =
+      keys.length === 0
+        ? []
+        : await store.usage(
+            keys.map((k) => `key:${k.id}`),
+            today,
+            today,
+          );
     const byKey = new Map(rows.map((r) => [r.subject, r.free]));
     used = 0;
     left = 0;
@@ -59,7 +66,8 @@ export async function overviewState(d: Deps, account: Account, usage: UsageRepor
     // The last charge of today is when the balance last paid: the refusals began after it. Without one today the
     // balance was empty all day and the refusals began when the free allowance ran out (not recorded: no time).
     const [last] = await store.ledger(account.id, 1);
-    const since = last && last.kind === 'charge' && utcDay(last.createdAt) === utcDay(now) ? last.createdAt : null;
+    const since =
+      last && last.kind === 'charge' && utcDay(last.createdAt) === utcDay(now) ? last.createdAt : null;
     refusing = { since, count: usage.today.refused };
   }
   const week = usage.days.slice(-7);

@@ -33,7 +33,8 @@ export function lastDays(now: number, n: number): UsageRange {
 export function parseRange(now: number, q: Record<string, unknown>): UsageRange {
   const kind = q['range'];
   if (kind === undefined || kind === '') return lastDays(now, 30);
-  if (typeof kind === 'string' && (RANGE_PRESETS as readonly string[]).includes(kind)) return lastDays(now, Number(kind));
+  if (typeof kind === 'string' && (RANGE_PRESETS as readonly string[]).includes(kind))
+    return lastDays(now, Number(kind));
   if (kind !== 'custom') throw invalidField('range', 'Choose 7, 30 or 90 days, or custom days');
   const from = dayMs(q['from']);
   if (from === null) throw invalidField('from', 'Enter the first day as YYYY-MM-DD');
@@ -49,7 +50,11 @@ export function parseRange(now: number, q: Record<string, unknown>): UsageRange 
 /** The days of a range, oldest first. */
 export function rangeDays(r: UsageRange): string[] {
   const out: string[] = [];
-  for (let t = Date.parse(`${r.from}T00:00:00Z`), end = Date.parse(`${r.to}T00:00:00Z`); t <= end; t += DAY_MS)
+  for (
+    let t = Date.parse(`${r.from}T00:00:00Z`), end = Date.parse(`${r.to}T00:00:00Z`);
+    t <= end;
+    t += DAY_MS
+  )
     out.push(utcDay(t));
   return out;
 }

@@ -22,7 +22,8 @@ export function docPage(
 export function problemBody(rules: RuleSet, code: GatewayCode, topUp: string): Html {
   const head = problemHead(code);
   const t = problemText(rules, code);
-  const lifts = code === 'no_credits' || (code === 'quota_exceeded' && rules.noCreditsCode === 'quota_exceeded');
+  const lifts =
+    code === 'no_credits' || (code === 'quota_exceeded' && rules.noCreditsCode === 'quota_exceeded');
   return html`<p class="problem-code"><code>${head.status}</code> <code>${code}</code></p>
     <section class="card">
       <h2>What happened</h2>
@@ -36,11 +37,16 @@ export function problemBody(rules: RuleSet, code: GatewayCode, topUp: string): H
 
 /** The list of every problem this deployment answers with. */
 export function problemsIndex(rules: RuleSet, codes: readonly GatewayCode[]): Html {
-  return html`<p>Every error answer names its problem in <code>code</code>; its <code>type</code> is the page below.</p>
+  return html`<p>
+      Every error answer names its problem in <code>code</code>; its <code>type</code> is the page below.
+    </p>
     <ul class="problem-list">
       ${codes.map((c) => {
         const head = problemHead(c);
-        return html`<li><a href="/problems/${c}"><code>${head.status}</code> ${head.title}</a> — ${problemText(rules, c).what}</li>`;
+        return html`<li>
+          <a href="/problems/${c}"><code>${head.status}</code> ${head.title}</a> —
+          ${problemText(rules, c).what}
+        </li>`;
       })}
     </ul>`;
 }
@@ -48,21 +54,34 @@ export function problemsIndex(rules: RuleSet, codes: readonly GatewayCode[]): Ht
 /** The list of the migration guides this deployment serves. */
 export function guidesIndex(guides: readonly Guide[]): Html {
   if (guides.length === 0)
-    return html`<p>This service has no drop-in hosts: call the API as the <a href="/api-reference">API reference</a> shows.</p>`;
-  return html`<p>Moving from another geocoding service? Each of these hosts answers like that provider: change the host
-      name and the key, and keep your code.</p>
+    return html`<p>
+      This service has no drop-in hosts: call the API as the <a href="/api-reference">API reference</a> shows.
+    </p>`;
+  return html`<p>
+      Moving from another geocoding service? Each of these hosts answers like that provider: change the host
+      name and the key, and keep your code.
+    </p>
     <ul class="guide-list">
       ${guides.map((g) => html`<li><a href="/guides/${g.adapter}">${g.title.replace(/^Migrating from /, '')}</a> <span class="hint">${g.url}</span></li>`)}
     </ul>`;
 }
 
 /** One guide: its rendered Markdown (escaped by the renderer) with a note on the key shown in the samples. */
-export function guideBody(guide: Guide, bodyHtml: string, key: { prefix: string; label: string | null } | null): Html {
+export function guideBody(
+  guide: Guide,
+  bodyHtml: string,
+  key: { prefix: string; label: string | null } | null,
+): Html {
   return html`${
-    key
-      ? html`<p class="alert ok">The samples show your key <code>${key.prefix}…</code>${key.label ? html` (${key.label})` : ''}: paste the whole key you stored.</p>`
-      : html`<p class="hint">Signed in, the samples show your own key's prefix. <a href="/signin">Sign in</a></p>`
-  }
+      key
+        ? html`<p class="alert ok">
+            The samples show your key <code>${key.prefix}…</code>${key.label ? html` (${key.label})` : ''}:
+            paste the whole key you stored.
+          </p>`
+        : html`<p class="hint">
+            Signed in, the samples show your own key's prefix. <a href="/signin">Sign in</a>
+          </p>`
+    }
     <article class="guide">${new Html(bodyHtml)}</article>
     <p><a href="/guides">All guides</a></p>`;
 }

@@ -5,7 +5,9 @@ import { html, type Html } from './html';
 /** A copyable code block. */
 function block(id: string, label: string, code: string): Html {
   return html`<div class="sample">
-    <div class="sample-head"><span>${label}</span><button type="button" class="small secondary" data-copy-text="#${id}">Copy</button></div>
+    <div class="sample-head">
+      <span>${label}</span><button type="button" class="small secondary" data-copy-text="#${id}">Copy</button>
+    </div>
     <pre><code id="${id}">${code}</code></pre>
   </div>`;
 }
@@ -18,6 +20,9 @@ export function firstRequest(d: Deployment, secret: string): Html {
     ${block('first-curl', 'curl', `curl -H 'X-API-Key: ${secret}' '${url}'`)}
     ${block('first-js', 'JavaScript (Node 18+, browsers)', `await (await fetch('${url}', { headers: { 'X-API-Key': '${secret}' } })).json()`)}
     ${block('first-py', 'Python (requests)', `requests.get('${url}', headers={'X-API-Key': '${secret}'}).json()`)}
-    <p class="hint">Moving from another provider? The <a href="/guides">migration guides</a> show this service's hosts for each.</p>
+    <p class="hint">
+      Moving from another provider? The <a href="/guides">migration guides</a> show this service's hosts for
+      each.
+    </p>
   </section>`;
 }

@@ -28,7 +28,8 @@ export function rotationHelp(ctx: PageContext): Html {
       Keep keys on your servers where you can. A key in browser JavaScript or an app is visible to anyone who
       looks: restrict it first to your web sites or addresses (on the key's page), so a copy is refused
       elsewhere. Each key can also be used from ${ctx.rules.limits.slotsPayg} addresses per 24 hours (its IP
-      slots), so a leaked key is of little use to a finder.${
+      slots), so a leaked key is of little use to a
+      finder.${
         ctx.rules.whitelist ? ' Browser callers can call without a key, counted on their own address.' : ''
       }
     </p>

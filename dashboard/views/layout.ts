@@ -37,7 +37,11 @@ function head(brand: Brand, title: string, csrf: string | null): Html {
         <meta name="viewport" content="width=device-width, initial-scale=1" />
         ${csrf ? html`<meta name="csrf-token" content="${csrf}" />` : ''}
         <title>${title} · ${brand.productName}</title>
-        <link rel="icon" href="${faviconUrl(brand)}" ${brand.favicon ? html` type="${brand.favicon.type}"` : html` type="image/svg+xml"`} />
+        <link
+          rel="icon"
+          href="${faviconUrl(brand)}"
+          ${brand.favicon ? html` type="${brand.favicon.type}"` : html` type="image/svg+xml"`}
+        />
         <link rel="stylesheet" href="/static/dashboard.css" />
         <link rel="stylesheet" href="/static/customer.css" />
         <script src="/static/dashboard.js" defer></script>
@@ -47,7 +51,11 @@ function head(brand: Brand, title: string, csrf: string | null): Html {
 
 /** The header's brand: the configured logo (decorative: the name follows it) and the product name. */
 function brandLink(brand: Brand): Html {
-  return html`<a class="brand" href="/">${brand.logo ? html`<img class="logo" src="/brand/logo" alt="" height="28" />` : ''}<span>${brand.productName}</span></a>`;
+  return html`<a class="brand" href="/"
+    >${brand.logo ? html`<img class="logo" src="/brand/logo" alt="" height="28" />` : ''}<span
+      >${brand.productName}</span
+    ></a
+  >`;
 }
 
 /** The first focusable element: jumps over the header to the page's content (WCAG 2.4.1). */

@@ -31,7 +31,10 @@ export function overviewPage(
         s.refusing
           ? html`<div class="alert error refusing" role="alert" data-refusing>
               <p>
-                <strong>Requests are being refused${s.refusing.since !== null ? html` since <time datetime="${new Date(s.refusing.since).toISOString()}">${hhmm(s.refusing.since)} UTC</time>` : ' today'}</strong>
+                <strong
+                  >Requests are being
+                  refused${s.refusing.since !== null ? html` since <time datetime="${new Date(s.refusing.since).toISOString()}">${hhmm(s.refusing.since)} UTC</time>` : ' today'}</strong
+                >
                 (${nf.format(s.refusing.count)} today): the free requests are used and the balance is empty.
               </p>
               <p><a class="button" href="/credit">Top up</a></p>

@@ -92,9 +92,15 @@ export function usagePage(ctx: PageContext, r: UsageReport, keys: KeyJson[]): st
         <td class="num">${d.refused}</td>
       </tr>`,
   );
-  const range = r.range ?? { kind: '30', from: r.days[0]?.day ?? '', to: r.days[r.days.length - 1]?.day ?? '' };
+  const range = r.range ?? {
+    kind: '30',
+    from: r.days[0]?.day ?? '',
+    to: r.days[r.days.length - 1]?.day ?? '',
+  };
   const rangeOptions = [
-    ...RANGE_PRESETS.map((n) => html`<option value="${n}" ${range.kind === n ? html` selected` : ''}>Last ${n} days</option>`),
+    ...RANGE_PRESETS.map(
+      (n) => html`<option value="${n}" ${range.kind === n ? html` selected` : ''}>Last ${n} days</option>`,
+    ),
     html`<option value="custom" ${range.kind === 'custom' ? html` selected` : ''}>Custom days</option>`,
   ];
   const query = `subject=${encodeURIComponent(r.subject)}&range=${encodeURIComponent(range.kind)}${range.kind === 'custom' ? `&from=${range.from}&to=${range.to}` : ''}`;
@@ -151,12 +157,12 @@ export function usagePage(ctx: PageContext, r: UsageReport, keys: KeyJson[]): st
           <span class="hint">(00:00 UTC, <span data-local-of="${r.resetAt}"></span> your time)</span>.
         </p>
       </section>
-      <h2>${range.kind === 'custom' ? html`${range.from} to ${range.to}` : html`Last ${r.days.length} days`}</h2>
+      <h2>
+        ${range.kind === 'custom' ? html`${range.from} to ${range.to}` : html`Last ${r.days.length} days`}
+      </h2>
       ${usageChart(r.days)}
       <p>
-        <a class="button secondary small" href="/usage.csv?${query}" download data-csv
-          >Download as CSV</a
-        >
+        <a class="button secondary small" href="/usage.csv?${query}" download data-csv>Download as CSV</a>
       </p>
       <details>
         <summary>As a table</summary>

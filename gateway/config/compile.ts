@@ -33,7 +33,8 @@ function apiUrlOf(raw: RawConfig): string {
 function hostUrlOf(h: RawConfig['hosts'][number], api: string): string {
   if (h.publicUrl !== undefined) return trimSlash(h.publicUrl);
   const base = new URL(api);
-  if (h.name !== undefined) return `${base.protocol}//${h.name.toLowerCase()}${base.port ? `:${base.port}` : ''}`;
+  if (h.name !== undefined)
+    return `${base.protocol}//${h.name.toLowerCase()}${base.port ? `:${base.port}` : ''}`;
   return `${base.protocol}//${base.hostname.includes(':') ? `[${base.hostname}]` : base.hostname}:${h.port}`;
 }
 

@@ -31,7 +31,10 @@ const publicUrl = httpUrl.refine(
     const u = new URL(s);
     return u.search === '' && u.hash === '' && u.username === '' && u.password === '';
   },
-  { message: 'an absolute http(s) URL without query, fragment or user:password, such as "https://api.example.net"' },
+  {
+    message:
+      'an absolute http(s) URL without query, fragment or user:password, such as "https://api.example.net"',
+  },
 );
 
 const count = z.int().min(0);

@@ -50,7 +50,10 @@ export function quotaHeaders(
  * standard; a key in a header, the query or a form has no registered scheme, so the `ApiKey` challenge names where
  * it goes. Built once per host (stages/render.ts caches it).
  */
-export function authChallenge(positions: readonly CredentialPosition[], queryParams: readonly string[]): string {
+export function authChallenge(
+  positions: readonly CredentialPosition[],
+  queryParams: readonly string[],
+): string {
   const out: string[] = [];
   if (positions.includes('bearer')) out.push('Bearer realm="geogate"');
   if (positions.includes('basic')) out.push('Basic realm="geogate", charset="UTF-8"');

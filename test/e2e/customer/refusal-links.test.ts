@@ -101,34 +101,38 @@ describe.each(['A', 'B'] as const)('rule set %s', (set) => {
     withLinks(env);
   });
 
-  test.each(DROP_INS)(`%s: the provider's body with the top-up page in its free text; Retry-After on 429; WWW-Authenticate on 401`, async (adapter) => {
-    withLinks(env);
-    const path = REVERSE[adapter] as (k: string) => string;
-    const a1 = fresh();
-    const key = await env.freshKey();
-    const ok = await call(env.url(adapter), path(key), from(a1));
-    expect(ok.status).toBe(200);
-    const refused = await call(env.url(adapter), path(key), from(a1));
-    // The provider's shape: the same body as without links except the free text.
-    env.harness.config.customerLinks = null;
-    const a2 = fresh();
-    const key2 = await env.freshKey();
-    await call(env.url(adapter), path(key2), from(a2));
-    const plain = await call(env.url(adapter), path(key2), from(a2));
-    withLinks(env);
-    expect(refused.status).toBe(plain.status);
-    const withoutUrl = refused.text.split(` Top up: ${TOP_UP}`).join('');
-    const stripIds = (s: string) => s.replace(/"(request_?[iI]d|requestId|traceId|x-request-id)":"[^"]*"/g, '');
-    expect(stripIds(withoutUrl)).toBe(stripIds(plain.text));
-    if (NO_FREE_TEXT.has(adapter)) expect(refused.text).not.toContain(TOP_UP);
-    else expect(refused.text).toContain(`Top up: ${TOP_UP}`);
-    if (set === 'B') {
-      expect(refused.headers['retry-after']).toBeDefined();
-      const wait = Number(refused.headers['retry-after']);
-      expect(wait).toBe(secondsToReset(env.harness.clock.now()));
-    }
-    const unknown = await call(env.url(adapter), path(env.unknownKey), from(fresh()));
-    if (unknown.status === 401) expect(unknown.headers['www-authenticate']).toMatch(/realm="geogate"/);
-    else expect(unknown.headers['www-authenticate']).toBeUndefined();
-  });
+  test.each(DROP_INS)(
+    `%s: the provider's body with the top-up page in its free text; Retry-After on 429; WWW-Authenticate on 401`,
+    async (adapter) => {
+      withLinks(env);
+      const path = REVERSE[adapter] as (k: string) => string;
+      const a1 = fresh();
+      const key = await env.freshKey();
+      const ok = await call(env.url(adapter), path(key), from(a1));
+      expect(ok.status).toBe(200);
+      const refused = await call(env.url(adapter), path(key), from(a1));
+      // The provider's shape: the same body as without links except the free text.
+      env.harness.config.customerLinks = null;
+      const a2 = fresh();
+      const key2 = await env.freshKey();
+      await call(env.url(adapter), path(key2), from(a2));
+      const plain = await call(env.url(adapter), path(key2), from(a2));
+      withLinks(env);
+      expect(refused.status).toBe(plain.status);
+      const withoutUrl = refused.text.split(` Top up: ${TOP_UP}`).join('');
+      const stripIds = (s: string) =>
+        s.replace(/"(request_?[iI]d|requestId|traceId|x-request-id)":"[^"]*"/g, '');
+      expect(stripIds(withoutUrl)).toBe(stripIds(plain.text));
+      if (NO_FREE_TEXT.has(adapter)) expect(refused.text).not.toContain(TOP_UP);
+      else expect(refused.text).toContain(`Top up: ${TOP_UP}`);
+      if (set === 'B') {
+        expect(refused.headers['retry-after']).toBeDefined();
+        const wait = Number(refused.headers['retry-after']);
+        expect(wait).toBe(secondsToReset(env.harness.clock.now()));
+      }
+      const unknown = await call(env.url(adapter), path(env.unknownKey), from(fresh()));
+      if (unknown.status === 401) expect(unknown.headers['www-authenticate']).toMatch(/realm="geogate"/);
+      else expect(unknown.headers['www-authenticate']).toBeUndefined();
+    },
+  );
 });

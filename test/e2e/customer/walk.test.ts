@@ -13,7 +13,13 @@ import pino from 'pino';
 import type { Browser, Page } from 'playwright-core';
 import { createDashboardApp } from '../../../dashboard/app';
 import type { DashboardConfig } from '../../../dashboard/config';
-import { hasChromium, horizontalOverflow, launchChromium, screenshot, watchErrors } from '../../helpers/browser';
+import {
+  hasChromium,
+  horizontalOverflow,
+  launchChromium,
+  screenshot,
+  watchErrors,
+} from '../../helpers/browser';
 import { startBackendProcess, type BackendProcess } from '../../helpers/backend-process';
 import { useFixture } from '../../helpers/fixture';
 import { PEPPER, startGatewayHarness, type Harness } from '../../helpers/gateway-harness';
@@ -25,7 +31,8 @@ jest.setTimeout(180_000);
 const API = 'https://api.atlas.example';
 const available = hasChromium() || process.env['CI'] === 'true';
 const maybe = available ? test : test.skip;
-const LOGO = '<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 28 28"><circle cx="14" cy="14" r="12" fill="#1a5fb4"/></svg>';
+const LOGO =
+  '<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 28 28"><circle cx="14" cy="14" r="12" fill="#1a5fb4"/></svg>';
 
 interface Walk {
   gateway: Harness;
@@ -135,10 +142,17 @@ async function signUp(w: Walk, page: Page, set: 'A' | 'B', email: string): Promi
 }
 
 describe.each(['A', 'B'] as const)('rule set %s', (set) => {
-  const w = useFixture(`walk ${set}`, () => startWalk(set), (s) => s.close());
+  const w = useFixture(
+    `walk ${set}`,
+    () => startWalk(set),
+    (s) => s.close(),
+  );
 
   maybe('docs for this deployment, a way out of a refusal, the small things; 1280 and 375 px', async () => {
-    const context = await browser.newContext({ viewport: { width: 1280, height: 900 }, baseURL: w.dashboardUrl });
+    const context = await browser.newContext({
+      viewport: { width: 1280, height: 900 },
+      baseURL: w.dashboardUrl,
+    });
     const page = await context.newPage();
     const watch = watchErrors(page);
     await signUp(w, page, set, `walk-${set.toLowerCase()}@example.com`);
@@ -240,7 +254,10 @@ describe.each(['A', 'B'] as const)('rule set %s', (set) => {
     }
 
     // 375 px: the navigation is one line with a menu; the prices stay readable; no page overflows.
-    const phone = await browser.newContext({ viewport: { width: 375, height: 812 }, baseURL: w.dashboardUrl });
+    const phone = await browser.newContext({
+      viewport: { width: 375, height: 812 },
+      baseURL: w.dashboardUrl,
+    });
     await phone.addCookies(await context.cookies());
     const p = await phone.newPage();
     const phoneWatch = watchErrors(p);
@@ -256,7 +273,14 @@ describe.each(['A', 'B'] as const)('rule set %s', (set) => {
     const dd = await p.locator('[data-price="request"]').boundingBox();
     expect(dd?.width ?? 0).toBeGreaterThan(250);
     await shot(p, `${set}-phone-prices`);
-    for (const path of ['/keys', '/usage', '/guides', '/guides/google', '/problems', '/problems/invalid_key']) {
+    for (const path of [
+      '/keys',
+      '/usage',
+      '/guides',
+      '/guides/google',
+      '/problems',
+      '/problems/invalid_key',
+    ]) {
       await p.goto(path);
       await shot(p, `${set}-phone-${path.slice(1).replace(/\//g, '-')}`);
     }

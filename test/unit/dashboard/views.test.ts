@@ -83,7 +83,12 @@ describe('brand, skip link and footer (issue 15 item 7)', () => {
       publicUrl: 'https://dash.example.com',
       sessionSecret: 'x'.repeat(32),
     };
-    expect(brandOf(dashboardConfigSchema.parse(base))).toEqual({ productName: 'geogate', footer: 'geogate' });
+    expect(brandOf(dashboardConfigSchema.parse(base))).toEqual({
+      productName: 'geogate',
+      footer: 'geogate',
+      logo: null,
+      favicon: null,
+    });
     const cfg = dashboardConfigSchema.parse({
       ...base,
       productName: 'Atlas <Geo>',
