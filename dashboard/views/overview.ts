@@ -22,6 +22,15 @@ export function overviewPage(
   const s = v.state;
   const hhmm = (ms: number) => new Date(ms).toISOString().slice(11, 16);
   const nf = new Intl.NumberFormat('en');
+  const burnText = s.burn
+    ? s.burn.days === 0
+      ? 'runs out today'
+      : `≈ ${nf.format(s.burn.days)} days at the last 7 days' rate`
+    : 'no paid requests in the last 7 days';
+  const burn = html`<small data-burn>${burnText}</small>`;
+  const free = html`<strong data-free
+    >${nf.format(s.free.used)} used / ${nf.format(s.free.left)} left</strong
+  >`;
   return page(
     ctx,
     '/',
@@ -43,16 +52,10 @@ export function overviewPage(
       }
       <div class="tiles">
         <a class="tile" href="/credit"
-          ><span>Balance</span><strong>${balanceText(ctx, v.balance)}</strong
-          ><small data-burn
-            >${s.burn ? (s.burn.days === 0 ? 'runs out today' : `≈ ${nf.format(s.burn.days)} days at the last 7 days' rate`) : 'no paid requests in the last 7 days'}</small
-          ></a
+          ><span>Balance</span><strong>${balanceText(ctx, v.balance)}</strong>${burn}</a
         >
         <a class="tile" href="/keys"><span>Active keys</span><strong>${active}</strong></a>
-        <a class="tile" href="/usage"
-          ><span>Free requests today</span
-          ><strong data-free>${nf.format(s.free.used)} used / ${nf.format(s.free.left)} left</strong></a
-        >
+        <a class="tile" href="/usage"><span>Free requests today</span>${free}</a>
       </div>
       ${ctx.rules.unlimited === 'account-plan' ? html`<p>Plan: ${v.unlimitedUntil ? html`Unlimited until ${time(v.unlimitedUntil)}` : 'pay-per-use (credits)'}</p>` : ''}
       <p>Counters reset at ${time(v.usage.resetAt)}.</p>

@@ -103,7 +103,12 @@ export function usagePage(ctx: PageContext, r: UsageReport, keys: KeyJson[]): st
     ),
     html`<option value="custom" ${range.kind === 'custom' ? html` selected` : ''}>Custom days</option>`,
   ];
-  const query = `subject=${encodeURIComponent(r.subject)}&range=${encodeURIComponent(range.kind)}${range.kind === 'custom' ? `&from=${range.from}&to=${range.to}` : ''}`;
+  // The default range (30 days) is left out of the CSV link.
+  const rangeQuery =
+    range.kind === '30'
+      ? ''
+      : `&range=${encodeURIComponent(range.kind)}${range.kind === 'custom' ? `&from=${range.from}&to=${range.to}` : ''}`;
+  const query = `subject=${encodeURIComponent(r.subject)}${rangeQuery}`;
   return page(
     ctx,
     '/usage',
