@@ -51,11 +51,9 @@ function head(brand: Brand, title: string, csrf: string | null): Html {
 
 /** The header's brand: the configured logo (decorative: the name follows it) and the product name. */
 function brandLink(brand: Brand): Html {
-  return html`<a class="brand" href="/"
-    >${brand.logo ? html`<img class="logo" src="/brand/logo" alt="" height="28" />` : ''}<span
-      >${brand.productName}</span
-    ></a
-  >`;
+  const logo = brand.logo ? html`<img class="logo" src="/brand/logo" alt="" height="28" />` : '';
+  const name = html`<span>${brand.productName}</span>`;
+  return html`<a class="brand" href="/">${logo}${name}</a>`;
 }
 
 /** The first focusable element: jumps over the header to the page's content (WCAG 2.4.1). */
