@@ -11,6 +11,7 @@ import { parseRange, rangeDays } from '../../../dashboard/services/usage-range';
 import { repoRoot } from '../../../gateway/core/paths';
 import { authChallenge } from '../../../gateway/http/headers';
 import { RULE_SET_A, RULE_SET_B } from '../../../gateway/policy/ruleset';
+import type { Loose } from '../adapters/fixtures';
 
 const ROOT = repoRoot();
 const NOW = Date.parse('2026-11-22T12:00:00Z');
@@ -29,16 +30,13 @@ describe('the API reference of a deployment', () => {
   test.each([RULE_SET_A, RULE_SET_B])(
     'rule set $name: its address, its positions and headers only, no internal markers',
     (rules) => {
-      const doc = customerReference(source, rules, DEPLOY, 'https://dash.example/problems/') as Record<
-        string,
-        any
-      >;
+      const doc = customerReference(source, rules, DEPLOY, 'https://dash.example/problems/') as Loose;
       const text = JSON.stringify(doc);
       expect(text).not.toMatch(INTERNAL);
       expect(doc['servers']).toEqual([{ url: DEPLOY.apiUrl }]);
       expect(text).toContain(`${DEPLOY.apiUrl}/v1/reverse?lat=48.8584`);
       const positions = Object.values(doc['components'].securitySchemes).map(
-        (s: any) => s['x-credential-position'],
+        (s: Loose) => s['x-credential-position'],
       );
       expect(positions.sort()).toEqual([...rules.credentialPositions].sort());
       const headers = Object.keys(doc['components'].headers);
