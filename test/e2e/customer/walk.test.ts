@@ -183,7 +183,8 @@ describe.each(['A', 'B'] as const)('rule set %s', (set) => {
     await shot(page, `${set}-problem-page`);
 
     await page.goto('/');
-    expect(await page.textContent('[data-refusing]')).toMatch(/Requests are being refused (since|today)/);
+    const banner = ((await page.textContent('[data-refusing]')) ?? '').replace(/\s+/g, ' ');
+    expect(banner).toMatch(/Requests are being refused (since \d\d:\d\d UTC|today) \(1 today\)/);
     expect(await page.textContent('[data-free]')).toBe('1 used / 0 left');
     expect(await page.textContent('[data-burn]')).toBe('no paid requests in the last 7 days');
     await shot(page, `${set}-overview-refusing`);
