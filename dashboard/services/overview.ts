@@ -13,7 +13,7 @@ type Deps = Pick<AppContext, 'store' | 'rules' | 'clock'>;
 /** What the overview says about the account today. */
 export interface OverviewState {
   /** Requests are being refused: the last ones were, and nothing lets the next through. */
-  refusing: { since: number | null; count: number } | null;
+  refusing: { lastPaidHour: number | null; count: number } | null;
   /** Free requests today: used, and left (across the active keys in rule set A). */
   free: { used: number; left: number };
   /** Money spent per day over the last 7 days (integer units, rounded up) and the whole days the balance lasts. */
@@ -63,12 +63,15 @@ export async function overviewState(d: Deps, account: Account, usage: UsageRepor
   const cannotPay = account.balance < price && !(rules.unlimited === 'account-plan' && unlimited);
   let refusing: OverviewState['refusing'] = null;
   if (usage.today.refused > 0 && cannotPay && exhausted) {
-    // The last charge of today is when the balance last paid: the refusals began after it. Without one today the
-    // balance was empty all day and the refusals began when the free allowance ran out (not recorded: no time).
+    // Charges are one ledger row per key and UTC hour (D35) and refusals are counted per day, never timed: the
+    // newest charge row of today says in which hour the balance last paid (the refusals began after it). Without
+    // one, the balance paid nothing today and the refusals began when the free allowance ran out.
     const [last] = await store.ledger(account.id, 1);
-    const since =
-      last && last.kind === 'charge' && utcDay(last.createdAt) === utcDay(now) ? last.createdAt : null;
-    refusing = { since, count: usage.today.refused };
+    const hour = last && last.kind === 'charge' ? (last.hourStart ?? last.createdAt) : null;
+    refusing = {
+      lastPaidHour: hour !== null && utcDay(hour) === utcDay(now) ? hour : null,
+      count: usage.today.refused,
+    };
   }
   const week = usage.days.slice(-7);
   const billed = week.reduce((n, day) => n + day.billed, 0);

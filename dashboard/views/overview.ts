@@ -22,6 +22,12 @@ export function overviewPage(
   const s = v.state;
   const hhmm = (ms: number) => new Date(ms).toISOString().slice(11, 16);
   const nf = new Intl.NumberFormat('en');
+  const hour = s.refusing?.lastPaidHour ?? null;
+  const paid =
+    hour === null
+      ? ''
+      : html` The balance last paid in the hour
+          <span data-last-paid>${hhmm(hour)}–${hhmm(hour + 3_600_000)} UTC</span>.`;
   const burnText = s.burn
     ? s.burn.days === 0
       ? 'runs out today'
@@ -40,11 +46,8 @@ export function overviewPage(
         s.refusing
           ? html`<div class="alert error refusing" role="alert" data-refusing>
               <p>
-                <strong
-                  >Requests are being
-                  refused${s.refusing.since !== null ? html` since <time datetime="${new Date(s.refusing.since).toISOString()}">${hhmm(s.refusing.since)} UTC</time>` : ' today'}</strong
-                >
-                (${nf.format(s.refusing.count)} today): the free requests are used and the balance is empty.
+                <strong>Requests are being refused</strong> (${nf.format(s.refusing.count)} today): the free
+                requests are used and the balance is empty.${paid}
               </p>
               <p><a class="button" href="/credit">Top up</a></p>
             </div>`
