@@ -5,7 +5,7 @@
  */
 import { STATUS_CODES } from 'node:http';
 import type { IpRecord, ReverseRecord } from '../backend/records';
-import type { ErrorFacts, GatewayCode } from '../gateway/core/errors';
+import { withTopUp, type ErrorFacts, type GatewayCode } from '../gateway/core/errors';
 import { parseLatLon, splitPair } from './common/coords';
 import { queryCredentials } from './common/credentials';
 import type { Level } from './common/level';
@@ -268,14 +268,14 @@ function renderError(
   state: BingState | null,
   code: GatewayCode,
   detail: string,
-  _f: ErrorFacts,
+  facts: ErrorFacts,
 ): AdapterResponse {
   if (code === 'not_found' && state !== null) {
     return envelope(200, 'ValidCredentials', '', { resourceSets: [{ estimatedTotal: 0, resources: [] }] });
   }
   const row = BING_ERRORS[code];
   return envelope(row.status, row.auth, '', {
-    errorDetails: [detail || (STATUS_CODES[row.status] ?? 'Error')],
+    errorDetails: [withTopUp(detail || (STATUS_CODES[row.status] ?? 'Error'), facts)],
     resourceSets: [{ estimatedTotal: 0, resources: [] }],
   });
 }

@@ -4,7 +4,7 @@
  * source we found (⚠); we answer `{statusCode, error, message}`, the shape its API gateway is recalled to use.
  */
 import type { IpRecord, ReverseRecord } from '../backend/records';
-import type { ErrorFacts, GatewayCode } from '../gateway/core/errors';
+import { withTopUp, type ErrorFacts, type GatewayCode } from '../gateway/core/errors';
 import { parseLatLon } from './common/coords';
 import { queryCredentials } from './common/credentials';
 import type { Level } from './common/level';
@@ -268,7 +268,7 @@ function renderError(
   state: GeoapifyState | null,
   code: GatewayCode,
   detail: string,
-  _f: ErrorFacts,
+  facts: ErrorFacts,
 ): AdapterResponse {
   if (code === 'not_found' && state !== null) {
     return json(
@@ -279,7 +279,11 @@ function renderError(
     );
   }
   const row = GEOAPIFY_ERRORS[code];
-  return json(row.status, { statusCode: row.status, error: row.error, message: detail || row.error });
+  return json(row.status, {
+    statusCode: row.status,
+    error: row.error,
+    message: withTopUp(detail || row.error, facts),
+  });
 }
 
 /** The Geoapify adapter. */

@@ -3,7 +3,7 @@
  * the `api_key` query parameter (node-geocoder) or `Authorization: Bearer` (geocodio-library-node) (providers.md 1.11).
  */
 import type { IpRecord, ReverseRecord } from '../backend/records';
-import type { ErrorFacts, GatewayCode } from '../gateway/core/errors';
+import { withTopUp, type ErrorFacts, type GatewayCode } from '../gateway/core/errors';
 import { parseLatLonPair } from './common/coords';
 import { bearerCredential, queryCredentials } from './common/credentials';
 import type { ErrorTable, RequestForm } from './common/parse';
@@ -181,11 +181,11 @@ function renderError(
   state: GeocodioState | null,
   code: GatewayCode,
   detail: string,
-  _f: ErrorFacts,
+  facts: ErrorFacts,
 ): AdapterResponse {
   if (code === 'not_found' && state !== null) return json(200, { results: [] });
   const row = GEOCODIO_ERRORS[code];
-  return json(row.status, { error: detail || row.error, results: [] });
+  return json(row.status, { error: withTopUp(detail || row.error, facts), results: [] });
 }
 
 /** The Geocodio adapter. */

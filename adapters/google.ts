@@ -4,7 +4,7 @@
  * Google answers errors with HTTP 200 and the error in the body's `status` (providers.md 1.1); so does this host.
  */
 import type { IpRecord, ReverseRecord } from '../backend/records';
-import type { ErrorFacts, GatewayCode } from '../gateway/core/errors';
+import { withTopUp, type ErrorFacts, type GatewayCode } from '../gateway/core/errors';
 import { parseLatLonPair } from './common/coords';
 import { queryCredentials } from './common/credentials';
 import type { ErrorTable } from './common/parse';
@@ -347,12 +347,16 @@ function renderError(
   state: GoogleState | null,
   code: GatewayCode,
   detail: string,
-  _f: ErrorFacts,
+  facts: ErrorFacts,
 ): AdapterResponse {
   if (code === 'not_found' && state !== null)
     return answer(state, 200, { html_attributions: [], results: [], status: 'ZERO_RESULTS' });
   const row = GOOGLE_ERRORS[code];
-  return answer(state, row.http, { error_message: detail || row.message, results: [], status: row.status });
+  return answer(state, row.http, {
+    error_message: withTopUp(detail || row.message, facts),
+    results: [],
+    status: row.status,
+  });
 }
 
 /** The Google adapter. */

@@ -4,7 +4,7 @@
  * credential is `apiKey`, also spelled `apikey` by real clients (providers.md 1.8).
  */
 import type { IpRecord, ReverseRecord } from '../backend/records';
-import type { ErrorFacts, GatewayCode } from '../gateway/core/errors';
+import { withTopUp, type ErrorFacts, type GatewayCode } from '../gateway/core/errors';
 import { alpha2Of, alpha3 } from './common/country';
 import { parseLatLon } from './common/coords';
 import { queryCredentials } from './common/credentials';
@@ -318,13 +318,13 @@ function renderError(
   state: HereState | null,
   code: GatewayCode,
   detail: string,
-  _f: ErrorFacts,
+  facts: ErrorFacts,
 ): AdapterResponse {
   if (code === 'not_found' && state !== null) {
     return json(200, state.api === 'v7' ? { items: [] } : { Response: { MetaInfo: {}, View: [] } });
   }
   const row = HERE_ERRORS[code];
-  const text = detail || row.title;
+  const text = withTopUp(detail || row.title, facts);
   if (state?.api === 'legacy') return legacyError(row, text);
   if (row.kind === 'auth') return json(row.status, { error: row.title, error_description: text });
   return json(row.status, {

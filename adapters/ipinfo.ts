@@ -5,7 +5,7 @@
  */
 import ipaddr from 'ipaddr.js';
 import type { IpRecord, ReverseRecord } from '../backend/records';
-import type { ErrorFacts, GatewayCode } from '../gateway/core/errors';
+import { withTopUp, type ErrorFacts, type GatewayCode } from '../gateway/core/errors';
 import { continentOf } from './common/country';
 import { bearerCredential, queryCredentials } from './common/credentials';
 import { classifyIp, nonIpv4Code } from './common/ip';
@@ -251,10 +251,13 @@ function renderError(
   _s: IpinfoState | null,
   code: GatewayCode,
   detail: string,
-  _f: ErrorFacts,
+  facts: ErrorFacts,
 ): AdapterResponse {
   const row = IPINFO_ERRORS[code];
-  return json(row.status, { status: row.status, error: { title: row.title, message: detail || row.title } });
+  return json(row.status, {
+    status: row.status,
+    error: { title: row.title, message: withTopUp(detail || row.title, facts) },
+  });
 }
 
 /**

@@ -4,7 +4,7 @@
  * (providers.md 1.13); so does this host.
  */
 import type { IpRecord, ReverseRecord } from '../backend/records';
-import type { ErrorFacts, GatewayCode } from '../gateway/core/errors';
+import { withTopUp, type ErrorFacts, type GatewayCode } from '../gateway/core/errors';
 import { callingCodes, emojiFlag, isInEuropeanUnion } from '@rapideditor/country-coder';
 import { continentOf } from './common/country';
 import { queryCredentials } from './common/credentials';
@@ -200,10 +200,10 @@ function renderError(
   _s: IpstackState | null,
   code: GatewayCode,
   detail: string,
-  _f: ErrorFacts,
+  facts: ErrorFacts,
 ): AdapterResponse {
   const row = IPSTACK_ERRORS[code];
-  const info = detail && detail !== row.info ? `${row.info} ${detail}` : row.info;
+  const info = withTopUp(detail && detail !== row.info ? `${row.info} ${detail}` : row.info, facts);
   return json(200, { success: false, error: { code: row.code, type: row.type, info } });
 }
 

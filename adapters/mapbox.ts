@@ -5,7 +5,7 @@
  * The credential is the `access_token` query parameter (providers.md 1.10, 2.3).
  */
 import type { IpRecord, ReverseRecord } from '../backend/records';
-import type { ErrorFacts, GatewayCode } from '../gateway/core/errors';
+import { withTopUp, type ErrorFacts, type GatewayCode } from '../gateway/core/errors';
 import { alpha3 } from './common/country';
 import { parseLatLon, splitPair } from './common/coords';
 import { queryCredentials } from './common/credentials';
@@ -399,7 +399,7 @@ function renderError(
   state: MapboxState | null,
   code: GatewayCode,
   detail: string,
-  _f: ErrorFacts,
+  facts: ErrorFacts,
 ): AdapterResponse {
   if (code === 'not_found' && state !== null) {
     return json(200, {
@@ -409,7 +409,7 @@ function renderError(
     });
   }
   const row = MAPBOX_ERRORS[code];
-  return json(row.status, { message: detail || row.message });
+  return json(row.status, { message: withTopUp(detail || row.message, facts) });
 }
 
 /** A Mapbox-shaped token: usage, base64 JSON payload, and a third part that carries the geogate key. */

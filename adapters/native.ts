@@ -4,7 +4,14 @@
  * application/problem+json (D20). Pure functions; the gateway does CORS, counting and forwarding.
  */
 import type { IpRecord, ReverseRecord } from '../backend/records';
-import { codeToStatus, TITLES, type ErrorFacts, type GatewayCode } from '../gateway/core/errors';
+import {
+  codeToStatus,
+  problemType,
+  TITLES,
+  topUpUrl,
+  type ErrorFacts,
+  type GatewayCode,
+} from '../gateway/core/errors';
 import { parseQuery, singleParam } from '../gateway/core/query';
 import type {
   AccountEndpoints,
@@ -216,7 +223,7 @@ function renderError(
 ): AdapterResponse {
   const status = codeToStatus(code);
   const body: Record<string, unknown> = {
-    type: `urn:geogate:problem:${code}`,
+    type: problemType(code, facts.links),
     title: TITLES[code],
     status,
     detail,
@@ -228,6 +235,9 @@ function renderError(
   if (facts.nextSlotFreeAt !== undefined)
     body['next_slot_free_at'] = new Date(facts.nextSlotFreeAt).toISOString();
   if (facts.requestId !== undefined) body['request_id'] = facts.requestId;
+  // The way out of a refusal a top-up lifts: the deployment's top-up page (docs/gateway.md, "Errors").
+  const topUp = topUpUrl(facts);
+  if (topUp !== undefined) body['links'] = { top_up: topUp };
   return json(status, body, PROBLEM_TYPE);
 }
 

@@ -4,7 +4,7 @@
  * (spec 4.3), and a whitelisted address works without one (rule set B).
  */
 import type { IpRecord, ReverseRecord } from '../backend/records';
-import type { ErrorFacts, GatewayCode } from '../gateway/core/errors';
+import { withTopUp, type ErrorFacts, type GatewayCode } from '../gateway/core/errors';
 import { queryCredentials } from './common/credentials';
 import { nominatimXmlError, renderNominatim, renderUnableToGeocode } from './common/nominatim-format';
 import type { NominatimView } from './common/nominatim-format';
@@ -125,10 +125,10 @@ function renderError(
   state: NominatimState | null,
   code: GatewayCode,
   detail: string,
-  _f: ErrorFacts,
+  facts: ErrorFacts,
 ): AdapterResponse {
   const row = NOMINATIM_ERRORS[code];
-  const message = detail || row.message;
+  const message = withTopUp(detail || row.message, facts);
   // not_found with a parsed request is the backend's "no result" (unknown paths have no state): Nominatim's 200 form.
   if (code === 'not_found' && state !== null) return renderUnableToGeocode(state.format);
   if (state?.format === 'xml') return nominatimXmlError(row.status, message);

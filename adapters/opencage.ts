@@ -3,7 +3,7 @@
  * node-geocoder sends it). Success and errors share OpenCage's envelope with `status:{code,message}` (providers.md 1.5).
  */
 import type { IpRecord, ReverseRecord } from '../backend/records';
-import type { ErrorFacts, GatewayCode } from '../gateway/core/errors';
+import { withTopUp, type ErrorFacts, type GatewayCode } from '../gateway/core/errors';
 import { alpha3 } from './common/country';
 import { parseLatLonPair } from './common/coords';
 import { queryCredentials } from './common/credentials';
@@ -188,7 +188,7 @@ function renderError(
   state: OpencageState | null,
   code: GatewayCode,
   detail: string,
-  _f: ErrorFacts,
+  facts: ErrorFacts,
 ): AdapterResponse {
   if (code === 'not_found' && state !== null) {
     return json(200, {
@@ -200,7 +200,7 @@ function renderError(
     });
   }
   const row = OPENCAGE_ERRORS[code];
-  const message = detail ? `${row.message}: ${detail}` : row.message;
+  const message = withTopUp(detail ? `${row.message}: ${detail}` : row.message, facts);
   return json(row.status, {
     ...ENVELOPE,
     licenses: [],

@@ -6,7 +6,7 @@
  * without or with a bad key, 403 over the plan limit (no credit), 429 with the rate-limit headers the gateway adds.
  */
 import type { IpRecord, ReverseRecord } from '../backend/records';
-import type { ErrorFacts, GatewayCode } from '../gateway/core/errors';
+import { withTopUp, type ErrorFacts, type GatewayCode } from '../gateway/core/errors';
 import { parseLatLon } from './common/coords';
 import { alpha3 } from './common/country';
 import { queryCredentials } from './common/credentials';
@@ -304,7 +304,7 @@ function renderError(
   state: PeliasState | null,
   code: GatewayCode,
   detail: string,
-  _f: ErrorFacts,
+  facts: ErrorFacts,
 ): AdapterResponse {
   const query = state?.query ?? {};
   if (code === 'not_found' && state !== null) {
@@ -312,7 +312,7 @@ function renderError(
   }
   const row = PELIAS_ERRORS[code];
   return json(row.status, {
-    geocoding: envelope(undefined, query, [detail || row.error]),
+    geocoding: envelope(undefined, query, [withTopUp(detail || row.error, facts)]),
     type: 'FeatureCollection',
     features: [],
   });

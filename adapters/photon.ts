@@ -5,7 +5,7 @@
  * Photon has no key; the `key` query parameter is our addition (spec 4.3), as on the Nominatim host.
  */
 import type { IpRecord, ReverseRecord } from '../backend/records';
-import type { ErrorFacts, GatewayCode } from '../gateway/core/errors';
+import { withTopUp, type ErrorFacts, type GatewayCode } from '../gateway/core/errors';
 import { parseLatLon } from './common/coords';
 import { queryCredentials } from './common/credentials';
 import type { ErrorTable, RequestForm } from './common/parse';
@@ -180,11 +180,11 @@ function renderError(
   state: PhotonState | null,
   code: GatewayCode,
   detail: string,
-  _f: ErrorFacts,
+  facts: ErrorFacts,
 ): AdapterResponse {
   if (code === 'not_found' && state !== null) return json(200, { type: 'FeatureCollection', features: [] });
   const row = PHOTON_ERRORS[code];
-  return json(row.status, { message: detail || row.message });
+  return json(row.status, { message: withTopUp(detail || row.message, facts) });
 }
 
 /** The Photon adapter. */

@@ -4,7 +4,7 @@
  * with the classic `success:false` envelope, resolved in favour of the doc).
  */
 import type { IpRecord, ReverseRecord } from '../backend/records';
-import type { ErrorFacts, GatewayCode } from '../gateway/core/errors';
+import { withTopUp, type ErrorFacts, type GatewayCode } from '../gateway/core/errors';
 import { alpha2Of, alpha3, continentOf } from './common/country';
 import { parseLatLonPair } from './common/coords';
 import { queryCredentials } from './common/credentials';
@@ -155,7 +155,7 @@ function renderError(
   const row = POSITIONSTACK_ERRORS[code];
   const context = row.status === 422 && facts.parameter ? { [facts.parameter]: [detail] } : undefined;
   return json(row.status, {
-    error: { code: row.code, message: detail || row.code, ...(context ? { context } : {}) },
+    error: { code: row.code, message: withTopUp(detail || row.code, facts), ...(context ? { context } : {}) },
   });
 }
 

@@ -5,7 +5,7 @@
  * 596 for an unknown service path.
  */
 import type { IpRecord, ReverseRecord } from '../backend/records';
-import type { ErrorFacts, GatewayCode } from '../gateway/core/errors';
+import { withTopUp, type ErrorFacts, type GatewayCode } from '../gateway/core/errors';
 import { alpha2Of, alpha3 } from './common/country';
 import { parseLatLon, splitPair } from './common/coords';
 import { queryCredentials } from './common/credentials';
@@ -209,12 +209,12 @@ function renderError(
   state: TomtomState | null,
   code: GatewayCode,
   detail: string,
-  _f: ErrorFacts,
+  facts: ErrorFacts,
 ): AdapterResponse {
   if (code === 'not_found' && state !== null)
     return json(200, { summary: { queryTime: 0, numResults: 0 }, addresses: [] });
   const row = TOMTOM_ERRORS[code];
-  const message = detail || row.code;
+  const message = withTopUp(detail || row.code, facts);
   return json(row.status, {
     errorText: message,
     detailedError: { code: row.code, message },

@@ -26,6 +26,8 @@ import { notificationRoutes } from './routes/notifications';
 import { lifecycleRoutes } from './routes/lifecycle';
 import { pageRoutes } from './routes/pages';
 import { errorPage } from './views/error';
+import { faviconUrl } from './brand';
+import { brandRoutes, docRoutes } from './routes/docs';
 import { repoRoot } from '../gateway/core/paths';
 import { loadOpenApiJson, sendOpenApiJson } from '../gateway/core/openapi-doc';
 
@@ -124,8 +126,9 @@ function dashboardApp(deps: DashboardDeps, ctx: AppContext): express.Express {
   app.get('/healthz', (_req, res) => void res.json({ status: 'ok' }));
   const root = repoRoot();
   app.use('/static', express.static(path.join(root, 'dashboard', 'static'), { index: false, maxAge: 0 }));
-  app.get('/favicon.ico', (_req, res) => res.redirect(301, '/static/favicon.svg'));
-  apiReferenceRoutes(app, root, () => ctx.brand);
+  app.get('/favicon.ico', (_req, res) => res.redirect(301, faviconUrl(ctx.brand)));
+  brandRoutes(app, ctx.brand);
+  apiReferenceRoutes(app, root, ctx);
   const doc = loadOpenApiJson('dashboard/openapi.yaml');
   app.get('/openapi.json', (req, res) => sendOpenApiJson(doc, req, res));
   app.get('/api/openapi.yaml', (_req, res) =>
@@ -154,6 +157,7 @@ function dashboardApp(deps: DashboardDeps, ctx: AppContext): express.Express {
   lifecycleRoutes(router, ctx);
   apiRoutes(router, ctx);
   restrictionRoutes(router, ctx);
+  docRoutes(router, ctx, root);
   pageRoutes(router, ctx);
   billingRoutes(router, ctx);
   notificationRoutes(router, ctx);

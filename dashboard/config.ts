@@ -1,4 +1,6 @@
 /** The `dashboard:` config section (zod fragment composed into the whole config by runtime/config.ts) and its type. */
+import { statSync } from 'node:fs';
+import { extname } from 'node:path';
 import { z } from 'zod';
 import { notificationsConfigSchema } from '../gateway/notify/config';
 
@@ -26,6 +28,40 @@ export function isLoopbackUrl(url: string): boolean {
   }
   return host === 'localhost' || host === '[::1]' || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(host);
 }
+
+/** Image types a logo or favicon may have, by file extension. */
+export const IMAGE_TYPES: Readonly<Record<string, string>> = {
+  '.svg': 'image/svg+xml',
+  '.png': 'image/png',
+  '.webp': 'image/webp',
+  '.ico': 'image/x-icon',
+  '.jpg': 'image/jpeg',
+  '.jpeg': 'image/jpeg',
+};
+/** The largest logo or favicon file served (both are read once at start and kept in memory). */
+export const IMAGE_MAX_BYTES = 256 * 1024;
+
+/** A readable image file of a known type, at most IMAGE_MAX_BYTES. */
+const imageFile = z.string().superRefine((file, ctx) => {
+  if (IMAGE_TYPES[extname(file).toLowerCase()] === undefined) {
+    ctx.addIssue({
+      code: 'custom',
+      message: `not an image file name: use ${Object.keys(IMAGE_TYPES).join(', ')}`,
+    });
+    return;
+  }
+  let size: number;
+  try {
+    const st = statSync(file);
+    if (!st.isFile()) throw new Error('not a file');
+    size = st.size;
+  } catch {
+    ctx.addIssue({ code: 'custom', message: `cannot read the file ${JSON.stringify(file)}` });
+    return;
+  }
+  if (size > IMAGE_MAX_BYTES)
+    ctx.addIssue({ code: 'custom', message: `larger than ${IMAGE_MAX_BYTES / 1024} KB` });
+});
 
 const smtp = z.strictObject({
   host: z.string().min(1),
@@ -74,6 +110,10 @@ export const dashboardConfigSchema = z
     productName: z.string().trim().min(1).max(60).optional(),
     /** Plain text at the foot of every page, e.g. the operator's name and address; default "geogate". */
     footer: z.string().trim().min(1).max(500).optional(),
+    /** An image file shown before the product name in every page's header (svg, png, webp, jpg; ≤ 256 KB). */
+    logo: imageFile.optional(),
+    /** The pages' icon (svg, png, ico...; ≤ 256 KB); default the geogate pin. */
+    favicon: imageFile.optional(),
     /**
      * Rule set B: the Unlimited plan's price as the credit page shows it (the rule set has none, D17; absent: "priced
      * on request"). Display only: the plan is set up by the operator (admin API). Refused in rule set A, whose

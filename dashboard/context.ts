@@ -13,6 +13,7 @@ import { testProvider } from './payments/test-provider';
 import type { PaymentProvider } from './payments/types';
 import { Secrets } from './session';
 import { cookieNames } from './cookies';
+import { mainOnly, type Deployment } from './deployment';
 
 /** Sign-in attempts allowed per window (dashboard/throttle.ts). */
 export { SIGNIN_LIMITS } from './throttle';
@@ -32,6 +33,8 @@ export interface AppContext extends DashboardDeps {
   cryptoPayments: PaymentProvider | null;
   /** Product name and footer of every page (config, issue 15 item 7). */
   brand: Brand;
+  /** The API's public addresses (samples, the reference, the guides). */
+  deployment: Deployment;
   /** The public origin ("https://dash.example.com") that state-changing requests must come from. */
   origin: string;
   /**
@@ -77,5 +80,6 @@ export function createContext(deps: DashboardDeps): AppContext {
     // The composition root always passes a mailer: it says itself whether its mail can arrive.
     mailReaches: mailer.reaches !== false,
     brand: brandOf(config),
+    deployment: deps.deployment ?? mainOnly(new URL(config.publicUrl).origin),
   };
 }

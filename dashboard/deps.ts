@@ -17,6 +17,7 @@ import type { DashboardConfig } from './config';
 import type { GreenfieldClient } from './payments/btcpay';
 import type { PaymentProvider } from './payments/types';
 import type { Mailer } from './mailer';
+import type { Deployment } from './deployment';
 
 /** Dependencies of createDashboardApp. */
 export interface DashboardDeps {
@@ -40,6 +41,11 @@ export interface DashboardDeps {
   mailRetryDelaysMs?: readonly number[];
   /** The shared account rules; built from store, rules, clock and pepper when not given. */
   accounts?: AccountsService;
+  /**
+   * The API's public addresses (config `publicApiUrl` and the hosts' `publicUrl`): samples, the API reference, the
+   * migration guides. Absent: the main host only, at the dashboard's own origin (tests).
+   */
+  deployment?: Deployment;
   /** Notifications (D30) when configured: the Notifications page, test events, revocation events. */
   notifications?: Notifications;
 }

@@ -46,7 +46,13 @@ export function loadConfigFile(file: string, env: NodeJS.ProcessEnv = process.en
   return validateConfig(readConfigDocument(file), file, env);
 }
 
-/** Compile the gateway's part and keep the dashboard's section. */
+/** Compile the gateway's part and keep the dashboard's section; error answers point at the dashboard's pages. */
 export function compileConfig(raw: AppRawConfig, file: string): AppConfig {
-  return { ...compileGatewayConfig(raw, file), dashboard: raw.dashboard ?? null };
+  const dash = raw.dashboard ?? null;
+  const base = dash === null ? null : dash.publicUrl.replace(/\/+$/, '');
+  return {
+    ...compileGatewayConfig(raw, file),
+    customerLinks: base === null ? null : { problems: `${base}/problems/`, topUp: `${base}/credit` },
+    dashboard: dash,
+  };
 }

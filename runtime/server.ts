@@ -107,6 +107,12 @@ function dashboardServer(
     config: config.dashboard,
     trustProxy: config.trustProxy,
     trustProxyHeader: config.trustProxyHeader,
+    deployment: {
+      apiUrl: config.publicApiUrl,
+      hosts: config.hosts
+        .filter((h) => h.adapter.name !== 'native')
+        .map((h) => ({ label: h.label, adapter: h.adapter.name, url: h.publicUrl })),
+    },
   });
   return { server: limitedServer(config.serverLimits.dashboard, dashboard.app), dashboard };
 }

@@ -10,6 +10,9 @@ import { creditPrice, decimalPrice } from '../money';
 import * as keys from '../services/keys';
 import { usageCsv, usageCsvName } from '../services/csv';
 import { usageReport } from '../services/usage';
+import { overviewState } from '../services/overview';
+import { lastUsed } from '../services/last-used';
+import { parseRange } from '../services/usage-range';
 import { iso } from '../services/views';
 import * as wl from '../services/whitelist';
 import * as v from '../validate';
@@ -19,6 +22,7 @@ import type { PageContext } from '../views/layout';
 import { overviewPage } from '../views/overview';
 import { usagePage } from '../views/usage';
 import { whitelistPage } from '../views/whitelist';
+import { firstRequest } from '../views/first-request';
 
 /** What every signed-in page knows, from the request's session. */
 export function pageContext(ctx: AppContext, res: Response): PageContext {
@@ -59,6 +63,7 @@ export function pageRoutes(router: Router, ctx: AppContext): void {
       keys.listKeys(ctx, account.id),
       usageReport(ctx, account.id, 'account'),
     ]);
+    const state = await overviewState(ctx, account, usage);
     send(
       res,
       200,
@@ -68,16 +73,15 @@ export function pageRoutes(router: Router, ctx: AppContext): void {
         usage,
         unlimitedUntil: iso(account.unlimitedUntil),
         welcome: req.query['welcome'] === '1',
+        state,
       }),
     );
   });
 
-  const keysList = async (res: Response, status: number, form: { label?: string; error?: string } = {}) =>
-    send(
-      res,
-      status,
-      kv.keysPage(pageContext(ctx, res), await keys.listKeys(ctx, signed(res).account.id), form),
-    );
+  const keysList = async (res: Response, status: number, form: { label?: string; error?: string } = {}) => {
+    const list = await keys.listKeys(ctx, signed(res).account.id);
+    send(res, status, kv.keysPage(pageContext(ctx, res), list, form, await lastUsed(ctx, list)));
+  };
 
   get('/keys', async (_req, res) => keysList(res, 200));
 
@@ -93,7 +97,13 @@ export function pageRoutes(router: Router, ctx: AppContext): void {
       send(
         res,
         201,
-        kv.keyCreatedPage(pageContext(ctx, res), created.key, created.secret, created.googleKey),
+        kv.keyCreatedPage(
+          pageContext(ctx, res),
+          created.key,
+          created.secret,
+          created.googleKey,
+          firstRequest(ctx.deployment, created.secret),
+        ),
       );
     } catch (err) {
       const e = formError(err);
@@ -236,7 +246,12 @@ export function pageRoutes(router: Router, ctx: AppContext): void {
     try {
       const label = typeof raw === 'string' && raw.trim() !== '' ? v.label(ctx.rules, raw) : null;
       const bought = await keys.buyPackage(ctx, account.id, account.balance, label, me(req, res));
-      send(res, 201, kv.keyCreatedPage(pageContext(ctx, res), bought.key, bought.secret, bought.googleKey));
+      const first = firstRequest(ctx.deployment, bought.secret);
+      send(
+        res,
+        201,
+        kv.keyCreatedPage(pageContext(ctx, res), bought.key, bought.secret, bought.googleKey, first),
+      );
     } catch (err) {
       const e = formError(err);
       await creditView(res, e.status, { packageError: e.message });
@@ -251,7 +266,7 @@ export function pageRoutes(router: Router, ctx: AppContext): void {
   get('/usage', async (req, res) => {
     const { account } = signed(res);
     const [report, k] = await Promise.all([
-      usageReport(ctx, account.id, usageSubject(req)),
+      usageReport(ctx, account.id, usageSubject(req), parseRange(ctx.clock.now(), req.query)),
       keys.listKeys(ctx, account.id),
     ]);
     send(res, 200, usagePage(pageContext(ctx, res), report, k));
@@ -261,7 +276,7 @@ export function pageRoutes(router: Router, ctx: AppContext): void {
   get('/usage.csv', async (req, res) => {
     const { account } = signed(res);
     const subject = usageSubject(req);
-    const report = await usageReport(ctx, account.id, subject);
+    const report = await usageReport(ctx, account.id, subject, parseRange(ctx.clock.now(), req.query));
     const key =
       subject === 'account' ? null : (await keys.listKeys(ctx, account.id)).find((k) => k.id === subject);
     const name = key ? (key.label ?? `${key.prefix}…`) : 'account';

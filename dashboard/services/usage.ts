@@ -1,5 +1,6 @@
 /** Usage history of the account or one of its keys: today against the free allowance, and the last 30 days. */
-import { DAY_MS, nextUtcMidnight, utcDay } from '../../gateway/core/clock';
+import { nextUtcMidnight, utcDay } from '../../gateway/core/clock';
+import { lastDays, rangeDays, type UsageRange } from './usage-range';
 import type { AppContext } from '../context';
 import { ownKey } from './keys';
 import { iso } from './views';
@@ -25,29 +26,39 @@ export interface UsageReport {
   today: DayCounts;
   /** Next 00:00 UTC, when the counters reset (D13). */
   resetAt: string;
+  /** The range shown (`days` covers it, oldest first). */
+  range?: UsageRange;
   days: DayCounts[];
 }
 
-/** The usage of `subject` ("account" or a key id of this account) over the last USAGE_DAYS UTC days. */
-export async function usageReport(d: Deps, accountId: string, subject: string): Promise<UsageReport> {
+/**
+ * The usage of `subject` ("account" or a key id of this account) over `range` (default the last USAGE_DAYS UTC days);
+ * `today` is always today's counts, whatever the range.
+ */
+export async function usageReport(
+  d: Deps,
+  accountId: string,
+  subject: string,
+  range?: UsageRange,
+): Promise<UsageReport> {
   const storeSubject =
     subject === 'account' ? `account:${accountId}` : `key:${(await ownKey(d, accountId, subject)).id}`;
   const now = d.clock.now();
-  const to = utcDay(now);
-  const from = utcDay(now - (USAGE_DAYS - 1) * DAY_MS);
-  const rows = await d.store.usage([storeSubject], from, to);
-  const byDay = new Map(rows.map((r) => [r.day, r]));
-  const days: DayCounts[] = [];
-  for (let i = USAGE_DAYS - 1; i >= 0; i--) {
-    const day = utcDay(now - i * DAY_MS);
-    const r = byDay.get(day);
-    days.push({ day, free: r?.free ?? 0, billed: r?.billed ?? 0, refused: r?.refused ?? 0 });
-  }
+  const today = utcDay(now);
+  const r = range ?? lastDays(now, USAGE_DAYS);
+  const from = r.from < today ? r.from : today;
+  const rows = await d.store.usage([storeSubject], from, r.to > today ? r.to : today);
+  const byDay = new Map(rows.map((row) => [row.day, row]));
+  const counts = (day: string): DayCounts => {
+    const row = byDay.get(day);
+    return { day, free: row?.free ?? 0, billed: row?.billed ?? 0, refused: row?.refused ?? 0 };
+  };
   return {
     subject,
     allowance: d.rules.limits.freePerDay,
-    today: days[days.length - 1] as DayCounts,
+    today: counts(today),
     resetAt: iso(nextUtcMidnight(now)) as string,
-    days,
+    range: r,
+    days: rangeDays(r).map(counts),
   };
 }

@@ -7,7 +7,30 @@
     var d = new Date(iso);
     return isNaN(d.getTime()) ? '' : fmt.format(d);
   }
+  // Phones: the navigation folds behind a "Menu" button (one header line); without the script it stays a list.
+  function menu() {
+    var toggle = document.querySelector('.menu-toggle');
+    var nav = document.getElementById('main-nav');
+    if (!toggle || !nav) return;
+    document.documentElement.classList.add('has-menu');
+    toggle.hidden = false;
+    toggle.addEventListener('click', function () {
+      var open = toggle.getAttribute('aria-expanded') !== 'true';
+      toggle.setAttribute('aria-expanded', open ? 'true' : 'false');
+      nav.classList.toggle('open', open);
+    });
+  }
   function ready() {
+    menu();
+    document.querySelectorAll('button[data-copy-text]').forEach(function (b) {
+      b.addEventListener('click', function () {
+        var el = document.querySelector(b.getAttribute('data-copy-text'));
+        if (!el || !navigator.clipboard || !window.isSecureContext) return;
+        navigator.clipboard.writeText(el.textContent).then(function () {
+          b.textContent = 'Copied';
+        });
+      });
+    });
     document.querySelectorAll('time[data-local]').forEach(function (t) {
       var text = local(t.getAttribute('datetime'));
       if (!text) return;

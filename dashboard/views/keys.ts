@@ -6,6 +6,8 @@ import type { KeyDetail } from '../services/keys';
 import type { KeyJson } from '../services/views';
 import { dataTable, html, time, type Html } from './html';
 import { field, page, type PageContext } from './layout';
+import { lastUsedCell } from './last-used';
+import type { LastUsed } from '../services/last-used';
 
 const KIND: Record<string, string> = { payg: 'Pay-per-use', unlimited: 'Unlimited' };
 
@@ -23,9 +25,10 @@ export function rotationHelp(ctx: PageContext): Html {
       <li>Revoke the old key. It stops working within a minute; requests with it then get 401.</li>
     </ol>
     <p>
-      Keep keys on your servers: never in browser JavaScript or mobile apps. Each key can be used from
-      ${ctx.rules.limits.slotsPayg} addresses per 24 hours (its IP slots), so a leaked key is of little use to
-      a
+      Keep keys on your servers where you can. A key in browser JavaScript or an app is visible to anyone who
+      looks: restrict it first to your web sites or addresses (on the key's page), so a copy is refused
+      elsewhere. Each key can also be used from ${ctx.rules.limits.slotsPayg} addresses per 24 hours (its IP
+      slots), so a leaked key is of little use to a
       finder.${
         ctx.rules.whitelist ? ' Browser callers can call without a key, counted on their own address.' : ''
       }
@@ -38,6 +41,7 @@ export function keysPage(
   ctx: PageContext,
   keys: KeyJson[],
   form: { label?: string; error?: string } = {},
+  used: ReadonlyMap<string, LastUsed> = new Map(),
 ): string {
   const rows = keys.map(
     (k) =>
@@ -49,6 +53,7 @@ export function keysPage(
         </td>
         <td data-label="Status">${status(k)}</td>
         <td data-label="Created">${time(k.createdAt)}</td>
+        <td data-label="Last used">${lastUsedCell(used.get(k.id))}</td>
         <td>
           ${k.status === 'active' ? html`<a class="button small danger" href="/keys/${k.id}/revoke">Revoke</a>` : ''}
         </td>
@@ -63,7 +68,7 @@ export function keysPage(
         ${field({ name: 'label', label: 'Label', value: form.label ?? '', error: form.error, hint: 'Say where the key is used, e.g. "production server".', required: ctx.rules.keyLabelRequired })}
         <button type="submit">Create key</button>
       </form>
-      ${dataTable('keys', ['Label', 'Prefix', 'Kind', 'Status', 'Created', ''], rows, 'No keys yet.')}
+      ${dataTable('keys', ['Label', 'Prefix', 'Kind', 'Status', 'Created', 'Last used', ''], rows, 'No keys yet.')}
       ${rotationHelp(ctx)}`,
   );
 }

@@ -1,6 +1,6 @@
 /** The page frame: head, navigation, flash message, and the CSRF token for the script's API calls. */
 import type { RuleSet } from '../../gateway/policy/ruleset';
-import type { Brand } from '../brand';
+import { faviconUrl, type Brand } from '../brand';
 import { html, type Html } from './html';
 
 /** What every signed-in page knows. */
@@ -25,6 +25,7 @@ const NAV: { path: string; label: string; whitelist?: true; notifications?: true
   { path: '/usage', label: 'Usage' },
   { path: '/notifications', label: 'Notifications', notifications: true },
   { path: '/api-reference', label: 'API reference' },
+  { path: '/guides', label: 'Guides' },
   { path: '/settings', label: 'Settings' },
 ];
 
@@ -36,11 +37,23 @@ function head(brand: Brand, title: string, csrf: string | null): Html {
         <meta name="viewport" content="width=device-width, initial-scale=1" />
         ${csrf ? html`<meta name="csrf-token" content="${csrf}" />` : ''}
         <title>${title} · ${brand.productName}</title>
-        <link rel="icon" href="/static/favicon.svg" type="image/svg+xml" />
+        <link
+          rel="icon"
+          href="${faviconUrl(brand)}"
+          ${brand.favicon ? html` type="${brand.favicon.type}"` : html` type="image/svg+xml"`}
+        />
         <link rel="stylesheet" href="/static/dashboard.css" />
+        <link rel="stylesheet" href="/static/customer.css" />
         <script src="/static/dashboard.js" defer></script>
       </head>
     </html>`;
+}
+
+/** The header's brand: the configured logo (decorative: the name follows it) and the product name. */
+function brandLink(brand: Brand): Html {
+  const logo = brand.logo ? html`<img class="logo" src="/brand/logo" alt="" height="28" />` : '';
+  const name = html`<span>${brand.productName}</span>`;
+  return html`<a class="brand" href="/">${logo}${name}</a>`;
 }
 
 /** The first focusable element: jumps over the header to the page's content (WCAG 2.4.1). */
@@ -74,8 +87,9 @@ export function page(ctx: PageContext, active: string, title: string, body: Html
 <body>
 ${skipLink}
 <header class="top">
-  <a class="brand" href="/">${ctx.brand.productName}</a>
-  <nav aria-label="Main">${items.map(
+  ${brandLink(ctx.brand)}
+  <button type="button" class="menu-toggle secondary small" aria-expanded="false" aria-controls="main-nav" hidden>Menu</button>
+  <nav id="main-nav" aria-label="Main">${items.map(
     (n) => html`<a href="${n.path}" ${n.path === active ? html` aria-current="page"` : ''}>${n.label}</a>`,
   )}</nav>
   <form method="post" action="/signout" class="signout">
@@ -100,8 +114,8 @@ export function publicPage(brand: Brand, title: string, body: Html): string {
 <body class="public">
 ${skipLink}
 <header class="top public">
-  <a class="brand" href="/">${brand.productName}</a>
-  <nav aria-label="Main"><a href="/api-reference">API reference</a></nav>
+  ${brandLink(brand)}
+  <nav aria-label="Main"><a href="/api-reference">API reference</a> <a href="/guides">Guides</a></nav>
 </header>
 <main id="main" class="narrow" tabindex="-1">
 <h1>${title}</h1>

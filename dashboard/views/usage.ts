@@ -3,6 +3,7 @@ import type { DayCounts, UsageReport } from '../services/usage';
 import type { KeyJson } from '../services/views';
 import { dataTable, html, time, type Html } from './html';
 import { page, type PageContext } from './layout';
+import { RANGE_PRESETS } from '../services/usage-range';
 
 const W = 600;
 const H = 200;
@@ -91,17 +92,54 @@ export function usagePage(ctx: PageContext, r: UsageReport, keys: KeyJson[]): st
         <td class="num">${d.refused}</td>
       </tr>`,
   );
+  const range = r.range ?? {
+    kind: '30',
+    from: r.days[0]?.day ?? '',
+    to: r.days[r.days.length - 1]?.day ?? '',
+  };
+  const rangeOptions = [
+    ...RANGE_PRESETS.map(
+      (n) => html`<option value="${n}" ${range.kind === n ? html` selected` : ''}>Last ${n} days</option>`,
+    ),
+    html`<option value="custom" ${range.kind === 'custom' ? html` selected` : ''}>Custom days</option>`,
+  ];
+  // The default range (30 days) is left out of the CSV link.
+  const rangeQuery =
+    range.kind === '30'
+      ? ''
+      : `&range=${encodeURIComponent(range.kind)}${range.kind === 'custom' ? `&from=${range.from}&to=${range.to}` : ''}`;
+  const query = `subject=${encodeURIComponent(r.subject)}${rangeQuery}`;
   return page(
     ctx,
     '/usage',
     'Usage',
-    html`<form method="get" action="/usage" class="inline subject">
-        <label for="f-subject">Show</label>
-        <select id="f-subject" name="subject" data-autosubmit>
-          ${options}
-        </select>
-        <button type="submit" class="small">Show</button>
+    html`<form method="get" action="/usage" class="usage-filter">
+        <div class="field">
+          <label for="f-subject">Requests of</label>
+          <select id="f-subject" name="subject">
+            ${options}
+          </select>
+        </div>
+        <div class="field">
+          <label for="f-range">Days</label>
+          <select id="f-range" name="range">
+            ${rangeOptions}
+          </select>
+        </div>
+        <div class="field custom-day">
+          <label for="f-from">From (UTC)</label>
+          <input id="f-from" name="from" type="date" value="${range.from}" />
+        </div>
+        <div class="field custom-day">
+          <label for="f-to">To (UTC)</label>
+          <input id="f-to" name="to" type="date" value="${range.to}" />
+        </div>
+        <button type="submit">Show</button>
       </form>
+      <p class="hint">
+        The custom days apply when "Custom days" is chosen. Requests are counted per key and account, not per
+        host, so there is no split by host.
+      </p>
       <section class="today card">
         <h2>Today (UTC)</h2>
         <p>${allowanceText}</p>
@@ -124,12 +162,12 @@ export function usagePage(ctx: PageContext, r: UsageReport, keys: KeyJson[]): st
           <span class="hint">(00:00 UTC, <span data-local-of="${r.resetAt}"></span> your time)</span>.
         </p>
       </section>
-      <h2>Last ${r.days.length} days</h2>
+      <h2>
+        ${range.kind === 'custom' ? html`${range.from} to ${range.to}` : html`Last ${r.days.length} days`}
+      </h2>
       ${usageChart(r.days)}
       <p>
-        <a class="button secondary small" href="/usage.csv?subject=${r.subject}" download data-csv
-          >Download as CSV</a
-        >
+        <a class="button secondary small" href="/usage.csv?${query}" download data-csv>Download as CSV</a>
       </p>
       <details>
         <summary>As a table</summary>

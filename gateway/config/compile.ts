@@ -16,6 +16,27 @@ import {
   type PassthroughRoute,
 } from './backends';
 import type { RawConfig } from './schema';
+import type { ErrorLinks } from '../core/errors';
+
+/** A URL without its trailing "/" (so paths are appended as `${base}/v1/...`). */
+const trimSlash = (u: string): string => u.replace(/\/+$/, '');
+
+/** The main host's public address: the configured one, else the main listener's (a local demo's). */
+function apiUrlOf(raw: RawConfig): string {
+  if (raw.publicApiUrl !== undefined) return trimSlash(raw.publicApiUrl);
+  const h = raw.listen.host;
+  const host = h === '0.0.0.0' || h === '::' ? 'localhost' : h.includes(':') ? `[${h}]` : h;
+  return `http://${host}:${raw.listen.port}`;
+}
+
+/** A host's public address: configured, else its name on the main address's scheme and port, else its own port. */
+function hostUrlOf(h: RawConfig['hosts'][number], api: string): string {
+  if (h.publicUrl !== undefined) return trimSlash(h.publicUrl);
+  const base = new URL(api);
+  if (h.name !== undefined)
+    return `${base.protocol}//${h.name.toLowerCase()}${base.port ? `:${base.port}` : ''}`;
+  return `${base.protocol}//${base.hostname.includes(':') ? `[${base.hostname}]` : base.hostname}:${h.port}`;
+}
 
 export type { CompiledBackend, PassthroughRoute } from './backends';
 
@@ -39,6 +60,8 @@ export interface CompiledHost {
   passthrough: PassthroughRoute[];
   /** D26: the credential parameter names stripped from a passthrough query and form body (lower-case). */
   credentialNames: ReadonlySet<string>;
+  /** The address customers call this host at, without a trailing "/" (configured, else from name or port). */
+  publicUrl: string;
 }
 
 /** Where the state lives (mirrors the store factory's config). */
@@ -71,6 +94,13 @@ export interface ForwardAuthConfig {
 
 export interface CompiledConfig {
   file: string;
+  /** The main host's public address without a trailing "/" (configured `publicApiUrl`, else from `listen`). */
+  publicApiUrl: string;
+  /**
+   * The customer pages error answers point at (problem pages, top-up): set by the composition root from the
+   * dashboard's address (runtime/config.ts); null without a dashboard (problem types stay URNs).
+   */
+  customerLinks: ErrorLinks | null;
   rules: RuleSet;
   listen: { host: string; port: number };
   admin: { listen: { host: string; port: number }; token: string | null };
@@ -117,6 +147,7 @@ function definedLimits(raw: RawConfig['limits']): Partial<Limits> {
 export function compileConfig(raw: RawConfig, file: string): CompiledConfig {
   const rules = ruleSetFor(raw.policy, definedLimits(raw.limits), raw.credentials?.accept);
   const backends = compileBackends(raw);
+  const publicApiUrl = apiUrlOf(raw);
   const first = [...backends.values()][0];
   if (first === undefined) throw new Error('compileConfig: no backend (the config was not validated)');
   const hosts: CompiledHost[] = raw.hosts.map((h) => {
@@ -132,6 +163,7 @@ export function compileConfig(raw: RawConfig, file: string): CompiledConfig {
       ipBackend: ipName === null ? null : (backends.get(ipName) ?? null),
       passthrough: compileRoutes(h.passthrough),
       credentialNames: new Set(['key', ...adapter.credentialParams].map((n) => n.toLowerCase())),
+      publicUrl: hostUrlOf(h, publicApiUrl),
     };
   });
   // D38: an admission waiting for its release window must outlive it before the crash sweeper may release it.
@@ -154,6 +186,8 @@ export function compileConfig(raw: RawConfig, file: string): CompiledConfig {
         };
   return {
     file,
+    publicApiUrl,
+    customerLinks: null,
     rules,
     listen: raw.listen,
     admin: { listen: raw.admin.listen, token: raw.admin.token ?? null },

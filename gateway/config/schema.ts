@@ -22,6 +22,21 @@ const httpUrl = z.string().refine(
   { message: 'not an http(s) URL' },
 );
 
+/**
+ * The address customers call (an absolute http(s) URL without query, fragment or credentials; a path prefix is kept):
+ * samples, the API reference and the dashboard show it.
+ */
+const publicUrl = httpUrl.refine(
+  (s) => {
+    const u = new URL(s);
+    return u.search === '' && u.hash === '' && u.username === '' && u.password === '';
+  },
+  {
+    message:
+      'an absolute http(s) URL without query, fragment or user:password, such as "https://api.example.net"',
+  },
+);
+
 const count = z.int().min(0);
 
 /** D25: the kinds of backend a name can stand for (gateway/backends/). */
@@ -177,6 +192,8 @@ const host = z
     ipBackend: backendName.optional(),
     /** D26: routes forwarded as they are to the host's backend, counted and billed. */
     passthrough: z.array(passthroughRoute).default([]),
+    /** The address customers call this host at (migration guides, samples); default from `name` and `port`. */
+    publicUrl: publicUrl.optional(),
   })
   .refine((h) => h.name !== undefined || h.port !== undefined, {
     message: 'a host needs a name, a port, or both',
@@ -252,6 +269,8 @@ const position = z.enum(ALL_CREDENTIAL_POSITIONS as [CredentialPosition, ...Cred
 /** The config file's schema. `policy` has no default (D1). */
 export const configSchema = z.strictObject({
   policy: z.enum(['A', 'B'], { error: 'required: "A" or "B" (there is no default: choose the rule set)' }),
+  /** The main host's public address (samples, the API reference, the dashboard); default from `listen`. */
+  publicApiUrl: publicUrl.optional(),
   listen: listen.default({ host: '127.0.0.1', port: 8080 }),
   admin: z
     .strictObject({

@@ -104,6 +104,34 @@ export interface ErrorFacts {
   nextSlotFreeAt?: number;
   /** The request id (issue 14 item 2): problem+json `request_id`, and drop-in shapes where a free field fits. */
   requestId?: string;
+  /** A top-up lifts this refusal (no credits; the free allowance of an account that pays per request is used up). */
+  topUp?: boolean;
+  /** Where this deployment explains its problems and sells credit (set by the render stage when configured). */
+  links?: ErrorLinks;
+}
+
+/** The deployment's customer pages an error points at: each problem's page and the top-up page. */
+export interface ErrorLinks {
+  /** The problem pages' base: `${problems}${code}` is the page of `code` (e.g. "https://dash.example/problems/"). */
+  problems: string;
+  /** The page where credit is bought (e.g. "https://dash.example/credit"). */
+  topUp: string;
+}
+
+/** The problem `type` of a code: its explaining page where the deployment has one, else a URN (RFC 9457). */
+export function problemType(code: GatewayCode, links: ErrorLinks | undefined): string {
+  return links === undefined ? `urn:geogate:problem:${code}` : `${links.problems}${code}`;
+}
+
+/** The top-up page's URL when a top-up lifts the refusal and the deployment has the page, else undefined. */
+export function topUpUrl(facts: ErrorFacts): string | undefined {
+  return facts.topUp === true ? facts.links?.topUp : undefined;
+}
+
+/** The sentence a drop-in host appends to its free-text field when a top-up lifts the refusal. */
+export function withTopUp(text: string, facts: ErrorFacts): string {
+  const url = topUpUrl(facts);
+  return url === undefined ? text : `${text} Top up: ${url}`;
 }
 
 /** The title of each code on the main host's problem+json (D20), shared with the admin API's shared codes. */

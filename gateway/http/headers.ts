@@ -1,6 +1,6 @@
 /** Quota headers (D13, D21): IETF RateLimit fields for the daily allowance, plus A's Retry-After or B's X-Quota-*. */
 import { nextUtcMidnight } from '../core/clock';
-import type { RuleSet } from '../policy/ruleset';
+import type { CredentialPosition, RuleSet } from '../policy/ruleset';
 
 /** Used and limit of the daily free counter, as the store reports it. */
 export interface Quota {
@@ -39,17 +39,43 @@ export function quotaHeaders(
     out['x-quota-limit'] = String(quota?.limit ?? rules.limits.freePerDay);
     if (quota) out['x-quota-used'] = String(Math.min(quota.used, quota.limit));
     out['x-quota-reset'] = String(resetUnix(now));
-  } else if (quotaExceeded) {
-    out['retry-after'] = String(reset);
   }
+  // Both rule sets: a 429 says in seconds (at least 1) when the allowance resets (RFC 9110 Retry-After).
+  if (quotaExceeded) out['retry-after'] = String(reset);
   return out;
+}
+
+/**
+ * The WWW-Authenticate value of a 401 (RFC 9110 11.6.1): one challenge per accepted scheme. Bearer and Basic are
+ * standard; a key in a header, the query or a form has no registered scheme, so the `ApiKey` challenge names where
+ * it goes. Built once per host (stages/render.ts caches it).
+ */
+export function authChallenge(
+  positions: readonly CredentialPosition[],
+  queryParams: readonly string[],
+): string {
+  const out: string[] = [];
+  if (positions.includes('bearer')) out.push('Bearer realm="geogate"');
+  if (positions.includes('basic')) out.push('Basic realm="geogate", charset="UTF-8"');
+  const headers: string[] = [];
+  if (positions.includes('x-api-key')) headers.push('X-API-Key');
+  if (positions.includes('x-goog-api-key')) headers.push('X-Goog-Api-Key');
+  const query = new Set<string>();
+  if (positions.includes('query-key')) query.add('key');
+  for (const p of queryParams) if (p !== 'key') query.add(p);
+  const key = ['ApiKey realm="geogate"'];
+  if (headers.length > 0) key.push(`header="${headers.join(' ')}"`);
+  if (query.size > 0) key.push(`query="${[...query].join(' ')}"`);
+  if (positions.includes('form-key')) key.push('form="key"');
+  if (key.length > 1) out.push(key.join(', '));
+  return out.join(', ');
 }
 
 /** CORS for the main host (D23): any origin may GET; preflight is answered and never counted (D11). */
 export const CORS_HEADERS: Record<string, string> = {
   'access-control-allow-origin': '*',
   'access-control-expose-headers':
-    'RateLimit, RateLimit-Policy, Retry-After, X-Quota-Limit, X-Quota-Used, X-Quota-Reset, X-Request-Id, Content-Type',
+    'RateLimit, RateLimit-Policy, Retry-After, WWW-Authenticate, X-Quota-Limit, X-Quota-Used, X-Quota-Reset, X-Request-Id, Content-Type',
 };
 
 /** The preflight answer's headers. */

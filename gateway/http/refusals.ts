@@ -6,6 +6,8 @@ import { MESSAGES, type ErrorFacts, type RefusalCode } from '../core/errors';
 import type { AdmissionPlan } from '../store/types';
 import { resetUnix, secondsToReset } from './headers';
 
+const TOP_UP: ErrorFacts = Object.freeze({ topUp: true });
+
 /** The detail and facts of a refusal by the store's admission step. */
 export function describeRefusal(
   code: RefusalCode,
@@ -18,15 +20,16 @@ export function describeRefusal(
   const when = nextSlotFreeAt === undefined ? 'later' : `at ${new Date(nextSlotFreeAt).toISOString()}`;
   switch (code) {
     case 'quota_exceeded':
-      return {
-        detail:
-          plan.overflow.kind === 'bill'
-            ? 'The daily free allowance is used up and the account has no credits left; it resets at 00:00 UTC.'
-            : MESSAGES.quota_exceeded,
-        facts: resetFacts,
-      };
+      // An account that pays per request gets its requests back by topping up: the answer points at the page.
+      return plan.overflow.kind === 'bill'
+        ? {
+            detail:
+              'The daily free allowance is used up and the account has no credits left; it resets at 00:00 UTC.',
+            facts: { ...resetFacts, topUp: true },
+          }
+        : { detail: MESSAGES.quota_exceeded, facts: resetFacts };
     case 'no_credits':
-      return { detail: MESSAGES.no_credits, facts: {} };
+      return { detail: MESSAGES.no_credits, facts: TOP_UP };
     case 'key_ip_limit': {
       const capacity = plan.slots.find((s) => s.refuse === 'key_ip_limit')?.capacity;
       return {

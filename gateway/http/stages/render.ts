@@ -5,7 +5,8 @@ import { MESSAGES, type ErrorFacts, type GatewayCode } from '../../core/errors';
 import type { BackendOutcome } from '../backend';
 import { NO_HEADERS, type RequestContext, type Refusal } from '../context';
 import { StoreFault } from '../fault';
-import { CORS_HEADERS } from '../headers';
+import { authChallenge, CORS_HEADERS } from '../headers';
+import type { CompiledHost } from '../../config/compile';
 
 const CORS_ORIGIN = CORS_HEADERS['access-control-allow-origin'] as string;
 const CORS_EXPOSE = CORS_HEADERS['access-control-expose-headers'] as string;
@@ -13,6 +14,33 @@ import { parseJsonObject } from '../../backends/record-shape';
 import type { Settlement } from '../settlement';
 
 const NO_FACTS: ErrorFacts = Object.freeze({});
+
+/** Each host's WWW-Authenticate value, built on its first 401. */
+const challenges = new WeakMap<CompiledHost, string>();
+
+/** A 401's headers with WWW-Authenticate naming the schemes this host accepts (RFC 9110); others unchanged. */
+function withChallenge(
+  ctx: RequestContext,
+  status: number,
+  extra: Readonly<Record<string, string>>,
+): Readonly<Record<string, string>> {
+  if (status !== 401) return extra;
+  const host = ctx.host;
+  let value = challenges.get(host);
+  if (value === undefined) {
+    value = authChallenge(ctx.deps.config.rules.credentialPositions, host.adapter.credentialParams);
+    challenges.set(host, value);
+  }
+  return value === '' ? extra : { ...extra, 'www-authenticate': value };
+}
+
+/** The facts of an answer plus the request id and, when the deployment has them, its customer pages. */
+function answerFacts(ctx: RequestContext, facts: ErrorFacts): ErrorFacts {
+  const links = ctx.deps.config.customerLinks;
+  return links === null
+    ? { ...facts, requestId: ctx.requestId }
+    : { ...facts, requestId: ctx.requestId, links };
+}
 
 /**
  * Write an adapter response with the request id, CORS, no-store and extra headers. One plain object built by
@@ -48,12 +76,14 @@ export function fail(
   const adapter = ctx.host.adapter;
   ctx.outcome = code;
   const message = publicMessage(adapter.clientTexts, code, detail);
-  send(ctx, adapter.renderError(ctx.state, code, message, { ...facts, requestId: ctx.requestId }), extra);
+  const answer = adapter.renderError(ctx.state, code, message, answerFacts(ctx, facts));
+  send(ctx, answer, withChallenge(ctx, answer.status, extra));
 }
 
 /** Answer a refusal returned by a stage. */
 export function refuse(ctx: RequestContext, refusal: Refusal): void {
-  send(ctx, refusalAnswer(ctx, refusal), refusal.headers ?? NO_HEADERS);
+  const answer = refusalAnswer(ctx, refusal);
+  send(ctx, answer, withChallenge(ctx, answer.status, refusal.headers ?? NO_HEADERS));
 }
 
 /** A refusal in the host's shape (D20, D24), not yet sent: its status, own headers and body. */
@@ -64,11 +94,13 @@ export function refusalAnswer(ctx: RequestContext, refusal: Refusal): AdapterRes
   ctx.outcome = refusal.code;
   const text = publicMessage(adapter.clientTexts, refusal.code, refusal.detail);
   if (rate === null || !withRate) {
-    const facts = { ...(refusal.facts ?? NO_FACTS), requestId: ctx.requestId };
-    return adapter.renderError(ctx.state, refusal.code, text, facts);
+    return adapter.renderError(ctx.state, refusal.code, text, answerFacts(ctx, refusal.facts ?? NO_FACTS));
   }
   // Set only by admit on a 402-type refusal of a host that shows the allowance (OpenCage).
-  return withRate(adapter.renderError(ctx.state, refusal.code, text, refusal.facts ?? NO_FACTS), rate);
+  return withRate(
+    adapter.renderError(ctx.state, refusal.code, text, answerFacts(ctx, refusal.facts ?? NO_FACTS)),
+    rate,
+  );
 }
 
 /** Answer the settled backend outcome: the rendered record, or the settlement's error (with quota headers). */

@@ -196,11 +196,13 @@ describe('openapi/customer.yaml and the main host', () => {
         .filter((h) => (headers[h]['x-rule-sets'] ?? ['A', 'B']).includes(name))
         .sort();
     expect(RULE_SET_A.quotaHeaders).not.toBe('x-quota');
-    expect(forRuleSet('A')).toEqual(['RateLimit', 'RateLimit-Policy', 'Retry-After']);
+    expect(forRuleSet('A')).toEqual(['RateLimit', 'RateLimit-Policy', 'Retry-After', 'WWW-Authenticate']);
     expect(RULE_SET_B.quotaHeaders).toBe('x-quota');
     expect(forRuleSet('B')).toEqual([
       'RateLimit',
       'RateLimit-Policy',
+      'Retry-After',
+      'WWW-Authenticate',
       'X-Quota-Limit',
       'X-Quota-Reset',
       'X-Quota-Used',

@@ -83,7 +83,12 @@ describe('brand, skip link and footer (issue 15 item 7)', () => {
       publicUrl: 'https://dash.example.com',
       sessionSecret: 'x'.repeat(32),
     };
-    expect(brandOf(dashboardConfigSchema.parse(base))).toEqual({ productName: 'geogate', footer: 'geogate' });
+    expect(brandOf(dashboardConfigSchema.parse(base))).toEqual({
+      productName: 'geogate',
+      footer: 'geogate',
+      logo: null,
+      favicon: null,
+    });
     const cfg = dashboardConfigSchema.parse({
       ...base,
       productName: 'Atlas <Geo>',
@@ -91,7 +96,7 @@ describe('brand, skip link and footer (issue 15 item 7)', () => {
     });
     const text = page(ctx(brandOf(cfg)), '/', 'Overview', html`x`);
     expect(text).toContain('<title>Overview · Atlas &lt;Geo&gt;</title>');
-    expect(text).toContain('<a class="brand" href="/">Atlas &lt;Geo&gt;</a>');
+    expect(text).toContain('<a class="brand" href="/"><span>Atlas &lt;Geo&gt;</span></a>');
     expect(text).toContain('<footer class="foot"><p>Atlas Ltd &amp; Co</p></footer>');
     expect(dashboardConfigSchema.safeParse({ ...base, productName: ' ' }).success).toBe(false);
     expect(dashboardConfigSchema.safeParse({ ...base, footer: 'x'.repeat(501) }).success).toBe(false);

@@ -27,13 +27,14 @@ describe('quotaHeaders (D21)', () => {
       'retry-after': '91',
     });
   });
-  test('B: x-quota-* on every answer, used capped at the limit, limit and reset even without a counter', () => {
+  test('B: x-quota-* on every answer, used capped at the limit, limit and reset even without a counter; a 429 adds Retry-After', () => {
     expect(quotaHeaders(RULE_SET_B, { used: 3000, limit: 2500 }, NOW, true)).toEqual({
       'ratelimit-policy': '"daily";q=2500;w=86400',
       ratelimit: '"daily";r=0;t=91',
       'x-quota-limit': '2500',
       'x-quota-used': '2500',
       'x-quota-reset': String(MIDNIGHT / 1000),
+      'retry-after': '91',
     });
     expect(quotaHeaders(RULE_SET_B, null, NOW, false)).toEqual({
       'x-quota-limit': '2500',

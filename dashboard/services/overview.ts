@@ -1,0 +1,81 @@
+/**
+ * The overview's state from data the store already keeps: whether requests are being refused now, the free
+ * allowance used and left today, and how long the balance lasts at the last 7 days' spending. No per-request write:
+ * refusals are counted per day in the usage rows (the admit stage's recordRefusal), charges are ledger rows.
+ */
+import { utcDay } from '../../gateway/core/clock';
+import type { Account } from '../../gateway/store/types';
+import type { AppContext } from '../context';
+import type { UsageReport } from './usage';
+
+type Deps = Pick<AppContext, 'store' | 'rules' | 'clock'>;
+
+/** What the overview says about the account today. */
+export interface OverviewState {
+  /** Requests are being refused: the last ones were, and nothing lets the next through. */
+  refusing: { lastPaidHour: number | null; count: number } | null;
+  /** Free requests today: used, and left (across the active keys in rule set A). */
+  free: { used: number; left: number };
+  /** Money spent per day over the last 7 days (integer units, rounded up) and the whole days the balance lasts. */
+  burn: { perDay: number; days: number } | null;
+}
+
+/** Days the balance lasts at `perDay` (whole days, down); null when nothing is spent. */
+export function daysToEmpty(balance: number, perDay: number): number | null {
+  return perDay <= 0 ? null : Math.floor(balance / perDay);
+}
+
+/** The overview state of `account` from its usage report (the last 30 days) and a few reads. */
+export async function overviewState(d: Deps, account: Account, usage: UsageReport): Promise<OverviewState> {
+  const { rules, clock, store } = d;
+  const now = clock.now();
+  const allowance = rules.limits.freePerDay;
+  const price = rules.limits.pricePerRequest;
+  let used = usage.today.free;
+  let left = Math.max(0, allowance - used);
+  let exhausted = used >= allowance;
+  const unlimited = account.unlimitedUntil !== null && account.unlimitedUntil > now;
+  if (rules.keyedAllowance === 'key-and-network') {
+    // Rule set A: each pay-per-use key has its own allowance.
+    const keys = (await store.listKeys(account.id)).filter(
+      (k) => k.status === 'active' && !(k.packageUntil !== null && k.packageUntil > now),
+    );
+    const today = utcDay(now);
+    const rows =
+      keys.length === 0
+        ? []
+        : await store.usage(
+            keys.map((k) => `key:${k.id}`),
+            today,
+            today,
+          );
+    const byKey = new Map(rows.map((r) => [r.subject, r.free]));
+    used = 0;
+    left = 0;
+    exhausted = false;
+    for (const k of keys) {
+      const f = byKey.get(`key:${k.id}`) ?? 0;
+      used += f;
+      left += Math.max(0, allowance - f);
+      if (f >= allowance) exhausted = true;
+    }
+  }
+  const cannotPay = account.balance < price && !(rules.unlimited === 'account-plan' && unlimited);
+  let refusing: OverviewState['refusing'] = null;
+  if (usage.today.refused > 0 && cannotPay && exhausted) {
+    // Charges are one ledger row per key and UTC hour (D35) and refusals are counted per day, never timed: the
+    // newest charge row of today says in which hour the balance last paid (the refusals began after it). Without
+    // one, the balance paid nothing today and the refusals began when the free allowance ran out.
+    const [last] = await store.ledger(account.id, 1);
+    const hour = last && last.kind === 'charge' ? (last.hourStart ?? last.createdAt) : null;
+    refusing = {
+      lastPaidHour: hour !== null && utcDay(hour) === utcDay(now) ? hour : null,
+      count: usage.today.refused,
+    };
+  }
+  const week = usage.days.slice(-7);
+  const billed = week.reduce((n, day) => n + day.billed, 0);
+  const perDay = Math.ceil((billed * price) / 7);
+  const days = daysToEmpty(account.balance, perDay);
+  return { refusing, free: { used, left }, burn: days === null ? null : { perDay, days } };
+}
