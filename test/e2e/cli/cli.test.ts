@@ -81,7 +81,7 @@ describe('geogate CLI, rule set A', () => {
 
     const created = await cli(['keys', 'create', acc.id, '--label', 'prod']);
     expect(created.code).toBe(0);
-    const keyValue = /^\s+(gk_[0-9A-Za-z]{43})$/m.exec(created.stdout)?.[1];
+    const keyValue = /^\s+(gk_[0-9A-Za-z]{49})$/m.exec(created.stdout)?.[1];
     expect(keyValue).toBeDefined();
     expect(created.stdout).toContain('shown only this once');
     const keyId = /^Key\s+(key_\S+)$/m.exec(created.stdout)?.[1] ?? '';
