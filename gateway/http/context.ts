@@ -56,6 +56,12 @@ export interface LogLine {
   requestId?: string;
 }
 
+/**
+ * What a stage returns when it has sent the answer itself (a test key's canned success, D40): the pipeline renders
+ * nothing more. Compared by identity; its code is never shown.
+ */
+export const ANSWERED: Refusal = Object.freeze({ code: 'internal', detail: 'answered by the stage' });
+
 /** No extra headers (shared, never written to). */
 export const NO_HEADERS: Readonly<Record<string, string>> = Object.freeze({});
 
