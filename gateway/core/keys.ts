@@ -7,7 +7,6 @@
  * `AIzatest_…`), so they cannot be mistaken for live keys wherever they are pasted.
  */
 import { createHmac, randomBytes } from 'node:crypto';
-import { crc32 } from 'node:zlib';
 
 const ALPHABET = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
 export const KEY_PREFIX = 'gk_';
@@ -39,14 +38,37 @@ function base62(value: bigint, length: number): string {
   return out.padStart(length, '0');
 }
 
+/** The CRC-32 table (IEEE 802.3, as zlib's crc32), built once. */
+const CRC_TABLE = Int32Array.from({ length: 256 }, (_, n) => {
+  let c = n;
+  for (let k = 0; k < 8; k++) c = c & 1 ? 0xedb88320 ^ (c >>> 1) : c >>> 1;
+  return c;
+});
+
+/** CRC-32 of an ASCII string (a key's base62 characters), unsigned; no buffer is made for it. */
+function crc32(text: string): number {
+  let c = -1;
+  for (let i = 0; i < text.length; i++)
+    c = (CRC_TABLE[(c ^ text.charCodeAt(i)) & 0xff] as number) ^ (c >>> 8);
+  return (c ^ -1) >>> 0;
+}
+
 /** D39: the checksum of a key's random part. */
 function checksum(random: string): string {
   return base62(BigInt(crc32(random)), CHECKSUM_LENGTH);
 }
 
-/** Whether a 49-character body ends with the checksum of its first 43 characters. */
+/**
+ * Whether a 49-character body ends with the checksum of its first 43 characters. On the request path (credential
+ * syntax, D9): the checksum is decoded as a number and compared with the CRC, no BigInt, buffer or string built.
+ */
 function checksumHolds(body: string): boolean {
-  return checksum(body.slice(0, RANDOM_LENGTH)) === body.slice(RANDOM_LENGTH);
+  let n = 0;
+  for (let i = RANDOM_LENGTH; i < body.length; i++) n = n * 62 + ALPHABET.indexOf(body[i] as string);
+  let c = -1;
+  for (let i = 0; i < RANDOM_LENGTH; i++)
+    c = (CRC_TABLE[(c ^ body.charCodeAt(i)) & 0xff] as number) ^ (c >>> 8);
+  return n === (c ^ -1) >>> 0;
 }
 
 /** A new key value (a test key with `test`). Shown to its owner once and never stored. */

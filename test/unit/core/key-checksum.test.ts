@@ -84,3 +84,22 @@ describe('test keys (D40)', () => {
     expect(hashKey(live, 'p')).not.toBe(hashKey(key, 'p'));
   });
 });
+
+describe('the checksum is CRC-32 (IEEE), as zlib computes it', () => {
+  it('agrees with node:zlib on keys', () => {
+    // eslint-disable-next-line @typescript-eslint/no-require-imports
+    const { crc32 } = require('node:zlib') as { crc32(s: string): number };
+    const alphabet = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
+    for (let n = 0; n < 50; n++) {
+      const key = generateKey();
+      const random = key.slice(3, 46);
+      let v = crc32(random);
+      let tail = '';
+      for (let i = 0; i < 6; i++) {
+        tail = alphabet[v % 62] + tail;
+        v = Math.floor(v / 62);
+      }
+      expect(key.slice(46)).toBe(tail);
+    }
+  });
+});
