@@ -75,8 +75,14 @@ export function keySecretRules(h: StoreHolder): void {
     it('refuses to rotate a revoked or unknown key', async () => {
       const { key } = await newKey();
       await h.store.revokeKey(key.id, T0);
-      await expectConflict(h.store.rotateKey(key.id, { hash: uid('h'), prefix: 'gk_x' }, null, T0), 'already_revoked');
-      await expectConflict(h.store.rotateKey('key_nope', { hash: uid('h'), prefix: 'gk_x' }, null, T0), 'not_found');
+      await expectConflict(
+        h.store.rotateKey(key.id, { hash: uid('h'), prefix: 'gk_x' }, null, T0),
+        'already_revoked',
+      );
+      await expectConflict(
+        h.store.rotateKey('key_nope', { hash: uid('h'), prefix: 'gk_x' }, null, T0),
+        'not_found',
+      );
     });
 
     it('revoking a key during an overlap revokes it under both secrets', async () => {

@@ -29,8 +29,17 @@ export async function up(knex: Knex): Promise<void> {
  * table, which the foreign keys to api_keys forbid).
  */
 export async function down(knex: Knex): Promise<void> {
-  await knex.schema.alterTable('api_keys', (t) => t.dropIndex(['previous_hash'], 'api_keys_previous_hash_index'));
-  for (const column of ['expiry_notified_at', 'expires_at', 'rotated_at', 'previous_until', 'previous_hash', 'test']) {
+  await knex.schema.alterTable('api_keys', (t) =>
+    t.dropIndex(['previous_hash'], 'api_keys_previous_hash_index'),
+  );
+  for (const column of [
+    'expiry_notified_at',
+    'expires_at',
+    'rotated_at',
+    'previous_until',
+    'previous_hash',
+    'test',
+  ]) {
     await knex.raw(`ALTER TABLE api_keys DROP COLUMN ${column}`);
   }
 }

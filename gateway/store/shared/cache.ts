@@ -81,7 +81,8 @@ export class IdentityCache {
     this.generation += 1;
     if (msg.k === 'key') {
       this.keys.delete(msg.hash);
-      if (msg.id !== undefined) for (const [hash, e] of this.keys) if (e.v?.key.id === msg.id) this.keys.delete(hash);
+      if (msg.id !== undefined)
+        for (const [hash, e] of this.keys) if (e.v?.key.id === msg.id) this.keys.delete(hash);
     }
     if (msg.k === 'account') {
       this.accounts.delete(msg.id);
