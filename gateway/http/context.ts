@@ -99,6 +99,11 @@ export class RequestContext {
   rate: Rate | null = null;
   /** What the request ended with, for the metrics: set by render's `fail` and by the pipeline (client gone). */
   outcome: Outcome = 'ok';
+  /**
+   * Whether a test key's success may be answered here with a canned record (D40). False on the forward-auth listener
+   * (D38): its 2xx lets the edge proxy forward the request to the backend, so a test key's success is refused there.
+   */
+  cannedAnswers = true;
 
   constructor(
     readonly deps: PipelineDeps,

@@ -20,6 +20,14 @@ const HOUR = 3_600_000;
 const ATTRIBUTION = 'geogate test key: canned data';
 const TEST_BODY = JSON.stringify({ test: true, scenario: 'success' });
 
+/** Forward auth (D38): a 2xx lets the proxy reach the backend, so a test key rehearses refusals only there. */
+const NO_CANNED: Refusal = Object.freeze({
+  code: 'invalid_parameter',
+  detail:
+    'Behind forward auth a test key answers the scenarios 401, 402, 403 and 429 only: a success would reach the backend.',
+  facts: Object.freeze({ parameter: 'scenario' }),
+});
+
 /** The scenario a request names, or a refusal of an unknown one. */
 function scenarioOf(ctx: RequestContext): Scenario | Refusal {
   const given = new URLSearchParams(ctx.query).get('scenario') ?? ctx.req.headers['x-test-scenario'];
@@ -79,6 +87,7 @@ export function answerTestKey(ctx: RequestContext, units: number): Refusal | nul
   }
   if (scenario !== 'success') return scenarioRefusal(ctx, scenario);
   if (units === 0) return null;
+  if (!ctx.cannedAnswers) return NO_CANNED;
   const answer = cannedAnswer(ctx);
   send(ctx, withRate !== undefined && ctx.rate !== null ? withRate(answer, ctx.rate) : answer, NO_HEADERS);
   return ANSWERED;
