@@ -2,6 +2,7 @@
  * The customer dashboard (spec 4.4, issue 6): sign-up and sign-in, keys, IP slots, whitelist (B), credit, packages
  * (A) and usage, as server-rendered pages and an account-scoped JSON API, on its own listener.
  */
+import { keySecretRoutes } from './routes/key-secrets';
 import { restrictionRoutes } from './routes/restrictions';
 import path from 'node:path';
 import express, { type ErrorRequestHandler } from 'express';
@@ -158,6 +159,7 @@ function dashboardApp(deps: DashboardDeps, ctx: AppContext): express.Express {
   apiRoutes(router, ctx);
   restrictionRoutes(router, ctx);
   docRoutes(router, ctx, root);
+  keySecretRoutes(router, ctx);
   pageRoutes(router, ctx);
   billingRoutes(router, ctx);
   notificationRoutes(router, ctx);

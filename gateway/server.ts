@@ -15,6 +15,7 @@ import type { Forwarder } from './http/backend';
 import { createForwarders } from './http/forwarders';
 import { passthroughProxies } from './http/passthrough-proxy';
 import { createForwardAuth } from './http/forward-auth';
+import { answerKeyReport, isKeyReport, type KeyReportDeps } from './http/key-report';
 import { createPipeline, type HostHandler, type PipelineDeps, type Stages } from './http/pipeline';
 import { gatewayReadiness } from './http/readiness';
 import { GatewayMetrics } from './metrics/gateway-metrics';
@@ -139,6 +140,8 @@ interface Generation {
   /** Hosts by label: a host with its own port finds its current entry here. */
   byLabel: Map<string, CompiledHost>;
   admin: http.RequestListener;
+  /** The leaked-key report's deps (D39): the config's pepper and trusted proxies. */
+  report: KeyReportDeps;
   close(): void;
 }
 
@@ -182,12 +185,23 @@ export function createGateway(deps: GatewayDeps): Gateway {
       ...(deps.reload ? { reload: deps.reload } : {}),
       ...(deps.notifications ? { onKeyRevoked: (k: ApiKey) => deps.notifications?.keyRevoked(k) } : {}),
     });
+    // D39: the leaked-key report on the main host; the owner is told through the notifications when they are on.
+    const report: KeyReportDeps = {
+      config,
+      store: deps.store,
+      clock: deps.clock,
+      logger: deps.logger,
+      ...(deps.notifications
+        ? { onReported: (k: ApiKey) => deps.notifications?.keyRevoked(k, 'reported') }
+        : {}),
+    };
     return {
       config,
       pipelineDeps,
       handle,
       byLabel: new Map(config.hosts.map((h) => [h.label, h])),
       admin,
+      report,
       close() {
         if (forwarders !== null) forward.close();
         passthrough.close();
@@ -210,6 +224,14 @@ export function createGateway(deps: GatewayDeps): Gateway {
       }
       if (docs && req.url === '/openapi.json' && host.adapter.name === 'native' && isRead(req.method)) {
         sendOpenApiJson(customerDoc, req, res);
+        return;
+      }
+      if (docs && host.adapter.name === 'native' && isKeyReport(req)) {
+        answerKeyReport(g.report, req, res).catch((err: unknown) => {
+          deps.logger.error({ err }, 'key report failed');
+          if (!res.headersSent) res.writeHead(500, { 'content-type': 'text/plain' });
+          res.end('internal error\n');
+        });
         return;
       }
       g.handle(host, req, res).catch((err: unknown) => {

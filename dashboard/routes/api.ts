@@ -53,6 +53,7 @@ export function apiRoutes(router: Router, ctx: AppContext): void {
       accountId(res),
       v.label(ctx.rules, body(req)['label']),
       me(req, res),
+      { test: body(req)['test'] === true },
     );
     res.status(201).json({ ...created.key, key: created.secret, googleKey: created.googleKey });
   });

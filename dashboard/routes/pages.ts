@@ -93,6 +93,7 @@ export function pageRoutes(router: Router, ctx: AppContext): void {
         signed(res).account.id,
         v.label(ctx.rules, raw),
         me(req, res),
+        { test: field(req, 'test') === 'on' },
       );
       send(
         res,

@@ -35,15 +35,49 @@ export async function keyDetail(d: Deps, accountId: string, keyId: string): Prom
   return { ...view, slotCapacity: detail.slotCapacity, slots: detail.slots.map(slotView), restrictions };
 }
 
-/** Create a pay-per-use key; the secret is returned here once and never again (D14). */
+/** Create a pay-per-use key (a test key with `opts.test`, D40); the secret is returned here once (D14). */
 export async function createKey(
   d: Deps,
   accountId: string,
   label: string | null,
   actor?: Actor,
+  opts: { test?: boolean; expiresAt?: number | null } = {},
 ): Promise<{ key: KeyJson; secret: string; googleKey: string }> {
-  const created = await d.accounts.createKey(accountId, label, actor);
+  const created = await refusing(d.rules, () => d.accounts.createKey(accountId, label, actor, opts));
   return { key: keyView(created.key, d.clock.now()), secret: created.secret, googleKey: created.googleKey };
+}
+
+/** Give one of the account's keys a new secret, returned here once (D39); the old one works `overlapMs` more. */
+export async function rotateKey(
+  d: Deps,
+  accountId: string,
+  keyId: string,
+  overlapMs: number,
+  actor?: Actor,
+): Promise<{ key: KeyJson; secret: string; googleKey: string }> {
+  const key = await ownKey(d, accountId, keyId);
+  try {
+    const rotated = await refusing(d.rules, () => d.accounts.rotateKey(key, overlapMs, actor));
+    return { key: keyView(rotated.key, d.clock.now()), secret: rotated.secret, googleKey: rotated.googleKey };
+  } catch (err) {
+    if (err instanceof StoreConflict && err.reason === 'already_revoked') {
+      throw new DashboardError('already_revoked', 'This key is revoked');
+    }
+    throw err;
+  }
+}
+
+/** Set (null: remove) the end date of one of the account's keys. */
+export async function setKeyExpiry(
+  d: Deps,
+  accountId: string,
+  keyId: string,
+  expiresAt: number | null,
+  actor?: Actor,
+): Promise<KeyJson> {
+  const key = await ownKey(d, accountId, keyId);
+  const changed = await refusing(d.rules, () => d.accounts.setKeyExpiry(key, expiresAt, actor));
+  return keyView(changed, d.clock.now());
 }
 
 /** Revoke one of the account's keys. */

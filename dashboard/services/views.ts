@@ -16,6 +16,11 @@ export function keyView(key: ApiKey, now: number) {
     packageUntil: iso(key.packageUntil),
     createdAt: iso(key.createdAt) as string,
     revokedAt: iso(key.revokedAt),
+    // D40: a test key is marked wherever it is shown; D39: rotation and the owner's end date.
+    mode: key.test === true ? ('test' as const) : ('live' as const),
+    rotatedAt: iso(key.rotatedAt ?? null),
+    previousSecretUntil: iso(key.previousUntil ?? null),
+    expiresAt: iso(key.expiresAt ?? null),
   };
 }
 export type KeyJson = ReturnType<typeof keyView>;

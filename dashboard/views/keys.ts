@@ -5,6 +5,7 @@
 import type { KeyDetail } from '../services/keys';
 import type { KeyJson } from '../services/views';
 import { dataTable, html, time, type Html } from './html';
+import { expirySection, modeBadge, rotateSection, testKeyChoice, testKeyHelp } from './key-secrets';
 import { field, page, type PageContext } from './layout';
 import { lastUsedCell } from './last-used';
 import type { LastUsed } from '../services/last-used';
@@ -20,9 +21,12 @@ export function rotationHelp(ctx: PageContext): Html {
   return html`<details class="help" open>
     <summary>Rotating a key</summary>
     <ol>
-      <li>Create a new key here.</li>
-      <li>Deploy it to your servers (both keys work meanwhile).</li>
-      <li>Revoke the old key. It stops working within a minute; requests with it then get 401.</li>
+      <li>
+        Open the key and choose <strong>Rotate</strong>, with how long its current secret keeps working (up to
+        7 days).
+      </li>
+      <li>Deploy the new secret to your servers; the key keeps its label, slots, restrictions and usage.</li>
+      <li>When the time you chose ends, the old secret stops working everywhere within a second (401).</li>
     </ol>
     <p>
       Keep keys on your servers where you can. A key in browser JavaScript or an app is visible to anyone who
@@ -46,7 +50,7 @@ export function keysPage(
   const rows = keys.map(
     (k) =>
       html`<tr>
-        <td data-label="Label"><a href="/keys/${k.id}">${k.label ?? '(no label)'}</a></td>
+        <td data-label="Label"><a href="/keys/${k.id}">${k.label ?? '(no label)'}</a>${modeBadge(k)}</td>
         <td data-label="Prefix"><code>${k.prefix}…</code></td>
         <td data-label="Kind">
           ${KIND[k.kind]}${k.packageUntil && k.kind === 'unlimited' ? html` until ${time(k.packageUntil)}` : ''}
@@ -66,6 +70,7 @@ export function keysPage(
     html`<form method="post" action="/keys" class="card inline">
         <input type="hidden" name="_csrf" value="${ctx.csrf}" />
         ${field({ name: 'label', label: 'Label', value: form.label ?? '', error: form.error, hint: 'Say where the key is used, e.g. "production server".', required: ctx.rules.keyLabelRequired })}
+        ${testKeyChoice()}
         <button type="submit">Create key</button>
       </form>
       ${dataTable('keys', ['Label', 'Prefix', 'Kind', 'Status', 'Created', 'Last used', ''], rows, 'No keys yet.')}
@@ -86,37 +91,39 @@ export function keyCreatedPage(
     '/keys',
     'Your new key',
     html`<div class="secret card">
-      <p class="alert warn" role="alert">
-        <strong>Copy this key now.</strong> It is shown only this once; we store only a hash of it and cannot
-        show it again.
-      </p>
-      <div class="copy-row">
-        <input id="new-key" class="key" readonly value="${secret}" aria-label="New API key" />
-        <button type="button" data-copy="#new-key">Copy</button>
+        <p class="alert warn" role="alert">
+          <strong>Copy this key now.</strong> It is shown only this once; we store only a hash of it and
+          cannot show it again.
+        </p>
+        <div class="copy-row">
+          <input id="new-key" class="key" readonly value="${secret}" aria-label="New API key" />
+          <button type="button" data-copy="#new-key">Copy</button>
+        </div>
+        <p class="hint" data-copied hidden role="status">Copied to the clipboard.</p>
+        <p>
+          The same key for Google's client libraries (they accept only keys that start with
+          <code>AIza</code>); it counts as this key on every host:
+        </p>
+        <div class="copy-row">
+          <input
+            id="new-key-google"
+            class="key"
+            readonly
+            value="${googleKey}"
+            aria-label="The same key, Google-shaped"
+          />
+          <button type="button" data-copy="#new-key-google">Copy</button>
+        </div>
+        <p>
+          Label: <strong>${key.label ?? '(no label)'}</strong>${modeBadge(key)} ·
+          ${KIND[key.kind]}${key.packageUntil ? html` · valid until ${time(key.packageUntil)}` : ''}
+        </p>
+        <p>Send it in the <code>X-API-Key</code> header (preferred: query strings end up in logs).</p>
+        ${key.previousSecretUntil ? html`<p>The previous secret keeps working until ${time(key.previousSecretUntil)}.</p>` : ''}
+        ${extra ?? ''}
+        <p><a class="button" href="/keys/${key.id}">I have stored it safely</a></p>
       </div>
-      <p class="hint" data-copied hidden role="status">Copied to the clipboard.</p>
-      <p>
-        The same key for Google's client libraries (they accept only keys that start with <code>AIza</code>);
-        it counts as this key on every host:
-      </p>
-      <div class="copy-row">
-        <input
-          id="new-key-google"
-          class="key"
-          readonly
-          value="${googleKey}"
-          aria-label="The same key, Google-shaped"
-        />
-        <button type="button" data-copy="#new-key-google">Copy</button>
-      </div>
-      <p>
-        Label: <strong>${key.label ?? '(no label)'}</strong> ·
-        ${KIND[key.kind]}${key.packageUntil ? html` · valid until ${time(key.packageUntil)}` : ''}
-      </p>
-      <p>Send it in the <code>X-API-Key</code> header (preferred: query strings end up in logs).</p>
-      ${extra ?? ''}
-      <p><a class="button" href="/keys/${key.id}">I have stored it safely</a></p>
-    </div>`,
+      ${key.mode === 'test' ? testKeyHelp() : ''}`,
   );
 }
 
@@ -142,6 +149,7 @@ export function keyDetailPage(
   k: KeyDetail,
   form: RenameForm = {},
   restrictions: RestrictionsForm = {},
+  secrets: { rotate?: string; expiry?: string } = {},
 ): string {
   const mode =
     ctx.rules.slotMode === 'fixed'
@@ -164,7 +172,7 @@ export function keyDetailPage(
       ${renameForm(ctx, k, form)}
       <dl class="facts">
         <dt>Prefix</dt>
-        <dd><code>${k.prefix}…</code></dd>
+        <dd><code>${k.prefix}…</code>${modeBadge(k)}</dd>
         <dt>Kind</dt>
         <dd>${KIND[k.kind]}</dd>
         <dt>Status</dt>
@@ -187,7 +195,8 @@ export function keyDetailPage(
       <h2>IP slots: ${k.slots.length} of ${k.slotCapacity} in use</h2>
       <p class="hint">${mode}</p>
       ${dataTable('slots', ['Address', 'First seen', 'Last seen', 'Frees at'], slots, 'No address holds a slot.')}
-      ${restrictionsEditor(ctx, k, restrictions)}
+      ${k.mode === 'test' ? testKeyHelp() : ''} ${restrictionsEditor(ctx, k, restrictions)}
+      ${rotateSection(ctx, k, secrets.rotate)} ${expirySection(ctx, k, secrets.expiry)}
       <p><a href="/usage?subject=${k.id}">Usage of this key</a></p>
       ${k.status === 'active' ? html`<p><a class="button danger" href="/keys/${k.id}/revoke">Revoke this key</a></p>` : ''}`,
   );

@@ -23,6 +23,8 @@ export type AuditAction =
   | 'key.revoked'
   | 'key.renamed'
   | 'key.restricted'
+  | 'key.rotated'
+  | 'key.expiry_set'
   | 'package.bought'
   | 'account.topped_up'
   | 'plan.set'

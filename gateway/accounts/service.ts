@@ -55,6 +55,9 @@ export interface CreatedKey {
   googleKey: string;
 }
 
+/** The longest overlap of a rotation (D39): 7 days. */
+export const MAX_OVERLAP_MS = 7 * 86_400_000;
+
 const FEATURE_OF: Record<Feature, (rules: RuleSet) => boolean> = {
   packages: (r) => r.unlimited === 'package-key',
   plan: (r) => r.unlimited === 'account-plan',
@@ -117,21 +120,81 @@ export class AccountsService {
     return this.d.store.listSlots(scope, slotMode, limits.slotWindowMs, this.d.clock.now());
   }
 
-  /** A fresh key and what the store keeps of it (the HMAC under the pepper and the display prefix). */
+  /** A fresh key (a test key with `test`, D40) and what the store keeps of it (the HMAC and the display prefix). */
   private newKey(fields: Omit<NewKey, 'hash' | 'prefix'>): { secret: string; input: NewKey } {
-    const secret = generateKey();
+    const secret = generateKey({ test: fields.test === true });
     return { secret, input: { ...fields, hash: hashKey(secret, this.d.pepper), prefix: keyPrefix(secret) } };
   }
 
-  /** Create a pay-per-use key. A rule set that labels every key numbers an unlabelled one ("Key 3"). */
-  async createKey(accountId: string, label: string | null, actor?: Actor): Promise<CreatedKey> {
+  /**
+   * Create a pay-per-use key; `opts.test`: a test key (D40), `opts.expiresAt`: an end date (InputError when not in
+   * the future). A rule set that labels every key numbers an unlabelled one ("Key 3", "Test key 3").
+   */
+  async createKey(
+    accountId: string,
+    label: string | null,
+    actor?: Actor,
+    opts: { test?: boolean; expiresAt?: number | null } = {},
+  ): Promise<CreatedKey> {
     const { store, rules, clock } = this.d;
-    const named =
-      label ?? (rules.keyLabelRequired ? `Key ${(await store.listKeys(accountId)).length + 1}` : null);
-    const { secret, input } = this.newKey({ accountId, label: named, kind: 'payg', packageUntil: null });
+    const test = opts.test === true;
+    const expiresAt = this.checkExpiry(opts.expiresAt ?? null);
+    const numbered = async () =>
+      `${test ? 'Test key' : 'Key'} ${(await store.listKeys(accountId)).length + 1}`;
+    const named = label ?? (rules.keyLabelRequired ? await numbered() : null);
+    const fields = { accountId, label: named, kind: 'payg' as const, packageUntil: null, test, expiresAt };
+    const { secret, input } = this.newKey(fields);
     const key = await store.createKey(input, clock.now());
-    this.audit(actor, 'key.created', { account: accountId, object: key.id });
+    this.audit(actor, 'key.created', {
+      account: accountId,
+      object: key.id,
+      ...(test ? { detail: { mode: 'test' } } : {}),
+    });
     return { key, secret, googleKey: googleKey(secret) };
+  }
+
+  /**
+   * Give a key a new secret, shown once (D39); the old one keeps working `overlapMs` more (0 to 7 days: InputError
+   * on `overlap` otherwise). A test key stays a test key.
+   */
+  async rotateKey(key: ApiKey, overlapMs: number, actor?: Actor): Promise<CreatedKey> {
+    if (!Number.isSafeInteger(overlapMs) || overlapMs < 0 || overlapMs > MAX_OVERLAP_MS) {
+      throw new InputError('overlap', 'must be between 0 and 7 days');
+    }
+    const now = this.d.clock.now();
+    const { secret, input } = this.newKey({
+      accountId: key.accountId,
+      kind: key.kind,
+      test: key.test === true,
+    });
+    const secretOf = { hash: input.hash, prefix: input.prefix };
+    const rotated = await this.d.store.rotateKey(
+      key.id,
+      secretOf,
+      overlapMs > 0 ? now + overlapMs : null,
+      now,
+    );
+    const detail = { overlapSeconds: Math.floor(overlapMs / 1000) };
+    this.audit(actor, 'key.rotated', { account: key.accountId, object: key.id, detail });
+    return { key: rotated, secret, googleKey: googleKey(secret) };
+  }
+
+  /** Set (null: clear) the end date of a key (InputError on `expiresAt` when not in the future). */
+  async setKeyExpiry(key: ApiKey, expiresAt: number | null, actor?: Actor): Promise<ApiKey> {
+    const changed = await this.d.store.setKeyExpiry(key.id, this.checkExpiry(expiresAt));
+    this.audit(actor, 'key.expiry_set', {
+      account: key.accountId,
+      object: key.id,
+      detail: { expiresAt: iso(expiresAt) },
+    });
+    return changed;
+  }
+
+  private checkExpiry(expiresAt: number | null): number | null {
+    if (expiresAt !== null && !(Number.isSafeInteger(expiresAt) && expiresAt > this.d.clock.now())) {
+      throw new InputError('expiresAt', 'must be a time in the future');
+    }
+    return expiresAt;
   }
 
   /** Revoke a key (already revoked: the store's StoreConflict 'already_revoked'). */

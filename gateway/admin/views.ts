@@ -30,6 +30,11 @@ export function keyView(key: ApiKey, now: number) {
     packageUntil: iso(key.packageUntil),
     createdAt: iso(key.createdAt),
     revokedAt: iso(key.revokedAt),
+    // D40: a test key is marked in every listing; D39: rotation and the owner's end date.
+    mode: key.test === true ? ('test' as const) : ('live' as const),
+    rotatedAt: iso(key.rotatedAt ?? null),
+    previousSecretUntil: iso(key.previousUntil ?? null),
+    expiresAt: iso(key.expiresAt ?? null),
   };
 }
 

@@ -30,3 +30,6 @@ export interface Command {
   /** The exit code of a completed command (default 0), e.g. 1 when reconcile finds drift. */
   exitCode?(result: unknown): number;
 }
+
+/** A usage error (exit code 2). */
+export class UsageError extends Error {}

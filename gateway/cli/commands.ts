@@ -2,7 +2,8 @@
  * The `geogate` commands as a table: adding a command (e.g. issue 4's `migrate` and `reconcile`) is one entry.
  * Each entry names its positional arguments and options; `run` returns the JSON answer and `text` renders it.
  */
-import type { Command, CommandInput, OptionSpec } from './command';
+import { UsageError, type Command, type CommandInput, type OptionSpec } from './command';
+import { KEY_COMMANDS } from './key-commands';
 import { LIST_COMMANDS } from './list-commands';
 import * as render from './render';
 import {
@@ -15,8 +16,7 @@ import {
 
 export type { Command, CommandInput, OptionSpec } from './command';
 
-/** A usage error (exit code 2). */
-export class UsageError extends Error {}
+export { UsageError };
 
 /** A command that talks to the store itself failed, e.g. PostgreSQL unreachable (exit code 1). */
 export class CommandFailed extends Error {}
@@ -68,6 +68,7 @@ const storeExit = (r: unknown): number => (r as StoreCommandResult).exitCode;
 /** Every command. */
 export const COMMANDS: Command[] = [
   ...LIST_COMMANDS,
+  ...KEY_COMMANDS,
   {
     name: 'accounts create',
     args: [],
@@ -157,14 +158,6 @@ export const COMMANDS: Command[] = [
       return api.call('GET', `/admin/accounts/${id(args.ACCOUNT ?? '')}/refunds`);
     },
     text: render.refundsText,
-  },
-  {
-    name: 'keys create',
-    args: ['ACCOUNT'],
-    options: { label: { type: 'string', help: 'a label for the key', value: 'LABEL' } },
-    summary: 'create a pay-per-use key (the key is shown once)',
-    run: (input) => postLabelled(input, 'keys'),
-    text: render.newKeyText,
   },
   {
     name: 'keys show',

@@ -2,6 +2,7 @@
 import type { ApiClient } from './client';
 import type { Command, CommandInput, OptionSpec } from './command';
 import { money, table } from './format';
+import { modeOf } from './render';
 
 /* eslint-disable @typescript-eslint/no-explicit-any -- API bodies are JSON documented in docs/admin.md */
 type J = any;
@@ -118,13 +119,14 @@ export const LIST_COMMANDS: Command[] = [
         k.id,
         k.prefix,
         k.label,
+        modeOf(k),
         k.kind,
         k.status,
         k.packageUntil,
         k.createdAt,
       ]);
       return withNext(
-        table(['ID', 'PREFIX', 'LABEL', 'KIND', 'STATUS', 'PACKAGE UNTIL', 'CREATED'], rows),
+        table(['ID', 'PREFIX', 'LABEL', 'MODE', 'KIND', 'STATUS', 'PACKAGE UNTIL', 'CREATED'], rows),
         page,
       );
     },

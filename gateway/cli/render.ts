@@ -11,10 +11,15 @@ function planText(plan: J): string {
   return `pay-per-use, ${active} active Unlimited package(s)`;
 }
 
+/** D40: a test key is shown TEST in every table and view, so it is never taken for a live one. */
+export function modeOf(k: J): string {
+  return k.mode === 'test' ? 'TEST' : 'live';
+}
+
 function keysTable(keys: J[]): string {
   return table(
-    ['ID', 'PREFIX', 'LABEL', 'KIND', 'STATUS', 'PACKAGE UNTIL', 'CREATED'],
-    keys.map((k) => [k.id, k.prefix, k.label, k.kind, k.status, k.packageUntil, k.createdAt]),
+    ['ID', 'PREFIX', 'LABEL', 'MODE', 'KIND', 'STATUS', 'PACKAGE UNTIL', 'CREATED'],
+    keys.map((k) => [k.id, k.prefix, k.label, modeOf(k), k.kind, k.status, k.packageUntil, k.createdAt]),
   );
 }
 
@@ -67,11 +72,15 @@ export function keyText(k: J): string {
     ['Account', k.accountId],
     ['Prefix', k.prefix],
     ['Label', k.label],
+    ['Mode', modeOf(k)],
     ['Kind', k.kind],
     ['Status', k.status],
     ['Package until', k.packageUntil],
     ['Created', k.createdAt],
     ['Revoked', k.revokedAt],
+    ['Rotated', k.rotatedAt],
+    ['Old secret until', k.previousSecretUntil],
+    ['Expires', k.expiresAt],
   ]);
   if (!Array.isArray(k.slots)) return head;
   return `${head}\n\nIP slots (${k.slots.length} of ${k.slotCapacity} in use)\n${slotsTable(k.slots)}`;
@@ -93,8 +102,9 @@ export function newKeyText(k: J): string {
           ['Price', money(k.price)],
           ['Balance', money(k.balance)],
         ];
+  const test = k.mode === 'test' ? 'TEST ' : '';
   return [
-    'New API key (shown only this once; store it now):',
+    `New ${test}API key (shown only this once; store it now):`,
     `  ${k.key}`,
     ...(typeof k.googleKey === 'string'
       ? ["The same key for Google's client libraries (AIza shape, D28):", `  ${k.googleKey}`]
@@ -105,8 +115,11 @@ export function newKeyText(k: J): string {
       ['Account', k.accountId],
       ['Prefix', k.prefix],
       ['Label', k.label],
+      ['Mode', modeOf(k)],
       ['Kind', k.kind],
       ['Package until', k.packageUntil],
+      ...(k.previousSecretUntil ? [['Old secret until', k.previousSecretUntil] as [string, string]] : []),
+      ...(k.expiresAt ? [['Expires', k.expiresAt] as [string, string]] : []),
       ...extra,
     ]),
   ].join('\n');

@@ -56,6 +56,12 @@ export interface LogLine {
   requestId?: string;
 }
 
+/**
+ * What a stage returns when it has sent the answer itself (a test key's canned success, D40): the pipeline renders
+ * nothing more. Compared by identity; its code is never shown.
+ */
+export const ANSWERED: Refusal = Object.freeze({ code: 'internal', detail: 'answered by the stage' });
+
 /** No extra headers (shared, never written to). */
 export const NO_HEADERS: Readonly<Record<string, string>> = Object.freeze({});
 
@@ -93,6 +99,11 @@ export class RequestContext {
   rate: Rate | null = null;
   /** What the request ended with, for the metrics: set by render's `fail` and by the pipeline (client gone). */
   outcome: Outcome = 'ok';
+  /**
+   * Whether a test key's success may be answered here with a canned record (D40). False on the forward-auth listener
+   * (D38): its 2xx lets the edge proxy forward the request to the backend, so a test key's success is refused there.
+   */
+  cannedAnswers = true;
 
   constructor(
     readonly deps: PipelineDeps,

@@ -185,6 +185,7 @@ export function createForwardAuth(current: () => PipelineDeps, fa: ForwardAuthCo
         'header:x-forwarded-host',
       );
     const ctx = new RequestContext(deps, host, req, res, original.url, original.method);
+    ctx.cannedAnswers = false; // D40: an allowed test key would reach the backend
     try {
       const refusal = await decide(ctx);
       if (refusal === null) allow(ctx);

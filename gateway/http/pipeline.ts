@@ -6,7 +6,7 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { CompiledHost } from '../config/compile';
-import { RequestContext, type PipelineDeps, type Refusal } from './context';
+import { ANSWERED, RequestContext, type PipelineDeps, type Refusal } from './context';
 import { answerAccount } from './stages/account';
 import { serveBulk } from './stages/bulk';
 import { admitUnits } from './stages/count';
@@ -41,7 +41,7 @@ export function createPipeline(deps: PipelineDeps, replaced?: Partial<Stages>): 
 async function handle(ctx: RequestContext, stages: Stages): Promise<void> {
   try {
     const refusal = await walk(ctx, stages);
-    if (refusal !== null) refuse(ctx, refusal);
+    if (refusal !== null && refusal !== ANSWERED) refuse(ctx, refusal);
   } catch (err) {
     try {
       answerFault(ctx, err);

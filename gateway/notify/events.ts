@@ -79,14 +79,17 @@ export function endingNotice(accountId: string, keyId: string | null, until: num
   };
 }
 
-/** A key was revoked (whoever revoked it). */
-export function revokedNotice(key: {
-  id: string;
-  accountId: string;
-  prefix: string;
-  label: string | null;
-  revokedAt: number | null;
-}): Notice {
+/** A key was revoked (whoever revoked it); `reported`: by a leaked-key report (D39). */
+export function revokedNotice(
+  key: {
+    id: string;
+    accountId: string;
+    prefix: string;
+    label: string | null;
+    revokedAt: number | null;
+  },
+  reason?: 'reported',
+): Notice {
   return {
     type: 'key.revoked',
     accountId: key.accountId,
@@ -97,6 +100,7 @@ export function revokedNotice(key: {
       prefix: key.prefix,
       label: key.label,
       revokedAt: key.revokedAt === null ? null : iso(key.revokedAt),
+      ...(reason === undefined ? {} : { reason }),
     },
   };
 }
@@ -154,6 +158,12 @@ export function emailOf(
       return lines(
         'A key was revoked',
         `The key ${str(data['prefix'])}… (${str(data['keyId'])}) was revoked at ${str(data['revokedAt'])}. Requests with it are refused.`,
+        ...(data['reason'] === 'reported'
+          ? [
+              'Someone who found this key in public (a repository, a web page, an app) reported it as leaked, so it was revoked to protect your account.',
+              'Create a new key in the dashboard and keep it out of public code.',
+            ]
+          : []),
       );
     case 'notification.test':
       return lines('Test notification', str(data['message']));

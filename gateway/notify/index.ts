@@ -56,10 +56,10 @@ export class Notifications {
     return { allowPrivate: w.allowPrivateTargets, maxEndpoints: w.maxEndpoints };
   }
 
-  /** A key was revoked (any path: the accounts service calls it). Recorded in the background. */
-  keyRevoked(key: ApiKey): void {
+  /** A key was revoked (any path: the accounts service calls it; `reported`: a leaked-key report). In the background. */
+  keyRevoked(key: ApiKey, reason?: 'reported'): void {
     this.notifier
-      .record(revokedNotice(key))
+      .record(revokedNotice(key, reason))
       .catch((err: unknown) =>
         this.d.logger.warn({ err: (err as Error).message }, 'notifications: key.revoked not recorded'),
       );

@@ -1,5 +1,6 @@
 /** Who a request is counted to (spec 5.1, 5.6): a key, a whitelisted account (B), or the anonymous address. */
 import type { Account, ApiKey } from '../store/types';
+import type { Clock } from '../core/clock';
 import type { AdmissionStore } from '../store/ports';
 import { hashKey, isKeySyntax } from '../core/keys';
 import { MESSAGES, type RefusalCode } from '../core/errors';
@@ -28,6 +29,8 @@ export interface IdentifyInput {
   address: IpAddress;
   /** Whether the host serves requests without a credential (spec 5.3). */
   anonymousAllowed: boolean;
+  /** The gateway clock: a rotated-out secret (D39) and a key's end date are judged against it (read only then). */
+  clock: Clock;
 }
 
 const SUSPENDED: Refusal = {
@@ -35,7 +38,10 @@ const SUSPENDED: Refusal = {
   detail: MESSAGES.account_suspended,
 };
 
-/** Identify in D9 order: syntax → key known → not revoked → account not suspended. Key > whitelist > anonymous. */
+/**
+ * Identify in D9 order: syntax → key known (a previous secret only within its overlap, D39) → not revoked (nor past
+ * the end its owner set, answered like a revocation) → account not suspended. Key > whitelist > anonymous.
+ */
 export async function identify(input: IdentifyInput): Promise<Identity | Refusal> {
   const { credential, rules, store } = input;
   if (credential.kind === 'malformed') {
@@ -45,7 +51,12 @@ export async function identify(input: IdentifyInput): Promise<Identity | Refusal
     if (!isKeySyntax(credential.value)) return { code: 'invalid_key', detail: MESSAGES.invalid_key };
     const found = await store.findKeyByHash(hashKey(credential.value, input.pepper));
     if (!found) return { code: 'invalid_key', detail: MESSAGES.invalid_key };
-    if (found.key.status === 'revoked') {
+    // D39: the secret before a rotation is no key's once its overlap has ended (judged per request: exact).
+    if (found.secretUntil !== undefined && input.clock.now() >= found.secretUntil) {
+      return { code: 'invalid_key', detail: MESSAGES.invalid_key };
+    }
+    const ended = found.key.expiresAt !== undefined && input.clock.now() >= found.key.expiresAt;
+    if (found.key.status === 'revoked' || ended) {
       return {
         code: rules.revokedCode,
         detail: MESSAGES[rules.revokedCode],

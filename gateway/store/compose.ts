@@ -68,6 +68,9 @@ const METHODS: { [P in keyof StoreParts]: Names<StoreParts[P]> } = {
     removeWhitelist: true,
     listWhitelist: true,
     setKeyRestrictions: true,
+    rotateKey: true,
+    setKeyExpiry: true,
+    revokeKeyByHash: true,
   },
   billing: {
     credit: true,

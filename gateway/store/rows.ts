@@ -54,6 +54,10 @@ export const KEY_COLUMNS = [
   'created_at',
   'revoked_at',
   'restrictions',
+  'test',
+  'rotated_at',
+  'previous_until',
+  'expires_at',
 ] as const;
 type KeyColumn = (typeof KEY_COLUMNS)[number];
 
@@ -86,12 +90,27 @@ export function toKey(row: object, prefix = ''): ApiKey {
   const restrictions = r[c.restrictions];
   // Absent when none: a key without restrictions costs the request path one undefined check (D29).
   if (restrictions !== null && restrictions !== undefined) key.restrictions = readRestrictions(restrictions);
+  // D39, D40: absent when unset, like restrictions (SQLite gives the boolean as 0/1, PostgreSQL as a boolean).
+  const test = r[c.test];
+  if (test === true || test === 1) key.test = true;
+  const rotatedAt = r[c.rotated_at];
+  if (rotatedAt !== null && rotatedAt !== undefined) key.rotatedAt = num(rotatedAt);
+  const previousUntil = r[c.previous_until];
+  if (previousUntil !== null && previousUntil !== undefined) key.previousUntil = num(previousUntil);
+  const expiresAt = r[c.expires_at];
+  if (expiresAt !== null && expiresAt !== undefined) key.expiresAt = num(expiresAt);
   return key;
 }
 
-/** Map a key row joined with its account: the account's columns as is, the key's prefixed `k_`. */
+/**
+ * Map a key row joined with its account: the account's columns as is, the key's prefixed `k_`; `secret_until` set
+ * when the row was found by the secret before a rotation (D39).
+ */
 export function toKeyIdentity(row: object): KeyIdentity {
-  return { key: toKey(row, 'k_'), account: toAccount(row) };
+  const identity: KeyIdentity = { key: toKey(row, 'k_'), account: toAccount(row) };
+  const until = (row as Cells).secret_until;
+  if (until !== null && until !== undefined) identity.secretUntil = num(until);
+  return identity;
 }
 
 /** Map a whitelist row. */
@@ -187,6 +206,8 @@ export interface KeyInsertRow {
   status: 'active';
   created_at: number;
   revoked_at: null;
+  test: boolean;
+  expires_at: number | null;
 }
 
 const KINDS: readonly string[] = ['payg', 'unlimited'];
@@ -207,6 +228,8 @@ export function newKeyRow(input: NewKey, now: number): KeyInsertRow {
     status: 'active',
     created_at: now,
     revoked_at: null,
+    test: input.test === true,
+    expires_at: input.expiresAt ?? null,
   };
 }
 

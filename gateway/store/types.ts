@@ -49,6 +49,14 @@ export interface ApiKey {
   revokedAt: number | null;
   /** Key restrictions (D29, issue 15 item 4); absent when the key has none. See Store.setKeyRestrictions. */
   restrictions?: KeyRestrictions;
+  /** A test key (D40): answered with canned results, never admitted or counted; absent on live keys. */
+  test?: true;
+  /** When the key last got a new secret (D39); absent when never rotated. */
+  rotatedAt?: number;
+  /** Until when the secret before the last rotation still works (D39); absent when it no longer does. */
+  previousUntil?: number;
+  /** The end the owner set for the key (epoch ms); absent when none. */
+  expiresAt?: number;
 }
 
 /** What a key is restricted to: canonical referrer patterns and CIDRs (gateway/policy/restrictions.ts). */
@@ -61,6 +69,8 @@ export interface KeyRestrictions {
 export interface KeyIdentity {
   key: ApiKey;
   account: Account;
+  /** The presented secret is the one before a rotation and works until then (D39); absent for the current one. */
+  secretUntil?: number;
 }
 
 export interface WhitelistEntry {
@@ -225,6 +235,16 @@ export interface NewKey {
   label?: string | null;
   kind: KeyKind;
   packageUntil?: number | null;
+  /** A test key (D40). */
+  test?: boolean;
+  /** An end the owner set (epoch ms). */
+  expiresAt?: number | null;
+}
+
+/** A key's new secret (D39): what the store keeps of it, as at creation. */
+export interface NewSecret {
+  hash: string;
+  prefix: string;
 }
 
 /**

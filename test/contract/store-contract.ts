@@ -10,6 +10,7 @@ import type { StoreFactory, StoreHolder } from './helpers';
 import { keepRules } from './keep.contract';
 import { keyRules } from './keys.contract';
 import { ledgerHourRules } from './ledger-hour.contract';
+import { keySecretRules } from './key-secrets.contract';
 import { listingRules } from './listing.contract';
 import { modelRules } from './model.contract';
 import { notificationRules } from './notifications.contract';
@@ -54,6 +55,7 @@ export function describeStoreContract(name: string, factory: StoreFactory): void
     keepRules(holder);
     accountRules(holder);
     keyRules(holder);
+    keySecretRules(holder);
     whitelistRules(holder);
     propertyRules(holder);
     modelRules(holder);

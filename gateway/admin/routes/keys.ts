@@ -15,10 +15,18 @@ export function keyRoutes(router: Router, deps: RouteDeps): void {
 
   route(router, '/accounts/:id/keys', {
     post: async (req, res) => {
-      const b = v.parseBody(req.body, ['label']);
+      const b = v.parseBody(req.body, ['label', 'test', 'expiresAt']);
       const given = b.label === undefined ? null : v.label(b.label);
+      if (b.test !== undefined && typeof b.test !== 'boolean') throw invalid('test', 'must be true or false');
+      const expiresAt =
+        b.expiresAt === undefined || b.expiresAt === null
+          ? null
+          : v.futureDateTime('expiresAt', b.expiresAt, clock.now());
       const account = await accounts.account(param(req, 'id'));
-      const created = await accounts.createKey(account.id, given, operator(req, res));
+      const created = await accounts.createKey(account.id, given, operator(req, res), {
+        test: b.test === true,
+        expiresAt,
+      });
       res.setHeader('Cache-Control', 'no-store');
       res
         .status(201)
@@ -61,6 +69,33 @@ export function keyRoutes(router: Router, deps: RouteDeps): void {
         throw err instanceof InputError ? invalid(err.field, err.detail) : err;
       });
       res.json(restrictionsView(changed));
+    },
+  });
+
+  // Rotation (D39): a new secret, shown once; the old one works `overlapSeconds` more (0 to 7 days, default 0).
+  route(router, '/keys/:id/rotate', {
+    post: async (req, res) => {
+      const b = v.parseBody(req.body, ['overlapSeconds']);
+      const overlap = b.overlapSeconds ?? 0;
+      if (typeof overlap !== 'number' || !Number.isInteger(overlap) || overlap < 0 || overlap > 7 * 86_400) {
+        throw invalid('overlapSeconds', 'must be a whole number of seconds from 0 to 604800 (7 days)');
+      }
+      const key = await accounts.key(param(req, 'id'));
+      const rotated = await accounts.rotateKey(key, overlap * 1000, operator(req, res));
+      res.setHeader('Cache-Control', 'no-store');
+      res.json({ ...keyView(rotated.key, clock.now()), key: rotated.secret, googleKey: rotated.googleKey });
+    },
+  });
+
+  // The owner's end date: an ISO 8601 date-time in the future, or null to clear it.
+  route(router, '/keys/:id/expiry', {
+    put: async (req, res) => {
+      const b = v.parseBody(req.body, ['expiresAt']);
+      if (b.expiresAt === undefined)
+        throw invalid('expiresAt', 'is required (a date-time, or null for none)');
+      const at = b.expiresAt === null ? null : v.futureDateTime('expiresAt', b.expiresAt, clock.now());
+      const key = await accounts.key(param(req, 'id'));
+      res.json(keyView(await accounts.setKeyExpiry(key, at, operator(req, res)), clock.now()));
     },
   });
 

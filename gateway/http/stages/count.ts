@@ -10,6 +10,7 @@ import { admitRequest } from './admit';
 import { locateClient } from './client-address';
 import { findRequestCredential } from './credential';
 import { identifyCaller } from './identify';
+import { answerTestKey } from './test-key';
 
 /**
  * Identify the caller and admit `units` units (0: identified, not counted); sets identity, ticket and quota. A
@@ -27,7 +28,10 @@ export async function admitUnits(
   const t0 = performance.now();
   try {
     const refused = await identifyCaller(ctx, anonymousAllowed);
-    if (refused !== null || units === 0) return refused;
+    if (refused !== null) return refused;
+    // D40: a test key is never admitted, forwarded or counted; whatever the lane, it is answered here.
+    if (ctx.identity.kind === 'key' && ctx.identity.key.test === true) return answerTestKey(ctx, units);
+    if (units === 0) return null;
     return await admitRequest(ctx, units);
   } catch (err) {
     if (!servesUncounted || !(err instanceof StoreFault) || ctx.deps.config.onStoreFailure !== 'open')

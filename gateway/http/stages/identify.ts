@@ -22,6 +22,7 @@ export async function identifyCaller(
       credential: ctx.credential,
       address: ctx.address,
       anonymousAllowed,
+      clock: ctx.deps.clock,
     });
   } catch (err) {
     throw storeFault(err);

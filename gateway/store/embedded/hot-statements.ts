@@ -1,16 +1,23 @@
 /** The hot path's prepared statements (identification, admission, release), prepared once per store. */
 import type Database from 'better-sqlite3';
 import { prepareHourly } from './ledger-hour';
+import { KEY_COLUMNS } from '../rows';
+
+/** The key columns of an identification, prefixed `k_` (rows.ts toKeyIdentity). */
+const KEY_SELECT = KEY_COLUMNS.map((c) => `k.${c} AS k_${c}`).join(', ');
 
 /** Prepare every hot-path statement on `db`. */
 export function prepareHot(db: Database.Database) {
   const p = (sql: string) => db.prepare(sql);
   return {
+    // D39: a presented hash is a key's current secret or, during a rotation's overlap, its previous one (then
+    // `secret_until` says until when). Two index lookups in one statement; bind the hash twice.
     keyByHash: p(
-      `SELECT k.id AS k_id, k.account_id AS k_account_id, k.prefix AS k_prefix, k.label AS k_label, k.kind AS k_kind,
-        k.package_until AS k_package_until, k.status AS k_status, k.created_at AS k_created_at,
-        k.revoked_at AS k_revoked_at, k.restrictions AS k_restrictions, a.*
-       FROM api_keys k JOIN accounts a ON a.id = k.account_id WHERE k.hash = ?`,
+      `SELECT ${KEY_SELECT}, NULL AS secret_until, a.*
+       FROM api_keys k JOIN accounts a ON a.id = k.account_id WHERE k.hash = ?
+       UNION ALL
+       SELECT ${KEY_SELECT}, k.previous_until AS secret_until, a.*
+       FROM api_keys k JOIN accounts a ON a.id = k.account_id WHERE k.previous_hash = ?`,
     ),
     // Entries of different accounts never overlap (D18), so the entry with the greatest start ≤ the address is the
     // only candidate from another account; a miss on it can only be covered by an entry of the candidate's account.

@@ -12,9 +12,11 @@ export function insertKey(db: Database.Database, input: NewKey, now: number): Ap
   if (owner.status === 'deleted')
     throw new StoreConflict('account_deleted', `account ${input.accountId} is deleted`);
   db.prepare(
-    `INSERT INTO api_keys (id, account_id, hash, prefix, label, kind, package_until, status, created_at, revoked_at)
-     VALUES (@id, @account_id, @hash, @prefix, @label, @kind, @package_until, @status, @created_at, @revoked_at)`,
-  ).run(row);
+    `INSERT INTO api_keys
+       (id, account_id, hash, prefix, label, kind, package_until, status, created_at, revoked_at, test, expires_at)
+     VALUES (@id, @account_id, @hash, @prefix, @label, @kind, @package_until, @status, @created_at, @revoked_at,
+       @test, @expires_at)`,
+  ).run({ ...row, test: row.test ? 1 : 0 });
   return toKey(row);
 }
 

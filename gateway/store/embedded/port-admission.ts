@@ -8,7 +8,7 @@ import { systemClock, type Clock } from '../../core/clock';
 import type { AdmissionCore } from '../compose';
 import type { StoreLogger } from '../deps';
 import { addressKey } from '../ranges';
-import { toAccount, toKey } from '../rows';
+import { toAccount, toKeyIdentity } from '../rows';
 import type { Account, AdmissionPlan, AdmissionResult, KeyIdentity, Ticket } from '../types';
 import {
   admissionsMark,
@@ -136,12 +136,12 @@ export class EmbeddedAdmission implements AdmissionCore {
     if (cached !== undefined) return cached;
     let row: object | undefined;
     try {
-      row = st.keyByHash.get(hash) as object | undefined;
+      row = st.keyByHash.get(hash, hash) as object | undefined;
     } catch (err) {
       throw sqliteFault(err);
     }
     if (!row) return null;
-    const identity = { key: toKey(row, 'k_'), account: toAccount(row) };
+    const identity = toKeyIdentity(row);
     this.keyCache.set(hash, identity, now);
     return identity;
   }

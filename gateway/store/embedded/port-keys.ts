@@ -3,7 +3,8 @@ import type Database from 'better-sqlite3';
 import type { Knex } from 'knex';
 import type { KeyQuery } from '../listing';
 import type { KeyStore } from '../ports';
-import type { ApiKey, KeyRestrictions, NewKey, SlotView, WhitelistEntry } from '../types';
+import type { ApiKey, KeyRestrictions, NewKey, NewSecret, SlotView, WhitelistEntry } from '../types';
+import * as secrets from './key-secrets';
 import * as keys from './keys';
 import * as listing from './listing';
 import * as reports from './reports';
@@ -40,6 +41,16 @@ export class EmbeddedKeys implements KeyStore {
   async setKeyRestrictions(id: string, restrictions: KeyRestrictions | null): Promise<ApiKey> {
     // Seen at once by this process, like a revocation; other processes on the file within the cache's 500 ms.
     return this.changed(setKeyRestrictions(this.db, id, restrictions));
+  }
+  async rotateKey(id: string, secret: NewSecret, previousUntil: number | null, now: number): Promise<ApiKey> {
+    // The old secret's cached identity carries no `secretUntil`: forget it so the overlap applies at once.
+    return this.changed(secrets.rotateKey(this.db, id, secret, previousUntil, now));
+  }
+  async setKeyExpiry(id: string, expiresAt: number | null): Promise<ApiKey> {
+    return this.changed(secrets.setKeyExpiry(this.db, id, expiresAt));
+  }
+  async revokeKeyByHash(hash: string, now: number): Promise<ApiKey | null> {
+    return this.changed(secrets.revokeKeyByHash(this.db, hash, now));
   }
   async listSlots(
     scope: string,

@@ -12,6 +12,7 @@ import * as notifications from './006_notifications';
 import * as accountLifecycle from './007_account_lifecycle';
 import * as refunds from './008_refunds';
 import * as hourlyLedger from './009_hourly_ledger';
+import * as keySecrets from './010_key_secrets';
 
 /** The knex bookkeeping table of the migrations (its lock table is `${MIGRATIONS_TABLE}_lock`). */
 export const MIGRATIONS_TABLE = 'geogate_migrations';
@@ -34,6 +35,7 @@ export const MIGRATIONS: readonly Migration[] = [
   accountLifecycle,
   refunds,
   hourlyLedger,
+  keySecrets,
 ];
 
 /** A knex migration source over the explicit list. */

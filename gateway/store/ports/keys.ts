@@ -1,6 +1,6 @@
 /** The keys port: API keys, key restrictions, IP slots and the whitelist. */
 import type { KeyQuery } from '../listing';
-import type { ApiKey, KeyRestrictions, NewKey, SlotView, WhitelistEntry } from '../types';
+import type { ApiKey, KeyRestrictions, NewKey, NewSecret, SlotView, WhitelistEntry } from '../types';
 
 /** Keys and addresses of an account. Operations on an unknown account or key id → StoreConflict('not_found'). */
 export interface KeyStore {
@@ -34,4 +34,19 @@ export interface KeyStore {
    * `restrictions` only when it has some.
    */
   setKeyRestrictions(id: string, restrictions: KeyRestrictions | null): Promise<ApiKey>;
+
+  /* --- a key's secrets (D39) --- */
+  /**
+   * Give an active key a new secret, keeping everything else (id, label, kind, slots, restrictions, usage, package);
+   * the current secret keeps working until `previousUntil` (null, or not after `now`: it stops at once), and a secret
+   * still in an earlier overlap stops now. Seen by identification within 1 s (D19). Revoked → 'already_revoked'.
+   */
+  rotateKey(id: string, secret: NewSecret, previousUntil: number | null, now: number): Promise<ApiKey>;
+  /** Set (null: clear) the end the owner chose for a key; unknown → 'not_found'. Seen within 1 s, like a revocation. */
+  setKeyExpiry(id: string, expiresAt: number | null): Promise<ApiKey>;
+  /**
+   * Revoke the active key this hash is a working secret of (the current one, or the previous one in its overlap at
+   * `now`): the leaked-key report (D39). The key revoked, or null when no active key has this secret.
+   */
+  revokeKeyByHash(hash: string, now: number): Promise<ApiKey | null>;
 }

@@ -23,9 +23,12 @@ export interface WhitelistBlock {
 
 const MAX_ENTRIES = 100_000;
 
-/** What an invalidation message names. */
+/**
+ * What an invalidation message names. A key change names the key's id too (`id`): every secret of the key is dropped,
+ * the previous one of a rotation included (D39).
+ */
 export type Invalidation =
-  { k: 'key'; hash: string } | { k: 'account'; id: string } | { k: 'whitelist' } | { k: 'all' };
+  { k: 'key'; hash: string; id?: string } | { k: 'account'; id: string } | { k: 'whitelist' } | { k: 'all' };
 
 /** The cache. */
 export class IdentityCache {
@@ -76,7 +79,11 @@ export class IdentityCache {
   /** Drop what a change made stale. */
   invalidate(msg: Invalidation): void {
     this.generation += 1;
-    if (msg.k === 'key') this.keys.delete(msg.hash);
+    if (msg.k === 'key') {
+      this.keys.delete(msg.hash);
+      if (msg.id !== undefined)
+        for (const [hash, e] of this.keys) if (e.v?.key.id === msg.id) this.keys.delete(hash);
+    }
     if (msg.k === 'account') {
       this.accounts.delete(msg.id);
       for (const [hash, e] of this.keys) if (e.v?.account.id === msg.id) this.keys.delete(hash);

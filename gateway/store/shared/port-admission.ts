@@ -90,11 +90,20 @@ export class SharedAdmission implements AdmissionCore {
     const c = this.c;
     return c.cache.key(hash, () =>
       c.pgLookup(async () => {
+        // D39: the current secret, or the previous one of a rotation (with until when it works): one statement.
+        const keyColumns = KEY_COLUMNS.map((col) => `k.${col} as k_${col}`);
         const row = await c.knex
-          .select('a.*', ...KEY_COLUMNS.map((col) => `k.${col} as k_${col}`))
+          .select('a.*', ...keyColumns, c.knex.raw('NULL::bigint AS secret_until'))
           .from('api_keys as k')
           .join('accounts as a', 'a.id', 'k.account_id')
           .where('k.hash', hash)
+          .unionAll((q) =>
+            q
+              .select('a.*', ...keyColumns, 'k.previous_until as secret_until')
+              .from('api_keys as k')
+              .join('accounts as a', 'a.id', 'k.account_id')
+              .where('k.previous_hash', hash),
+          )
           .first();
         return row ? toKeyIdentity(row) : null;
       }),

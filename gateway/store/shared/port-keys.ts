@@ -3,11 +3,12 @@ import type { KeyQuery } from '../listing';
 import type { KeyStore } from '../ports';
 import { toKey } from '../rows';
 import { liveSlots } from '../slot-view';
-import type { ApiKey, KeyRestrictions, NewKey, SlotView, WhitelistEntry } from '../types';
+import type { ApiKey, KeyRestrictions, NewKey, NewSecret, SlotView, WhitelistEntry } from '../types';
 import type { SharedContext } from './context';
 import { redisFault } from './errors';
 import * as listing from './listing';
 import * as pga from './pg-accounts';
+import * as secrets from './key-secrets';
 import { setKeyRestrictions } from './restrictions';
 
 /** Keys and addresses of one shared store; every change invalidates the cached identities on every instance. */
@@ -35,22 +36,42 @@ export class SharedKeys implements KeyStore {
 
   async revokeKey(id: string, now: number): Promise<ApiKey> {
     const { key, hash } = await this.c.pg(() => pga.revokeKey(this.c.knex, id, now));
-    await this.c.changed({ k: 'key', hash });
+    await this.c.changed({ k: 'key', hash, id: key.id });
     return key;
   }
 
   async setKeyLabel(id: string, label: string | null): Promise<ApiKey> {
     const { key, hash } = await this.c.pg(() => pga.setKeyLabel(this.c.knex, id, label));
     // Instances that cached the key's identity (with its label) drop it, as after a revocation.
-    await this.c.changed({ k: 'key', hash });
+    await this.c.changed({ k: 'key', hash, id: key.id });
     return key;
   }
 
   async setKeyRestrictions(id: string, restrictions: KeyRestrictions | null): Promise<ApiKey> {
     const { key, hash } = await this.c.pg(() => setKeyRestrictions(this.c.knex, id, restrictions));
     // The same invalidation as a revocation: every instance drops the key's cached identity at once (D19).
-    await this.c.changed({ k: 'key', hash });
+    await this.c.changed({ k: 'key', hash, id: key.id });
     return key;
+  }
+
+  async rotateKey(id: string, secret: NewSecret, previousUntil: number | null, now: number): Promise<ApiKey> {
+    const { key } = await this.c.pg(() => secrets.rotateKey(this.c.knex, id, secret, previousUntil, now));
+    // Every cached secret of the key (the old one was cached without an end) and the new one (maybe cached unknown).
+    await this.c.changed({ k: 'key', hash: secret.hash, id: key.id });
+    return key;
+  }
+
+  async setKeyExpiry(id: string, expiresAt: number | null): Promise<ApiKey> {
+    const { key, hash } = await this.c.pg(() => secrets.setKeyExpiry(this.c.knex, id, expiresAt));
+    await this.c.changed({ k: 'key', hash, id: key.id });
+    return key;
+  }
+
+  async revokeKeyByHash(hash: string, now: number): Promise<ApiKey | null> {
+    const found = await this.c.pg(() => secrets.revokeKeyByHash(this.c.knex, hash, now));
+    if (found === null) return null;
+    await this.c.changed({ k: 'key', hash: found.hash, id: found.key.id });
+    return found.key;
   }
 
   async listSlots(

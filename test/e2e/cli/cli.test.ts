@@ -81,7 +81,7 @@ describe('geogate CLI, rule set A', () => {
 
     const created = await cli(['keys', 'create', acc.id, '--label', 'prod']);
     expect(created.code).toBe(0);
-    const keyValue = /^\s+(gk_[0-9A-Za-z]{43})$/m.exec(created.stdout)?.[1];
+    const keyValue = /^\s+(gk_[0-9A-Za-z]{49})$/m.exec(created.stdout)?.[1];
     expect(keyValue).toBeDefined();
     expect(created.stdout).toContain('shown only this once');
     const keyId = /^Key\s+(key_\S+)$/m.exec(created.stdout)?.[1] ?? '';
@@ -103,7 +103,7 @@ describe('geogate CLI, rule set A', () => {
     expect(shown.code).toBe(0);
     expect(shown.stdout).toMatch(/^Balance\s+10\.5000 EUR$/m);
     expect(shown.stdout).toContain('Unlimited packages');
-    expect(shown.stdout).toMatch(new RegExp(`^${keyId}\\s+gk_\\S{5}\\s+prod\\s+payg\\s+active`, 'm'));
+    expect(shown.stdout).toMatch(new RegExp(`^${keyId}\\s+gk_\\S{5}\\s+prod\\s+live\\s+payg\\s+active`, 'm'));
 
     const keyShow = await cli(['keys', 'show', keyId]);
     expect(keyShow.stdout).toMatch(/^IP slots \(0 of 2 in use\)$/m);

@@ -32,8 +32,8 @@ const cli = (args: string[], stdin = ''): Promise<Run> =>
 
 /** The gk_ key and its AIza line as printed, and whether the store finds both as one key. */
 async function printedKeys(out: string): Promise<{ key: string; google: string }> {
-  const key = /^\s+(gk_[0-9A-Za-z]{43})$/m.exec(out)?.[1];
-  const google = /^\s+(AIza[0-9A-Za-z]{43})$/m.exec(out)?.[1];
+  const key = /^\s+(gk_[0-9A-Za-z]{49})$/m.exec(out)?.[1];
+  const google = /^\s+(AIza[0-9A-Za-z]{49})$/m.exec(out)?.[1];
   expect(key).toBeDefined();
   expect(google).toBe(`AIza${(key as string).slice(3)}`);
   const byKey = await api.store.findKeyByHash(hashKey(key as string, PEPPER));

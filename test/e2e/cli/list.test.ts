@@ -133,8 +133,10 @@ describe('geogate listing commands, rule set B', () => {
     );
     const keys = await cli(['keys', 'list', id]);
     expect(keys.code).toBe(0);
-    expect(keys.stdout).toMatch(/^ID\s+PREFIX\s+LABEL\s+KIND\s+STATUS\s+PACKAGE UNTIL\s+CREATED$/m);
-    expect(keys.stdout).toMatch(/^key_\S+\s+gk_aaaa\s+web\s+payg\s+active\s+-\s+2026-01-31T10:00:00\.000Z$/m);
+    expect(keys.stdout).toMatch(/^ID\s+PREFIX\s+LABEL\s+MODE\s+KIND\s+STATUS\s+PACKAGE UNTIL\s+CREATED$/m);
+    expect(keys.stdout).toMatch(
+      /^key_\S+\s+gk_aaaa\s+web\s+live\s+payg\s+active\s+-\s+2026-01-31T10:00:00\.000Z$/m,
+    );
     const usage = await cli(['usage', id, '--from', '2026-01-30', '--to', '2026-01-31']);
     expect(usage.code).toBe(0);
     expect(usage.stdout).toMatch(/^Usage of acc_\S+, 2026-01-30 to 2026-01-31$/m);

@@ -57,7 +57,7 @@ async function createKey(page: Page, label: string): Promise<string> {
   await page.click('form[action="/keys"] button[type=submit]');
   await page.waitForSelector('#new-key');
   const key = await page.inputValue('#new-key');
-  expect(key).toMatch(/^gk_[0-9A-Za-z]{43}$/);
+  expect(key).toMatch(/^gk_[0-9A-Za-z]{49}$/);
   await page.click('button[data-copy]');
   await page.waitForSelector('[data-copied]:not([hidden])');
   expect(await page.evaluate('navigator.clipboard.readText()')).toBe(key);

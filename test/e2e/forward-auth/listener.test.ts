@@ -5,7 +5,7 @@
  */
 import { useBackendProcess, useTempDir } from '../harness';
 import { useFixture } from '../../helpers/fixture';
-import { ask, HOST, startStand, WINDOW_MS, type Seen } from './stand';
+import { ADMIN_TOKEN, ask, HOST, startStand, WINDOW_MS, type Seen } from './stand';
 
 jest.setTimeout(60_000);
 
@@ -136,4 +136,24 @@ test('a CORS preflight is allowed and never counted (D11); an unknown route is 4
   expect(pre.headers['x-geogate-admission']).toBeUndefined();
   expect(used(await admit(REVERSE, client))).toBe('1');
   expect((await ask(stand.admitUrl, '/v1/other')).status).toBe(404);
+});
+
+test('a test key (D40) rehearses refusals behind forward auth but is never allowed through to the backend', async () => {
+  const { accountId } = await stand.customer(0);
+  const made = await fetch(`${stand.adminUrl}/admin/accounts/${accountId}/keys`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${ADMIN_TOKEN}`, 'content-type': 'application/json' },
+    body: JSON.stringify({ test: true }),
+  });
+  const testKey = ((await made.json()) as { key: string }).key;
+  expect(testKey).toMatch(/^gk_test_/);
+  const withKey = (extra: string) => admit(`${REVERSE}${extra}`, '198.51.100.40', { 'x-api-key': testKey });
+  const refused = await withKey('&scenario=402');
+  expect(refused.status).toBe(402);
+  expect(refused.json).toEqual(expect.objectContaining({ code: 'no_credits' }));
+  // A success would be a 2xx, which lets the proxy forward the request: refused instead, naming `scenario`.
+  const success = await withKey('');
+  expect(success.status).toBe(400);
+  expect(success.json).toEqual(expect.objectContaining({ code: 'invalid_parameter', parameter: 'scenario' }));
+  expect(success.headers['x-geogate-admission']).toBeUndefined();
 });

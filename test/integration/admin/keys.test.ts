@@ -23,6 +23,10 @@ describe.each([RULE_SET_A, RULE_SET_B])('admin keys, rule set $name', (rules) =>
       packageUntil: null,
       createdAt: '2026-01-31T10:00:00.000Z',
       revokedAt: null,
+      mode: 'live',
+      rotatedAt: null,
+      previousSecretUntil: null,
+      expiresAt: null,
     });
     expect(isKeySyntax(res.body.key)).toBe(true);
     const found = await h.store.findKeyByHash(hashKey(res.body.key, PEPPER));

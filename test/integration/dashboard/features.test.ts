@@ -46,7 +46,7 @@ describe.each([['A'], ['B']] as const)('rule set %s', (set) => {
     const created = await c.form('/keys', { label: 'production server' });
     expect(created.status).toBe(201);
     const secret =
-      /id="new-key" class="key" readonly value="(gk_[0-9A-Za-z]{43})"/.exec(created.text)?.[1] ?? '';
+      /id="new-key" class="key" readonly value="(gk_[0-9A-Za-z]{49})"/.exec(created.text)?.[1] ?? '';
     expect(secret).not.toBe('');
     expect(created.text).toContain('shown only this once');
     expect(created.text).toContain('data-copy="#new-key"');
@@ -223,7 +223,7 @@ describe('rule set A packages', () => {
     await h.store.credit(account?.id ?? '', 600_000, null, h.clock.now());
     const r = await c.form('/packages', {});
     expect(r.status).toBe(201);
-    expect(r.text).toMatch(/value="gk_[0-9A-Za-z]{43}"/);
+    expect(r.text).toMatch(/value="gk_[0-9A-Za-z]{49}"/);
     expect(r.text).toContain('datetime="2026-02-28T10:00:00.000Z"');
     const after = await h.store.getAccount(account?.id ?? '');
     expect(after?.balance).toBe(100_000);

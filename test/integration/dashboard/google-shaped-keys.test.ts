@@ -17,8 +17,8 @@ describe.each([['A'], ['B']] as const)('rule set %s', (set) => {
     const c = await signedUp(h, 'kim@example.com');
     const created = await c.form('/keys', { label: 'maps' });
     expect(created.status).toBe(201);
-    const secret = /id="new-key" class="key" readonly value="(gk_[0-9A-Za-z]{43})"/.exec(created.text)?.[1];
-    const google = /id="new-key-google"[^>]*value="(AIza[0-9A-Za-z]{43})"/.exec(created.text)?.[1];
+    const secret = /id="new-key" class="key" readonly value="(gk_[0-9A-Za-z]{49})"/.exec(created.text)?.[1];
+    const google = /id="new-key-google"[^>]*value="(AIza[0-9A-Za-z]{49})"/.exec(created.text)?.[1];
     expect(secret).toBeDefined();
     expect(google).toBe(`AIza${(secret as string).slice(3)}`);
     const found = await h.store.findKeyByHash(hashKey(google as string, PEPPER));

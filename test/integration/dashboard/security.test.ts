@@ -185,7 +185,7 @@ describe.each([['A'], ['B']] as const)(
       h = await dash(set);
       const c = await signedUp(h, 'alice@example.com');
       const created = await c.form('/keys', { label: 'prod' });
-      const secret = /value="(gk_[0-9A-Za-z]{43})"/.exec(created.text)?.[1] ?? '';
+      const secret = /value="(gk_[0-9A-Za-z]{49})"/.exec(created.text)?.[1] ?? '';
       expect(secret).toHaveLength(46);
       const id = (await c.api('get', '/api/keys')).body.keys[0].id as string;
       const seenBefore = c.bodies.length;

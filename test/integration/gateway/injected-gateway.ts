@@ -72,7 +72,10 @@ export async function startInjected(
   config: Record<string, unknown> = {},
   wrapStore: (store: Store) => Store = (store) => store,
   /** What the composition root may add (stage replacements, an admission wrapper, metrics), given the store. */
-  compose: (store: Store) => Pick<GatewayDeps, 'admission' | 'stages' | 'metrics'> = () => ({}),
+  compose: (
+    store: Store,
+    env: { clock: ManualClock; config: CompiledConfig },
+  ) => Pick<GatewayDeps, 'admission' | 'stages' | 'metrics' | 'notifications'> = () => ({}),
 ): Promise<Injected> {
   const dir = mkdtempSync(join(tmpdir(), 'geogate-injected-'));
   const doc = {
@@ -115,7 +118,7 @@ export async function startInjected(
     clock,
     logger,
     forward,
-    ...compose(store),
+    ...compose(store, { clock, config: compiled }),
   });
   const urls = await gateway.listen();
   let seq = 0;

@@ -67,6 +67,35 @@ function propagationRules(kind: RedisKind): void {
     expect(removed).toBeLessThan(1_000);
   });
 
+  it('a rotation through one instance shows on the other within 1 s: the old secret ends or gets its end (D39)', async () => {
+    const acc = await a.createAccount({ email: 'rotate@example.org' }, T0);
+    const key = await a.createKey(
+      { accountId: acc.id, hash: 'h-rot-1', prefix: 'gk_abcde', kind: 'payg' },
+      T0,
+    );
+    expect((await b.findKeyByHash('h-rot-1'))?.secretUntil).toBeUndefined(); // cached on b, no end
+    expect(await b.findKeyByHash('h-rot-2')).toBeNull(); // the new secret cached unknown on b
+    await a.rotateKey(key.id, { hash: 'h-rot-2', prefix: 'gk_fghij' }, T0 + 60_000, T0);
+    const ended = await msUntil(async () => (await b.findKeyByHash('h-rot-1'))?.secretUntil === T0 + 60_000);
+    expect(ended).toBeLessThan(1_000);
+    expect((await b.findKeyByHash('h-rot-2'))?.key.id).toBe(key.id);
+    // A revocation reaches the previous secret too; without an overlap the old secret is unknown everywhere.
+    await a.rotateKey(key.id, { hash: 'h-rot-3', prefix: 'gk_klmno' }, T0 + 60_000, T0);
+    const second = await msUntil(async () => (await b.findKeyByHash('h-rot-2'))?.secretUntil === T0 + 60_000);
+    expect(second).toBeLessThan(1_000);
+    await a.revokeKey(key.id, T0);
+    const revoked = await msUntil(async () => (await b.findKeyByHash('h-rot-2'))?.key.status === 'revoked');
+    expect(revoked).toBeLessThan(1_000);
+    const other = await a.createKey(
+      { accountId: acc.id, hash: 'h-rot-4', prefix: 'gk_abcde', kind: 'payg' },
+      T0,
+    );
+    expect((await b.findKeyByHash('h-rot-4'))?.key.id).toBe(other.id);
+    await a.rotateKey(other.id, { hash: 'h-rot-5', prefix: 'gk_pqrst' }, null, T0);
+    const gone = await msUntil(async () => (await b.findKeyByHash('h-rot-4')) === null);
+    expect(gone).toBeLessThan(1_000);
+  });
+
   it('a key created on one instance is found on the other even after a miss was cached', async () => {
     const acc = await a.createAccount({ email: 'create@example.org' }, T0);
     expect(await b.findKeyByHash('h-new')).toBeNull();

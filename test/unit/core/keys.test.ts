@@ -1,10 +1,10 @@
 import { generateKey, hashKey, isKeySyntax, keyPrefix } from '../../../gateway/core/keys';
 
 describe('API keys (D14)', () => {
-  it('generates gk_ + 43 base62 characters that pass the syntax check and differ every time', () => {
+  it('generates gk_ + 43 base62 characters and a 6-character checksum that pass the syntax check and differ every time', () => {
     const a = generateKey();
     const b = generateKey();
-    expect(a).toMatch(/^gk_[0-9A-Za-z]{43}$/);
+    expect(a).toMatch(/^gk_[0-9A-Za-z]{49}$/);
     expect(isKeySyntax(a)).toBe(true);
     expect(a).not.toBe(b);
   });

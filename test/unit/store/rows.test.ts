@@ -233,6 +233,8 @@ describe('newKeyRow', () => {
       status: 'active',
       created_at: T,
       revoked_at: null,
+      test: false,
+      expires_at: null,
     });
     expect(b.id).not.toBe(a.id);
     expect(toKey(a)).toEqual({
