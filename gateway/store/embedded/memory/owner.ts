@@ -118,6 +118,10 @@ export class MemoryAdmission extends EmbeddedAdmission {
 
   /** The slot set of `scope` when held (overlay.ts). */
   heldScope(scope: string): ScopeEntry | undefined {
+    if (this.stale) {
+      this.stale = false;
+      this.state.reload();
+    }
     return this.state.scopes.get(scope);
   }
 
