@@ -67,6 +67,8 @@ interface Built {
   db: Database.Database;
   admission: EmbeddedAdmission;
   parts: StoreParts;
+  /** Stop as kill -9 would (crash tests): nothing more written or folded, the connection closed. */
+  abandon(): Promise<void>;
 }
 
 /** The memory owner's options from the store's. */
@@ -139,13 +141,23 @@ function build(path: string, logger: StoreLogger | undefined, opts: EmbeddedOpti
     marks,
     lifecycle,
   };
-  return { db, admission, parts };
+  const abandon = async (): Promise<void> => {
+    owner?.abandon();
+    await checkpointer?.stop();
+    checkpointer = null;
+    await knex.destroy();
+    if (db.open) db.close();
+  };
+  return { db, admission, parts, abandon };
 }
 
 /** The Store on a SQLite file (or ":memory:"). Call migrate() before use (createStore does). */
 export class EmbeddedStore extends ComposedStore {
   readonly db: Database.Database;
   private readonly admission: EmbeddedAdmission;
+  /** Stop as kill -9 would: the memory owner's journal neither written nor folded any more, in-flight admissions
+   * lost, the connection closed (crash tests; a later open folds the journal's tail). */
+  readonly abandon: () => Promise<void>;
 
   /**
    * `opts.reservationTimeoutMs` turns on crash recovery (inflight.ts): admissions neither kept nor released within
@@ -156,6 +168,7 @@ export class EmbeddedStore extends ComposedStore {
     super(built.parts, sqliteFault);
     this.db = built.db;
     this.admission = built.admission;
+    this.abandon = built.abandon;
   }
 
   /** Release admissions in flight longer than the reservation timeout (a killed process's); how many. */

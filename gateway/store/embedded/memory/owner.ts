@@ -130,6 +130,13 @@ export class MemoryAdmission extends EmbeddedAdmission {
     return this.state.balances.get(accountId)?.inflight ?? 0;
   }
 
+  /** Stop as a kill -9 would: nothing folded or written any more, admissions in flight lost (crash tests). */
+  abandon(): void {
+    if (this.evictTimer) clearInterval(this.evictTimer);
+    this.journal?.abandon();
+    this.journal = null;
+  }
+
   /** Entries held in memory (counters, balances, slot sets) and admissions in flight. */
   held(): { entries: number; inflight: number } {
     return { entries: this.state.size(), inflight: this.reserved.size };
