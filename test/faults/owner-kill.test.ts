@@ -41,7 +41,9 @@ describe('kill -9 of a gateway that owns its embedded store (admission in memory
   useTempDir('gg-ownerkill-', (d) => (dir = d));
 
   /** A store file with one account of START and a key; the gateway's config; the key. */
-  async function setUp(name: string): Promise<{ path: string; file: string; key: string; accountId: string }> {
+  async function setUp(
+    name: string,
+  ): Promise<{ path: string; file: string; key: string; accountId: string }> {
     const path = join(dir, `${name}.db`);
     const seed = await createStore({ kind: 'embedded', path }, { clock: { now: () => Date.now() } });
     const acc = await seed.createAccount({ email: `${name}@example.org`, name: 'K' }, Date.now());
@@ -75,7 +77,9 @@ describe('kill -9 of a gateway that owns its embedded store (admission in memory
     const worker = async () => {
       while (!gone && !stop(answered)) {
         try {
-          const a = await call(g.url, '/v1/reverse?lat=48.8584&lon=2.2945', { headers: { 'x-api-key': key } });
+          const a = await call(g.url, '/v1/reverse?lat=48.8584&lon=2.2945', {
+            headers: { 'x-api-key': key },
+          });
           if (a.status === 200) answered += 1;
           else throw new Error(`status ${a.status}`);
         } catch {
@@ -91,7 +95,9 @@ describe('kill -9 of a gateway that owns its embedded store (admission in memory
   function folded(path: string): { billed: number; position: number } {
     const db = new Database(path, { readonly: true });
     try {
-      const billed = db.prepare("SELECT COALESCE(SUM(billed), 0) FROM usage_daily WHERE subject LIKE 'key:%'").pluck();
+      const billed = db
+        .prepare("SELECT COALESCE(SUM(billed), 0) FROM usage_daily WHERE subject LIKE 'key:%'")
+        .pluck();
       const position = db.prepare("SELECT position FROM embedded_journal WHERE name = 'owner'").pluck();
       return { billed: billed.get() as number, position: (position.get() as number | undefined) ?? 0 };
     } finally {
@@ -119,7 +125,11 @@ describe('kill -9 of a gateway that owns its embedded store (admission in memory
       expect(requests).toBeLessThanOrEqual(answered + CONCURRENCY);
       // At most the last turn's answered requests are uncharged (a turn holds at most the requests in flight).
       expect(requests).toBeGreaterThanOrEqual(answered - CONCURRENCY);
-      const [usage] = await store.usage([`key:${await keyIdOf(store, accountId)}`], '2000-01-01', '2100-01-01');
+      const [usage] = await store.usage(
+        [`key:${await keyIdOf(store, accountId)}`],
+        '2000-01-01',
+        '2100-01-01',
+      );
       expect(usage?.billed).toBe(requests);
       // The restart folded the journal's tail: what the killed process kept after its last fold.
       expect(requests).toBeGreaterThan(before.billed);

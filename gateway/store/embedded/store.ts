@@ -114,7 +114,8 @@ function build(path: string, logger: StoreLogger | undefined, opts: EmbeddedOpti
       marks.start(db);
     },
     async close() {
-      if (owner) await owner.close(); // folds what was kept
+      if (owner)
+        await owner.close(); // folds what was kept
       else admission.stop(); // admissions and keeps still queued
       await checkpointer?.stop();
       checkpointer = null;

@@ -30,10 +30,20 @@ type Op =
   | { op: 'crash' };
 
 const opArb: fc.Arbitrary<Op> = fc.oneof(
-  { weight: 6, arbitrary: fc.record({ op: fc.constant('admit' as const), member: fc.nat(3), units: fc.integer({ min: 1, max: 3 }) }) },
+  {
+    weight: 6,
+    arbitrary: fc.record({
+      op: fc.constant('admit' as const),
+      member: fc.nat(3),
+      units: fc.integer({ min: 1, max: 3 }),
+    }),
+  },
   { weight: 4, arbitrary: fc.record({ op: fc.constant('keep' as const), pick: fc.nat() }) },
   { weight: 2, arbitrary: fc.record({ op: fc.constant('release' as const), pick: fc.nat() }) },
-  { weight: 1, arbitrary: fc.record({ op: fc.constant('topup' as const), amount: fc.integer({ min: 1, max: 6 }) }) },
+  {
+    weight: 1,
+    arbitrary: fc.record({ op: fc.constant('topup' as const), amount: fc.integer({ min: 1, max: 6 }) }),
+  },
   { weight: 1, arbitrary: fc.record({ op: fc.constant('fold' as const) }) },
   { weight: 1, arbitrary: fc.record({ op: fc.constant('crash' as const) }) },
 );
@@ -43,7 +53,9 @@ interface Entry {
   first: number;
   last: number;
 }
-type Change = { op: 'add'; member: string; at: number } | { op: 'touch'; member: string; at: number; prev: number; first: number };
+type Change =
+  | { op: 'add'; member: string; at: number }
+  | { op: 'touch'; member: string; at: number; prev: number; first: number };
 
 /** An admission the model holds: what it reserved. */
 interface Held {
@@ -72,7 +84,11 @@ class Model {
   }
 
   /** The decision for `units` units from `member` at `now`: a refusal code, or what it reserves. */
-  decide(member: string, units: number, now: number): { code: string } | { free: number; charge: number; change: Change } {
+  decide(
+    member: string,
+    units: number,
+    now: number,
+  ): { code: string } | { free: number; charge: number; change: Change } {
     let liveCount = 0;
     let mine: Entry | undefined;
     for (const [m, e] of this.live)
@@ -81,7 +97,8 @@ class Model {
         if (m === member) mine = e;
       }
     let change: Change;
-    if (mine) change = { op: 'touch', member, at: Math.max(now, mine.last), prev: mine.last, first: mine.first };
+    if (mine)
+      change = { op: 'touch', member, at: Math.max(now, mine.last), prev: mine.last, first: mine.first };
     else if (liveCount < CAPACITY) change = { op: 'add', member, at: now };
     else return { code: 'key_ip_limit' };
     const free = Math.min(units, Math.max(0, this.limit - this.keptFree - this.inflightFree));
@@ -163,7 +180,16 @@ test('decisions, keeps, releases, top-ups, folds and crashes with replay agree w
                 id: `p${(plans += 1)}`,
                 now,
                 day: DAY,
-                slots: [{ scope, member, capacity: CAPACITY, mode: 'fixed', windowMs: WINDOW, refuse: 'key_ip_limit' }],
+                slots: [
+                  {
+                    scope,
+                    member,
+                    capacity: CAPACITY,
+                    mode: 'fixed',
+                    windowMs: WINDOW,
+                    refuse: 'key_ip_limit',
+                  },
+                ],
                 free: [{ id: 'key:prop', limit }],
                 overflow: { kind: 'bill', accountId: acc.id, price, refuse: 'no_credits' },
                 usage: ['key:prop'],
@@ -179,7 +205,13 @@ test('decisions, keeps, releases, top-ups, folds and crashes with replay agree w
                 model.apply(want.change);
                 model.reserved += want.charge;
                 model.inflightFree += want.free;
-                held.push({ ticket: got.ticket, free: want.free, charge: want.charge, change: want.change, dead: false });
+                held.push({
+                  ticket: got.ticket,
+                  free: want.free,
+                  charge: want.charge,
+                  change: want.change,
+                  dead: false,
+                });
               }
             } else if (o.op === 'keep' || o.op === 'release') {
               const [h] = held.splice(o.pick % Math.max(1, held.length), 1);
@@ -219,7 +251,10 @@ test('decisions, keeps, releases, top-ups, folds and crashes with replay agree w
             const slots = await store.listSlots(scope, 'fixed', WINDOW, now);
             expect(slots.length).toBeLessThanOrEqual(CAPACITY);
             expect(slots.map((s) => s.member).sort()).toEqual(
-              [...model.live].filter(([, e]) => e.first + WINDOW > now).map(([m]) => m).sort(),
+              [...model.live]
+                .filter(([, e]) => e.first + WINDOW > now)
+                .map(([m]) => m)
+                .sort(),
             );
           }
         } finally {

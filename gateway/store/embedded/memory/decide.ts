@@ -76,7 +76,13 @@ function decideSlots(state: OwnerState, plan: AdmissionPlan): SlotDecision {
     }
     let change: SlotChange;
     if (mine !== undefined) {
-      change = { op: 'touch', member: spec.member, at: Math.max(now, mine.last), prev: mine.last, first: mine.first };
+      change = {
+        op: 'touch',
+        member: spec.member,
+        at: Math.max(now, mine.last),
+        prev: mine.last,
+        first: mine.first,
+      };
     } else if (live < spec.capacity) change = { op: 'add', member: spec.member, at: now };
     else return { ok: false, code: spec.refuse, nextSlotFreeAt: earliest };
     held.push({ scope: spec.scope, entry, change });
@@ -128,18 +134,31 @@ function reservation(plan: AdmissionPlan, id: string, slots: HeldSlot[], expired
  * Decide `plan` from memory; an admission's reservations are added to `inflight` (the plan's, and one per unit).
  * Throws, like the direct path, on a malformed plan, an unknown account, or a plan id already in flight.
  */
-export function decide(state: OwnerState, plan: AdmissionPlan, inflight: Map<string, Reservation>): AdmissionResult {
+export function decide(
+  state: OwnerState,
+  plan: AdmissionPlan,
+  inflight: Map<string, Reservation>,
+): AdmissionResult {
   if (!Number.isSafeInteger(plan.now) || typeof plan.day !== 'string' || typeof plan.id !== 'string') {
     throw new TypeError('admission plan: id and day must be strings and now an integer (epoch ms)');
   }
-  if (inflight.has(plan.id)) throw new Error(`admission plan ${plan.id} was already admitted (plan ids must be unique)`);
+  if (inflight.has(plan.id))
+    throw new Error(`admission plan ${plan.id} was already admitted (plan ids must be unique)`);
   const n = unitsOf(plan);
   const slots = decideSlots(state, plan);
-  const counters = plan.free.length === 0 ? (NONE as CounterEntry[]) : plan.free.map((c) => state.counter(plan.day, c.id, plan.now));
+  const counters =
+    plan.free.length === 0
+      ? (NONE as CounterEntry[])
+      : plan.free.map((c) => state.counter(plan.day, c.id, plan.now));
   const used = counters.map((c) => c.base + c.pending + c.inflight);
-  const refuse = (code: Refusal['code']): Refusal => ({ admitted: false, code, quota: quotaOf(plan.free, used, 0) });
+  const refuse = (code: Refusal['code']): Refusal => ({
+    admitted: false,
+    code,
+    quota: quotaOf(plan.free, used, 0),
+  });
   if (!slots.ok) return { ...refuse(slots.code), nextSlotFreeAt: slots.nextSlotFreeAt };
-  if (plan.units !== undefined && n !== 1) return decideUnits(state, plan, n, slots, counters, used, inflight);
+  if (plan.units !== undefined && n !== 1)
+    return decideUnits(state, plan, n, slots, counters, used, inflight);
 
   const isFree = plan.free.every((c, i) => (used[i] ?? 0) < c.limit);
   const res = reservation(plan, plan.id, slots.held, slots.expired);
@@ -182,7 +201,11 @@ function decideUnits(
   used: number[],
   inflight: Map<string, Reservation>,
 ): AdmissionResult {
-  const refuse = (code: Refusal['code']): Refusal => ({ admitted: false, code, quota: quotaOf(plan.free, used, 0) });
+  const refuse = (code: Refusal['code']): Refusal => ({
+    admitted: false,
+    code,
+    quota: quotaOf(plan.free, used, 0),
+  });
   const free = freeUnits(plan.free, used, n);
   const overflow = plan.overflow;
   let price = 0;
@@ -231,7 +254,11 @@ function decideUnits(
 }
 
 /** Quota (types.ts): the tightest counter, its used as after this request (`added` free units). */
-function quotaOf(free: readonly CounterSpec[], used: readonly number[], added: number): AdmissionResult['quota'] {
+function quotaOf(
+  free: readonly CounterSpec[],
+  used: readonly number[],
+  added: number,
+): AdmissionResult['quota'] {
   if (free.length === 0) return null;
   return tightestQuota(
     free,

@@ -18,7 +18,13 @@ type Method = (...args: unknown[]) => unknown;
 function overlaid(owner: Folds, name: string | symbol, args: unknown[], result: unknown): unknown {
   if (name === 'getAccount') return overlayAccount(owner, result as Account | null);
   if (name === 'usage')
-    return overlayUsage(owner, result as UsageRow[], args[0] as string[], args[1] as string, args[2] as string);
+    return overlayUsage(
+      owner,
+      result as UsageRow[],
+      args[0] as string[],
+      args[1] as string,
+      args[2] as string,
+    );
   if (name === 'listSlots') {
     const [scope, mode, windowMs, now] = args as [string, 'fixed' | 'sliding', number, number];
     return overlaySlots(owner, scope, mode, windowMs, now, result as SlotView[]);

@@ -35,7 +35,9 @@ interface Usage {
 /** The fold's statements on one connection. */
 export class Folder {
   private readonly st;
-  private readonly run: Database.Transaction<(records: OwnerRecord[], position: number, after: number) => Folded | null>;
+  private readonly run: Database.Transaction<
+    (records: OwnerRecord[], position: number, after: number) => Folded | null
+  >;
   /** Test hook (faults): kill the process before the COMMIT of the fold with this number of records > 0. */
   private killAt = Number(process.env.GEOGATE_TEST_KILL_IN_FOLD ?? 0);
 
@@ -87,7 +89,8 @@ export class Folder {
   private apply(records: OwnerRecord[], position: number, after: number): Folded | null {
     const stored = this.position();
     if (stored >= position) return null; // an ambiguous failure repeated: already applied
-    if (stored !== after) throw new Error(`journal ${this.name}: fold after ${after}, but the store is at ${stored}`);
+    if (stored !== after)
+      throw new Error(`journal ${this.name}: fold after ${after}, but the store is at ${stored}`);
     const out: Folded = { counters: new Map(), balances: new Map(), slots: [], writtenOff: 0 };
     const usage = new Map<string, Usage>();
     const hours = new Map<string, HourlyCharge>();

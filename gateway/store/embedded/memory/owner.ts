@@ -222,7 +222,8 @@ export class MemoryAdmission extends EmbeddedAdmission {
       res.balance.inflight -= res.amount;
       res.balance.pending += res.amount;
     }
-    if (res.counters.length === 0 && res.amount === 0 && res.usage.length === 0 && res.slots.length === 0) return;
+    if (res.counters.length === 0 && res.amount === 0 && res.usage.length === 0 && res.slots.length === 0)
+      return;
     const n = ++this.seq;
     const r: KeptRecord = {
       t: 'k',
@@ -274,7 +275,10 @@ export class MemoryAdmission extends EmbeddedAdmission {
     for (const [scope, n] of out.slots) this.state.scopes.get(scope)?.pending.delete(n);
     if (out.writtenOff > 0) {
       this.writtenOff += out.writtenOff;
-      this.log?.error({ writtenOff: out.writtenOff }, 'embedded store: kept charges above the balance written off');
+      this.log?.error(
+        { writtenOff: out.writtenOff },
+        'embedded store: kept charges above the balance written off',
+      );
     }
     try {
       this.pruner?.maybePrune(this.latestNow);

@@ -78,7 +78,12 @@ export class OwnerState {
     }
     let c = ids.get(id);
     if (c === undefined) {
-      c = { base: (this.load.counter.get(day, id) as number | undefined) ?? 0, pending: 0, inflight: 0, seen: now };
+      c = {
+        base: (this.load.counter.get(day, id) as number | undefined) ?? 0,
+        pending: 0,
+        inflight: 0,
+        seen: now,
+      };
       ids.set(id, c);
     } else c.seen = now;
     return c;
