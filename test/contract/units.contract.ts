@@ -42,6 +42,7 @@ export function unitRules(h: StoreHolder): void {
       expect(r).toMatchObject({ billed: true, charged: 4, quota: { used: 3, limit: 3 } });
       expect(unitsOf(r.ticket)).toHaveLength(5);
       expect((await h.store.getAccount(acc.id))?.balance).toBe(6);
+      await h.store.keep(r.ticket);
       // D35: the billed units are one addition to the key's hourly row.
       const charges = (await h.store.ledger(acc.id, 100)).filter((e) => e.kind === 'charge');
       expect(charges).toMatchObject([{ keyId: 'key_u', count: 2, amount: -4 }]);
