@@ -70,11 +70,14 @@ async function main(compose?: Compose): Promise<void> {
   const token = adminToken(config, process.env);
   if (config.workers > 1 && !isWorker()) return primary(config, token.source, logger);
   // With workers, the embedded store's file is written by every worker (docs/decisions.md, "Several processes") and
-  // checkpointed by the primary alone.
+  // checkpointed by the primary alone, and admissions are direct; one process owns the file and decides in memory
+  // unless the config says direct (D33).
   const shared =
-    config.workers > 1 && config.store.kind === 'embedded'
-      ? { sharedByProcesses: true, checkpointedElsewhere: true }
-      : {};
+    config.store.kind !== 'embedded'
+      ? {}
+      : config.workers > 1
+        ? { sharedByProcesses: true, checkpointedElsewhere: true, admission: 'direct' as const }
+        : { admission: config.store.admission ?? ('memory' as const) };
   const store = await createStore(
     { ...config.store, reservationTimeoutMs: config.reservationTimeoutMs, ...shared },
     { clock: systemClock, logger },
@@ -133,7 +136,9 @@ async function main(compose?: Compose): Promise<void> {
  * done by the caller), then fork the workers; each runs main() and prints its own start-up lines.
  */
 async function primary(config: AppConfig, tokenSource: string, logger: Logger): Promise<void> {
-  const store = await createStore(config.store, { clock: systemClock, logger });
+  // Alone on the file for now: it folds what a memory owner's journal still holds (a run with one worker before).
+  const owner = config.store.kind === 'embedded' ? { admission: 'memory' as const } : {};
+  const store = await createStore({ ...config.store, ...owner }, { clock: systemClock, logger });
   await store.close();
   // The embedded store's one checkpointer (the workers run none). At exit it makes one more pass, waited for at most
   // EXIT_CHECKPOINT_MS: the WAL is durable without it, and the next process to open the file checkpoints it anyway.

@@ -66,7 +66,7 @@ export interface CompiledHost {
 
 /** Where the state lives (mirrors the store factory's config). */
 export type CompiledStoreConfig =
-  | { kind: 'embedded'; path: string }
+  | { kind: 'embedded'; path: string; admission?: 'memory' | 'direct'; foldEveryMs?: number }
   | {
       kind: 'shared';
       postgres: string;
@@ -175,7 +175,12 @@ export function compileConfig(raw: RawConfig, file: string): CompiledConfig {
   for (const h of hosts) if (h.name !== null && !hostsByName.has(h.name)) hostsByName.set(h.name, h);
   const store: CompiledStoreConfig =
     raw.store.kind === 'embedded'
-      ? { kind: 'embedded', path: raw.store.path }
+      ? {
+          kind: 'embedded',
+          path: raw.store.path,
+          ...(raw.store.admission !== undefined ? { admission: raw.store.admission } : {}),
+          ...(raw.store.foldEveryMs !== undefined ? { foldEveryMs: raw.store.foldEveryMs } : {}),
+        }
       : {
           kind: 'shared',
           postgres: raw.store.postgres,

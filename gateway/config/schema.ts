@@ -222,7 +222,14 @@ export const NO_DEFAULT_BACKEND = Object.freeze({
 });
 
 const store = z.discriminatedUnion('kind', [
-  z.strictObject({ kind: z.literal('embedded'), path: z.string().min(1) }),
+  z.strictObject({
+    kind: z.literal('embedded'),
+    path: z.string().min(1),
+    /** D33: decided in memory by the one process (default with one worker) or a transaction per turn (direct). */
+    admission: z.enum(['memory', 'direct']).optional(),
+    /** D34: the memory owner's fold interval, ms (default 1000). */
+    foldEveryMs: z.number().int().min(10).max(60_000).optional(),
+  }),
   z.strictObject({
     kind: z.literal('shared'),
     postgres: z.string().min(1),

@@ -132,6 +132,14 @@ export class Journal<R> {
     fs.closeSync(this.fd);
   }
 
+  /** Stops the timer and closes the file without writing or folding: what a kill -9 leaves (crash tests). */
+  abandon(): void {
+    clearInterval(this.timer);
+    this.pending = [];
+    this.turn = undefined;
+    fs.closeSync(this.fd);
+  }
+
   private autoFlush(): void {
     this.scheduled = false;
     const observed = this.turn !== undefined;

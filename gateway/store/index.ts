@@ -15,6 +15,11 @@ export type StoreConfig =
       sharedByProcesses?: boolean;
       /** Another process runs the file's checkpoints (`checkpointFile`, EmbeddedStore opts). */
       checkpointedElsewhere?: boolean;
+      /** How admissions are decided (EmbeddedOptions.admission, D33): 'memory' or 'direct' (default). */
+      admission?: 'memory' | 'direct';
+      /** The memory owner's journal folder and fold interval (EmbeddedOptions). */
+      journalDir?: string;
+      foldEveryMs?: number;
     }
   | {
       kind: 'shared';
@@ -53,6 +58,9 @@ export async function createStore(cfg: StoreConfig, deps: StoreDeps): Promise<St
     ...(cfg.sharedByProcesses === true ? { sharedByProcesses: true } : {}),
     ...(cfg.checkpointedElsewhere === true ? { checkpointedElsewhere: true } : {}),
     ...(cfg.reservationTimeoutMs !== undefined ? { reservationTimeoutMs: cfg.reservationTimeoutMs } : {}),
+    ...(cfg.admission !== undefined ? { admission: cfg.admission } : {}),
+    ...(cfg.journalDir !== undefined ? { journalDir: cfg.journalDir } : {}),
+    ...(cfg.foldEveryMs !== undefined ? { foldEveryMs: cfg.foldEveryMs } : {}),
   });
   try {
     await store.migrate();
@@ -60,7 +68,8 @@ export async function createStore(cfg: StoreConfig, deps: StoreDeps): Promise<St
     await store.close();
     throw err;
   }
-  deps.logger?.info({ store: 'embedded', path: cfg.path }, 'store ready');
+  const admission = store.memoryOwner() ? 'memory' : 'direct';
+  deps.logger?.info({ store: 'embedded', path: cfg.path, admission }, 'store ready');
   return store;
 }
 

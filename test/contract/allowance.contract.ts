@@ -65,11 +65,13 @@ export function allowanceRules(h: StoreHolder): void {
   });
 
   describe('billing past the allowance', () => {
-    it("debits the price and adds the request to its key's hourly charge row (D35)", async () => {
+    it("debits the price; once kept, the request is in its key's hourly charge row (D35)", async () => {
       const acc = await account(h.store, 10);
       const p = plan({ free: [counter(uid('key:'), 0)], overflow: bill(acc.id, 3), keyId: 'key_x' });
-      expect(await h.store.admit(p)).toMatchObject({ admitted: true, billed: true, charged: 3 });
+      const r = admitted(await h.store.admit(p));
+      expect(r).toMatchObject({ admitted: true, billed: true, charged: 3 });
       expect((await h.store.getAccount(acc.id))?.balance).toBe(7);
+      await h.store.keep(r.ticket);
       const [charge] = await h.store.ledger(acc.id, 1);
       expect(charge).toMatchObject({
         accountId: acc.id,
@@ -90,7 +92,7 @@ export function allowanceRules(h: StoreHolder): void {
           free: [counter(uid('key:'), 0)],
           overflow: { kind: 'bill', accountId: acc.id, price: 3, refuse: code },
         });
-      admitted(await h.store.admit(p('no_credits')));
+      await h.store.keep(admitted(await h.store.admit(p('no_credits'))).ticket);
       expect(await h.store.admit(p('no_credits'))).toMatchObject({ admitted: false, code: 'no_credits' });
       expect(await h.store.admit(p('quota_exceeded'))).toMatchObject({
         admitted: false,

@@ -88,6 +88,14 @@ export async function expectFault(p: Promise<unknown>): Promise<void> {
   expect(outcome).toBe('rejected');
 }
 
+/**
+ * What the ledger's charge rows add up to (positive). D35: charges are rows per (account, key, UTC hour) on a store
+ * that folds them, so a test counts money, not rows; a kept admission is in the ledger, one in flight may not be.
+ */
+export function chargedIn(ledger: readonly LedgerEntry[]): number {
+  return ledger.filter((e) => e.kind === 'charge').reduce((sum, e) => sum - e.amount, 0);
+}
+
 /** The admitted result or a failed expectation. */
 export function admitted(r: AdmissionResult): Extract<AdmissionResult, { admitted: true }> {
   if (!r.admitted) throw new Error(`expected an admission, got refusal ${r.code}`);

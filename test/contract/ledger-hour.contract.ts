@@ -27,10 +27,15 @@ export function ledgerHourRules(h: StoreHolder): void {
         now: o.now ?? T0 + 60_000,
       });
 
-    it('two admissions in one hour are one row of count 2; releasing one leaves count 1, both removes the row', async () => {
+    // A charge reaches its hourly row when kept; one released while in flight never stays in it (D11, D34).
+    it('two kept admissions in one hour are one row of count 2; a released one is not in it', async () => {
       const acc = await account(h.store, 100);
       const a = admitted(await h.store.admit(billed(acc.id)));
       const b = admitted(await h.store.admit(billed(acc.id, { now: T0 + HOUR - 1 })));
+      const c = admitted(await h.store.admit(billed(acc.id, { now: T0 + 120_000 })));
+      await h.store.release(a.ticket);
+      await h.store.release(a.ticket); // once
+      await Promise.all([h.store.keep(b.ticket), h.store.keep(c.ticket)]);
       expect(await charges(h.store, acc.id)).toEqual([
         expect.objectContaining({
           keyId: 'key_h',
@@ -41,32 +46,29 @@ export function ledgerHourRules(h: StoreHolder): void {
           ref: hourlyChargeRef('key_h', T0),
         }),
       ]);
-      await h.store.release(a.ticket);
-      expect(await charges(h.store, acc.id)).toMatchObject([{ count: 1, amount: -3, hourStart: T0 }]);
-      expect((await h.store.getAccount(acc.id))?.balance).toBe(97);
-      await h.store.release(b.ticket);
-      await h.store.release(b.ticket); // once
-      expect(await charges(h.store, acc.id)).toEqual([]);
-      expect((await h.store.getAccount(acc.id))?.balance).toBe(100);
+      expect((await h.store.getAccount(acc.id))?.balance).toBe(94);
+      await h.store.release(b.ticket); // kept: a no-op
+      expect((await h.store.getAccount(acc.id))?.balance).toBe(94);
     });
 
     it('an hour boundary starts a new row; a release takes back from its admission’s hour', async () => {
       const acc = await account(h.store, 100);
+      const early = admitted(await h.store.admit(billed(acc.id, { now: T0 + HOUR - 2 })));
       const late = admitted(await h.store.admit(billed(acc.id, { now: T0 + HOUR - 1 })));
-      admitted(await h.store.admit(billed(acc.id, { now: T0 + HOUR })));
-      admitted(await h.store.admit(billed(acc.id, { now: T0 + 2 * HOUR - 1, price: 4 })));
+      const x = admitted(await h.store.admit(billed(acc.id, { now: T0 + HOUR })));
+      const y = admitted(await h.store.admit(billed(acc.id, { now: T0 + 2 * HOUR - 1, price: 4 })));
+      await h.store.release(late.ticket);
+      await Promise.all([early, x, y].map((r) => h.store.keep(r.ticket)));
       expect(await charges(h.store, acc.id)).toMatchObject([
         { count: 1, amount: -3, hourStart: T0 },
         { count: 2, amount: -7, hourStart: T0 + HOUR },
       ]);
-      await h.store.release(late.ticket);
-      expect(await charges(h.store, acc.id)).toMatchObject([{ count: 2, amount: -7, hourStart: T0 + HOUR }]);
     });
 
     it('keys apart, and an admission without a key (a whitelisted account) apart from both', async () => {
       const acc = await account(h.store, 100);
       for (const keyId of ['key_p', 'key_q', null, 'key_p', null])
-        admitted(await h.store.admit(billed(acc.id, { keyId })));
+        await h.store.keep(admitted(await h.store.admit(billed(acc.id, { keyId }))).ticket);
       const rows = await charges(h.store, acc.id);
       expect(rows.map((e) => [e.keyId, e.count, e.amount])).toEqual([
         ['key_p', 2, -6],
@@ -78,9 +80,9 @@ export function ledgerHourRules(h: StoreHolder): void {
 
     it('top-ups stay one row each beside the hourly row; an admission and its release in one turn leave nothing', async () => {
       const acc = await account(h.store, 10);
-      admitted(await h.store.admit(billed(acc.id)));
+      await h.store.keep(admitted(await h.store.admit(billed(acc.id))).ticket);
       await h.store.credit(acc.id, 5, uid('topup-'), T0 + 120_000);
-      admitted(await h.store.admit(billed(acc.id)));
+      await h.store.keep(admitted(await h.store.admit(billed(acc.id))).ticket);
       const ledger = await h.store.ledger(acc.id, 10);
       expect(ledger.map((e) => [e.kind, e.amount, e.count]).sort()).toEqual([
         ['charge', -6, 2],

@@ -91,7 +91,7 @@ export function refusalRules(h: StoreHolder): void {
       const k = uid('key:');
       const p = () => plan({ free: [counter(k, 0)], overflow: bill(acc.id, 2), usage: [k] });
       const first = p();
-      admitted(await h.store.admit(first));
+      const kept = [admitted(await h.store.admit(first)).ticket];
       // One turn: on the embedded store one group commit, whose at-once run the duplicate breaks.
       const outcomes = await Promise.allSettled([p(), first, p(), p()].map((x) => h.store.admit(x)));
       expect(outcomes.map((o) => (o.status === 'fulfilled' ? o.value.admitted : 'fault'))).toEqual([
@@ -100,6 +100,8 @@ export function refusalRules(h: StoreHolder): void {
         true,
         true,
       ]);
+      for (const o of outcomes) if (o.status === 'fulfilled' && o.value.admitted) kept.push(o.value.ticket);
+      await Promise.all(kept.map((t) => h.store.keep(t)));
       const after = await snapshot(h.store, { accountId: acc.id, subjects: [k] });
       expect(after.balance).toBe(10 - 4 * 2);
       // D35: the four charges are one hourly row of four requests.

@@ -20,6 +20,8 @@ import { EmbeddedBilling } from './port-billing';
 import { EmbeddedKeys } from './port-keys';
 import { EmbeddedMarkStore } from './port-marks';
 import { EmbeddedNotificationStore } from './port-notifications';
+import { foldFirst } from './memory/fold-first';
+import { MemoryAdmission, type MemoryOptions } from './memory/owner';
 import { Pruner } from './prune';
 
 /** The embedded store's options (createStore passes them from the config). */
@@ -36,6 +38,28 @@ export interface EmbeddedOptions {
    * store/index.ts `checkpointFile`): no automatic checkpoint inside a commit and no checkpointer thread here.
    */
   checkpointedElsewhere?: boolean;
+  /**
+   * How admissions are decided (D33): 'memory' (this process owns the file: decided in memory, a journal per turn, a
+   * fold every `foldEveryMs`; memory/owner.ts) or 'direct' (a transaction per turn; the default). Memory needs a file
+   * written by this process alone: with `sharedByProcesses`, `checkpointedElsewhere` or ':memory:' it is direct.
+   */
+  admission?: 'memory' | 'direct';
+  /** The memory owner's journal folder (default: the file's path + ".journal"). */
+  journalDir?: string;
+  /** The memory owner's fold interval (D34; default 1000 ms). */
+  foldEveryMs?: number;
+  /** The memory owner drops state unused this long (plan time), once folded (default 60,000 ms). */
+  idleMs?: number;
+}
+
+/** Whether `opts` on `path` decide admissions in memory (EmbeddedOptions.admission). */
+export function decidesInMemory(path: string, opts: EmbeddedOptions): boolean {
+  return (
+    opts.admission === 'memory' &&
+    path !== ':memory:' &&
+    opts.sharedByProcesses !== true &&
+    opts.checkpointedElsewhere !== true
+  );
 }
 
 /** The connection and the parts of one embedded store. */
@@ -43,6 +67,17 @@ interface Built {
   db: Database.Database;
   admission: EmbeddedAdmission;
   parts: StoreParts;
+  /** Stop as kill -9 would (crash tests): nothing more written or folded, the connection closed. */
+  abandon(): Promise<void>;
+}
+
+/** The memory owner's options from the store's. */
+function memoryOptions(path: string, opts: EmbeddedOptions): MemoryOptions {
+  return {
+    journalDir: opts.journalDir ?? `${path}.journal`,
+    ...(opts.foldEveryMs !== undefined ? { foldEveryMs: opts.foldEveryMs } : {}),
+    ...(opts.idleMs !== undefined ? { idleMs: opts.idleMs } : {}),
+  };
 }
 
 /** Open the file and make one part per port; migrate() (the lifecycle part) prepares them. */
@@ -56,13 +91,18 @@ function build(path: string, logger: StoreLogger | undefined, opts: EmbeddedOpti
     if (!elsewhere) checkpointer = new Checkpointer(path, checkpointWarning(logger));
   }
   const keyCache = new KeyCache();
+  const owner = decidesInMemory(path, opts)
+    ? new MemoryAdmission(db, keyCache, memoryOptions(path, opts), logger)
+    : null;
   // A key or an account changed through this store (everything but an admission's debit, whose balance the cached
-  // identity does not decide on): forget the cached identities so the change is seen at once.
+  // identity does not decide on): forget the cached identities so the change is seen at once (and the memory
+  // owner's state is read again).
   const changed = <T>(result: T): T => {
     keyCache.clear();
+    owner?.invalidate();
     return result;
   };
-  const admission = new EmbeddedAdmission(db, keyCache, opts, logger);
+  const admission = owner ?? new EmbeddedAdmission(db, keyCache, opts, logger);
   const marks = new EmbeddedMarkStore();
   // Other processes, or the checkpointer's WAL restarts, take the write lock: batches retry instead of blocking.
   const others = opts.sharedByProcesses === true || elsewhere || checkpointer !== null;
@@ -70,10 +110,13 @@ function build(path: string, logger: StoreLogger | undefined, opts: EmbeddedOpti
     async migrate() {
       await runMigrations(knex);
       admission.start(new Pruner(db), others ? BUSY_TIMEOUT_MS : null);
+      await owner?.open();
       marks.start(db);
     },
     async close() {
-      admission.stop(); // admissions and keeps still queued
+      if (owner)
+        await owner.close(); // folds what was kept
+      else admission.stop(); // admissions and keeps still queued
       await checkpointer?.stop();
       checkpointer = null;
       await knex.destroy();
@@ -89,22 +132,33 @@ function build(path: string, logger: StoreLogger | undefined, opts: EmbeddedOpti
       }
     },
   };
+  const folded = <T extends object>(part: T): T => (owner ? foldFirst(part, owner) : part);
   const parts: StoreParts = {
     admission,
-    accounts: new EmbeddedAccounts(db, knex, changed),
-    keys: new EmbeddedKeys(db, knex, changed),
-    billing: new EmbeddedBilling(db, changed),
-    notifications: new EmbeddedNotificationStore(db),
+    accounts: folded(new EmbeddedAccounts(db, knex, changed)),
+    keys: folded(new EmbeddedKeys(db, knex, changed)),
+    billing: folded(new EmbeddedBilling(db, changed)),
+    notifications: folded(new EmbeddedNotificationStore(db)),
     marks,
     lifecycle,
   };
-  return { db, admission, parts };
+  const abandon = async (): Promise<void> => {
+    owner?.abandon();
+    await checkpointer?.stop();
+    checkpointer = null;
+    await knex.destroy();
+    if (db.open) db.close();
+  };
+  return { db, admission, parts, abandon };
 }
 
 /** The Store on a SQLite file (or ":memory:"). Call migrate() before use (createStore does). */
 export class EmbeddedStore extends ComposedStore {
   readonly db: Database.Database;
   private readonly admission: EmbeddedAdmission;
+  /** Stop as kill -9 would: the memory owner's journal neither written nor folded any more, in-flight admissions
+   * lost, the connection closed (crash tests; a later open folds the journal's tail). */
+  readonly abandon: () => Promise<void>;
 
   /**
    * `opts.reservationTimeoutMs` turns on crash recovery (inflight.ts): admissions neither kept nor released within
@@ -115,6 +169,7 @@ export class EmbeddedStore extends ComposedStore {
     super(built.parts, sqliteFault);
     this.db = built.db;
     this.admission = built.admission;
+    this.abandon = built.abandon;
   }
 
   /** Release admissions in flight longer than the reservation timeout (a killed process's); how many. */
@@ -128,5 +183,15 @@ export class EmbeddedStore extends ComposedStore {
    */
   keyCacheStats(): { hits: number; misses: number } {
     return this.admission.keyCacheStats();
+  }
+
+  /** The memory owner (admission: 'memory'), or null on the direct path; for tests and benchmarks. */
+  memoryOwner(): MemoryAdmission | null {
+    return this.admission instanceof MemoryAdmission ? this.admission : null;
+  }
+
+  /** Fold what the memory owner kept into SQLite now (a no-op on the direct path, which commits per turn). */
+  async foldNow(): Promise<void> {
+    await this.memoryOwner()?.foldNow();
   }
 }

@@ -36,7 +36,9 @@ export interface AdmissionStore
 
   /* --- admission (hot path, atomic) --- */
   /**
-   * Execute a plan all-or-nothing (D10); the result is durable (committed) when the promise resolves.
+   * Execute a plan all-or-nothing (D10); the result is durable (committed) when the promise resolves, except on a
+   * store that decides in memory (D33 owner, D34): there an admission is a reservation, durable once kept (its
+   * journal), and one in flight at a crash is released.
    * 1. Slots, each SlotSpec in order: the live entries of `scope` are those with firstSeen+windowMs > now (fixed)
    *    or lastSeen+windowMs > now (sliding). A live `member` is admitted (its lastSeen becomes now); else, when
    *    fewer than `capacity` entries are live, a new entry (firstSeen = lastSeen = now) is added (replacing an
