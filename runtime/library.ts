@@ -4,7 +4,11 @@
  * operator already runs (an Express/Connect middleware, a Fastify plugin), admits requests of custom flows
  * (`admit`), or runs the standalone listeners (`serve`: what the `geogate-gateway` process runs, runtime/main.ts).
  */
+import type { IncomingMessage, RequestListener } from 'node:http';
 import type { Logger } from 'pino';
+import { createAdminApp } from '../gateway/admin/app';
+import { gatewayReadiness } from '../gateway/http/readiness';
+import type { ApiKey } from '../gateway/store/types';
 import { createMailer } from '../dashboard/mailer';
 import { systemClock, type Clock } from '../gateway/core/clock';
 import { createLogger } from '../gateway/core/logger';
@@ -83,7 +87,12 @@ export interface Geogate {
   /** The same as a Fastify plugin: `app.register(gate.fastify({ host }), { prefix: '/geo' })`. */
   fastify(options?: { host?: string }): FastifyPlugin;
   /** Admit a request of a custom flow as `units` units; see Decision. */
-  admit(req: import('node:http').IncomingMessage, options?: AdmitOptions): Promise<Decision>;
+  admit(req: IncomingMessage, options?: AdmitOptions): Promise<Decision>;
+  /**
+   * The admin API (docs/admin.md) as a request listener, for a listener of its own (never a public one):
+   * `http.createServer(gate.admin()).listen(8081, '127.0.0.1')`. The token: `options.token`, else the config's.
+   */
+  admin(options?: { token?: string }): RequestListener;
   /**
    * The standalone listeners (main, hosts, admin, dashboard, forward auth) over this gate's config, store,
    * notifications and metrics, as the gateway process runs them; `reload` is the process's reload hook (SIGHUP, POST /admin/reload).
@@ -162,6 +171,25 @@ export async function openGeogate(
     middleware: (o = {}) => middlewareFor(path().handle, hostOf(o.host), logger),
     fastify: (o = {}) => fastifyPluginFor(path().handle, hostOf(o.host), logger),
     admit: (req, o) => (admit ??= admitterFor(path().deps, hostOf))(req, o),
+    admin(o = {}) {
+      const token = o.token ?? config.admin.token;
+      if (token === undefined || token === null || token.length < 16)
+        throw new GeogateArgumentError(
+          'token',
+          'the admin API needs a bearer token of at least 16 characters',
+        );
+      return createAdminApp({
+        store,
+        rules: config.rules,
+        pepper: config.keyPepper,
+        clock,
+        token,
+        logger,
+        readiness: gatewayReadiness(store, config.backends),
+        metrics,
+        ...(notifications ? { onKeyRevoked: (k: ApiKey) => notifications.keyRevoked(k) } : {}),
+      });
+    },
     serve(o = {}) {
       serving ??= createGateway({
         config,
