@@ -1,7 +1,9 @@
 /**
- * `node dist/bench/run/library-app.js --config FILE`: the library scenario's application (`npm run bench:library`):
- * an Express app with geogate's middleware mounted at /geo (docs/library.md), built from the package's entry.
- * Prints "listening on URL" when ready; SIGTERM closes the server and the gate.
+ * `node dist/bench/run/library-app.js --config FILE [--server express|node]`: the library scenario's application
+ * (`npm run bench:library`), built from the package's entry (docs/library.md): `express`, an Express app with the
+ * middleware mounted at /geo; `node`, the middleware as the listener of Node's own HTTP server (no framework: the
+ * library's cost alone, beside the standalone process). Prints "listening on URL" when ready; SIGTERM closes the
+ * server and the gate.
  */
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -13,9 +15,15 @@ async function main(): Promise<void> {
   const configFile = process.argv[i + 1];
   if (i < 0 || configFile === undefined) throw new Error('usage: library-app --config FILE');
   const gate = await createGeogate({ configFile });
-  const app = express();
-  app.use('/geo', gate.middleware({ host: 'localhost' }));
-  const server = http.createServer(app);
+  const mounted = gate.middleware({ host: 'localhost' });
+  let server: http.Server;
+  const s = process.argv.indexOf('--server');
+  if (s >= 0 && process.argv[s + 1] === 'node') server = http.createServer(mounted);
+  else {
+    const app = express();
+    app.use('/geo', mounted);
+    server = http.createServer(app);
+  }
   server.keepAliveTimeout = 65_000;
   server.listen(0, '127.0.0.1', () => {
     console.log(`listening on http://127.0.0.1:${(server.address() as AddressInfo).port}`);

@@ -1,7 +1,8 @@
 /**
- * `npm run bench:library`: geogate used as a library (an Express app with the middleware, bench/run/library-app.ts)
- * beside the standalone gateway process, the floor (a bare Node proxy of the same call, bench/lib/bare-proxy.ts) and
- * nginx (Debian's, one worker), all in front of one backend, with wrk. Per round and target: 32 connections (wrk -t2
+ * `npm run bench:library`: geogate used as a library (an Express app with the middleware, bench/run/library-app.ts;
+ * and the middleware as the listener of Node's own server: the library without a framework) beside the standalone
+ * gateway process, the floor (a bare Node proxy of the same call, bench/lib/bare-proxy.ts) and nginx (Debian's, one
+ * worker), all in front of one backend, with wrk. Per round and target: 32 connections (wrk -t2
  * -c32) then one (wrk -t1 -c1); anonymous calls and keyed calls (a seeded key, embedded store, free allowance large
  * enough never to bill). Prints requests/s, p50/p99 and the CPU µs per request of the target's process tree.
  * Env: BENCH_SECONDS (default 5) per window, BENCH_WARMUP_SECONDS (default 2), BENCH_ROUNDS (default 2).
@@ -53,7 +54,7 @@ function configFile(dir: string, name: string, backendUrl: string, store: string
 const pid = (p: Proc) => p.child.pid;
 const row = (name: string, shape: string, r: Result): string =>
   [
-    name.padEnd(28),
+    name.padEnd(38),
     shape.padEnd(6),
     r.rps.toFixed(0).padStart(7),
     r.p50.toFixed(2).padStart(7),
@@ -66,16 +67,17 @@ runBench(async () => {
   const dir = mkdtempSync(path.join(tmpdir(), 'gg-bench-library-'));
   const backend = await start('dist/backend/main.js', ['--port', '0']);
   // Each geogate process has a store of its own (one embedded file is not shared by unrelated processes).
-  const geogate = async (name: string, program: string) => {
+  const geogate = async (name: string, program: string, args: string[] = []) => {
     const store = path.join(dir, `${name}.db`);
     const seeded = await seedStore({ kind: 'embedded', path: store }, 0, dir, name);
-    const proc = await start(program, ['--config', configFile(dir, name, backend.url, store)]);
+    const proc = await start(program, ['--config', configFile(dir, name, backend.url, store), ...args]);
     return { proc, key: seeded.keys[0] as string };
   };
   const floor = await start('dist/bench/lib/bare-proxy.js', ['--backend', backend.url]);
   const nginx = await startNginx(backend.url);
   const standalone = await geogate('standalone', 'dist/gateway/main.js');
-  const library = await geogate('library', 'dist/bench/run/library-app.js');
+  const library = await geogate('library', 'dist/bench/run/library-app.js', ['--server', 'express']);
+  const bare = await geogate('library-node', 'dist/bench/run/library-app.js', ['--server', 'node']);
   const targets: Target[] = [
     { name: 'floor (bare proxy)', url: floor.url + PATH, pid: pid(floor), key: null },
     { name: 'nginx', url: nginx.url + PATH, pid: nginx.child.pid, key: null },
@@ -85,6 +87,7 @@ runBench(async () => {
       pid: pid(standalone.proc),
       key: standalone.key,
     },
+    { name: 'geogate library (node http)', url: bare.proc.url + PATH, pid: pid(bare.proc), key: bare.key },
     {
       name: 'geogate library (express)',
       url: `${library.proc.url}/geo${PATH}`,
@@ -96,7 +99,7 @@ runBench(async () => {
   for (const t of targets) await load(t.url, [t.pid], keyOf(t), WARMUP, MANY);
   console.log(`\n${SECONDS} s windows, ${ROUNDS} rounds; CPU µs per request of the target's process tree\n`);
   console.log(
-    ['target'.padEnd(28), 'conns'.padEnd(6), '   req/s', '    p50', '    p99', ' cpu µs', ' non2x'].join(''),
+    ['target'.padEnd(38), 'conns'.padEnd(6), '   req/s', '    p50', '    p99', ' cpu µs', ' non2x'].join(''),
   );
   const shapes: [string, Shape][] = [
     ['32', MANY],
