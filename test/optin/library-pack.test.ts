@@ -72,17 +72,15 @@ test('the package names its entry and its declarations; a TypeScript user compil
     '--types',
     'node',
   ];
-  execFileSync(process.execPath, [tsc, ...args, '--typeRoots', join(ROOT, 'node_modules', '@types'), check], {
-    cwd: site.cwd,
-    stdio: 'pipe',
-  });
-  const files = execFileSync(
-    'tar',
-    ['-tzf', join(dir, readdirSync(dir).find((f) => f.endsWith('.tgz')) ?? '')],
-    {
-      encoding: 'utf8',
-    },
-  );
+  const typeRoots = ['--typeRoots', join(ROOT, 'node_modules', '@types')];
+  try {
+    execFileSync(process.execPath, [tsc, ...args, ...typeRoots, check], { cwd: site.cwd, encoding: 'utf8' });
+  } catch (err) {
+    // The compiler's own messages, not only "Command failed".
+    throw new Error(`tsc: ${(err as { stdout?: string }).stdout ?? String(err)}`);
+  }
+  const tarball = join(dir, readdirSync(dir).find((f) => f.endsWith('.tgz')) ?? '');
+  const files = execFileSync('tar', ['-tzf', tarball], { encoding: 'utf8' });
   expect(files).toContain('package/dist/runtime/library.d.ts');
   expect(files).not.toContain('package/dist/bench/');
   expect(files).not.toContain('package/test/');
