@@ -1,14 +1,10 @@
 /** The hot path's prepared statements (identification, admission, release), prepared once per store. */
 import type Database from 'better-sqlite3';
-import { prepareHourly } from './ledger-hour';
+import { prepareHourly, type Prepared } from './ledger-hour';
 import { KEY_COLUMNS } from '../rows';
 
 /** The key columns of an identification, prefixed `k_` (rows.ts toKeyIdentity). */
 const KEY_SELECT = KEY_COLUMNS.map((c) => `k.${c} AS k_${c}`).join(', ');
-
-/** A prepared statement (an interface of its own, so the package's declarations can name it). */
-// eslint-disable-next-line @typescript-eslint/no-empty-object-type
-export interface Prepared extends Database.Statement {}
 
 /** Prepare every hot-path statement on `db`. */
 export function prepareHot(db: Database.Database) {
