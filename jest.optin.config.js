@@ -1,4 +1,7 @@
-/** Opt-in suites outside `npm test` (`npm run test:nominatim`): they need software the setup scripts install. */
+/**
+ * Opt-in suites outside `npm test`: `npm run test:nominatim` needs software the setup scripts install;
+ * `npm run test:library` installs the packed package with its dependencies into a temporary project.
+ */
 const transform = {
   '^.+\\.tsx?$': ['ts-jest', { tsconfig: '<rootDir>/tsconfig.jest.json', diagnostics: false }],
 };
@@ -10,6 +13,13 @@ module.exports = {
       moduleFileExtensions: ['ts', 'js', 'json'],
       displayName: 'nominatim',
       testMatch: ['<rootDir>/test/optin/nominatim.test.ts'],
+    },
+    {
+      transform,
+      testEnvironment: 'node',
+      moduleFileExtensions: ['ts', 'js', 'json'],
+      displayName: 'library',
+      testMatch: ['<rootDir>/test/optin/library-pack.test.ts'],
     },
   ],
   testTimeout: 60_000,

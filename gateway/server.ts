@@ -12,14 +12,12 @@ import { ReloadRefused, restartOnlyChanges, type ReloadOutcome } from './config/
 import type { Clock } from './core/clock';
 import { loadOpenApiJson, sendOpenApiJson } from './core/openapi-doc';
 import type { Forwarder } from './http/backend';
-import { createForwarders } from './http/forwarders';
-import { passthroughProxies } from './http/passthrough-proxy';
 import { createForwardAuth } from './http/forward-auth';
 import { answerKeyReport, isKeyReport, type KeyReportDeps } from './http/key-report';
-import { createPipeline, type HostHandler, type PipelineDeps, type Stages } from './http/pipeline';
+import type { HostHandler, PipelineDeps, Stages } from './http/pipeline';
 import { gatewayReadiness } from './http/readiness';
 import { GatewayMetrics } from './metrics/gateway-metrics';
-import { measuredStore } from './metrics/measured';
+import { admissionStore, createRequestPath } from './lib/request-path';
 import { limitedServer } from './net/server-limits';
 import type { Notifications } from './notify';
 import type { ApiKey } from './store/types';
@@ -149,29 +147,20 @@ interface Generation {
 export function createGateway(deps: GatewayDeps): Gateway {
   const adminToken = deps.adminToken ?? deps.config.admin.token ?? randomBytes(24).toString('base64url');
   const metrics = deps.metrics ?? new GatewayMetrics(deps.config.hosts);
-  const cacheStats = deps.store.identityCacheStats?.bind(deps.store);
-  if (cacheStats) metrics.watchKeyCache(cacheStats);
-  const leaseStats = deps.store.leaseStats?.bind(deps.store);
-  if (leaseStats) metrics.watchLeases(leaseStats);
-  const measured = measuredStore(deps.store, metrics);
-  const admission = deps.admission ? deps.admission(measured) : measured;
+  const admission = admissionStore(deps.store, metrics, deps.admission);
   let draining = false;
 
   const build = (config: CompiledConfig): Generation => {
-    const forwarders = deps.forward === undefined ? createForwarders(config.backends) : null;
-    const forward = deps.forward ?? (forwarders as Forwarder);
-    // D26: passthrough routes stream over a pool of their own per backend (slow readers never hold translated calls').
-    const passthrough = passthroughProxies(config.backends);
-    const pipelineDeps: PipelineDeps = {
-      ...deps,
+    const path = createRequestPath({
       config,
       store: admission,
-      forward,
+      clock: deps.clock,
+      logger: deps.logger,
       metrics,
-      passthrough,
+      ...(deps.forward ? { forward: deps.forward } : {}),
       ...(deps.notifications ? { allowance: deps.notifications.allowance } : {}),
-    };
-    const handle = createPipeline(pipelineDeps, deps.stages);
+      ...(deps.stages ? { stages: deps.stages } : {}),
+    });
     const readiness = gatewayReadiness(deps.store, config.backends);
     const admin = createAdminApp({
       store: deps.store,
@@ -197,15 +186,12 @@ export function createGateway(deps: GatewayDeps): Gateway {
     };
     return {
       config,
-      pipelineDeps,
-      handle,
+      pipelineDeps: path.deps,
+      handle: path.handle,
       byLabel: new Map(config.hosts.map((h) => [h.label, h])),
       admin,
       report,
-      close() {
-        if (forwarders !== null) forward.close();
-        passthrough.close();
-      },
+      close: path.close,
     };
   };
   let gen = build(deps.config);

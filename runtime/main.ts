@@ -7,9 +7,7 @@
 import { systemClock } from '../gateway/core/clock';
 import { ConfigError } from '../gateway/config/load';
 import { createLogger, logStartFailure, startupLogger } from '../gateway/core/logger';
-import { checkpointFile, createStore, type Store } from '../gateway/store';
-import type { CompiledConfig } from '../gateway/config/compile';
-import type { GatewayDeps } from '../gateway/server';
+import { checkpointFile, createStore } from '../gateway/store';
 import { asksVersion, versionLine } from '../gateway/core/version';
 import type { Logger } from 'pino';
 import { compileConfig, loadConfigFile, type AppConfig } from './config';
@@ -17,7 +15,8 @@ import { isWorker, runPrimary, servePrimaryMetrics, shareWorkerMetrics, workerSi
 import { GatewayMetrics } from '../gateway/metrics/gateway-metrics';
 import { drainOnSignals } from './drain';
 import { adminTokenFile, keptSecret } from './secret-file';
-import { createGateway, type Gateway } from './server';
+import type { Gateway } from './server';
+import { openGeogate, type Compose } from './library';
 import { primaryReload, reloadFromFile, reloadOnSignal, workerReload } from './reload';
 import type { ReloadOutcome } from '../gateway/config/reload';
 import cluster from 'node:cluster';
@@ -54,14 +53,8 @@ export function developmentNotice(config: AppConfig): string | null {
     : null;
 }
 
-/**
- * What a caller of the composition root adds to the gateway it builds: the benchmarks' ablations and models (stage
- * replacements, an admission store wrapper, other metrics), built from the config and the opened store. The process
- * entry passes none.
- */
-export type Compose = (
-  built: Readonly<{ config: CompiledConfig; store: Store }>,
-) => Pick<GatewayDeps, 'admission' | 'stages' | 'metrics'>;
+/** The benchmarks' seams (runtime/library.ts). */
+export type { Compose } from './library';
 
 async function main(compose?: Compose): Promise<void> {
   const { config: file } = parseArgs(process.argv.slice(2));
@@ -78,29 +71,23 @@ async function main(compose?: Compose): Promise<void> {
       : config.workers > 1
         ? { sharedByProcesses: true, checkpointedElsewhere: true, admission: 'direct' as const }
         : { admission: config.store.admission ?? ('memory' as const) };
-  const store = await createStore(
-    { ...config.store, reservationTimeoutMs: config.reservationTimeoutMs, ...shared },
-    { clock: systemClock, logger },
-  );
   const metrics = new GatewayMetrics(config.hosts);
   if (isWorker()) shareWorkerMetrics(metrics);
-  const extra = compose?.({ config, store }) ?? {};
+  // The process is the library's entry with its listeners (runtime/library.ts).
+  const gate = await openGeogate(config, {
+    clock: systemClock,
+    logger,
+    metrics,
+    storeFlags: shared,
+    ...(compose ? { compose } : {}),
+  });
   let running: Gateway | null = null;
   const apply = (): ReloadOutcome =>
     running
       ? reloadFromFile(file, running, logger)
       : { applied: false, errors: ['the gateway is still starting'] };
   const reload = isWorker() ? workerReload(apply) : reloadOnSignal(apply);
-  const gateway = createGateway({
-    reload,
-    config,
-    store,
-    clock: systemClock,
-    logger,
-    adminToken: token.token,
-    metrics,
-    ...extra,
-  });
+  const gateway = gate.serve({ adminToken: token.token, reload });
   running = gateway;
   const urls = await gateway.listen();
   // Start-up lines are JSON log lines too (issue 14), printed whatever the level; each URL is followed by a space so
@@ -123,7 +110,7 @@ async function main(compose?: Compose): Promise<void> {
   if (notice) start.warn(notice);
   drainOnSignals({
     target: gateway,
-    release: () => store.close(),
+    release: () => gate.close(),
     delayMs: config.drain.delayMs,
     timeoutMs: config.drain.timeoutMs,
     logger,

@@ -7,7 +7,7 @@ import { createDashboard, RELOADABLE_DASHBOARD_FIELDS, type Dashboard } from '..
 import type { DashboardConfig } from '../dashboard/config';
 import { ReloadRefused, restartOnlyChanges } from '../gateway/config/reload';
 import { createMailer, type Mailer } from '../dashboard/mailer';
-import { Notifications } from '../gateway/notify';
+import type { Notifications } from '../gateway/notify';
 import {
   closeServer,
   drainServer,
@@ -18,12 +18,15 @@ import {
 } from '../gateway/server';
 import { limitedServer } from '../gateway/net/server-limits';
 import type { AppConfig } from './config';
+import { notificationsOf } from './notifications';
 
 /** What the root needs: the gateway's dependencies with the composed config. */
 export interface AppDeps extends Omit<GatewayDeps, 'config' | 'notifications'> {
   config: AppConfig;
   /** The dashboard's and the notifications' mailer (tests); built from dashboard.smtp when not given. */
   mailer?: Mailer;
+  /** The notifications already built by the entry (runtime/library.ts); built here when not given. */
+  notifications?: Notifications | null;
 }
 
 /** Every listener's URL. */
@@ -69,25 +72,6 @@ export function dashboardRestartChanges(
     .map((k) => `dashboard.${k}`);
 }
 
-/**
- * Notifications of this process (D30) when the dashboard configures them, with the mailer they share with the
- * dashboard (`deps.mailer` in tests). E-mail is sent only with an SMTP server and `email: true`.
- */
-function notificationsOf(deps: AppDeps, mailer: Mailer | null): Notifications | null {
-  const dash = deps.config.dashboard;
-  const config = dash?.notifications;
-  if (!dash || !config) return null;
-  const sends = config.email && (dash.smtp !== undefined || deps.mailer !== undefined);
-  return new Notifications({
-    store: deps.store,
-    rules: deps.config.rules,
-    clock: deps.clock,
-    config,
-    mailer: sends ? mailer : null,
-    logger: deps.logger,
-  });
-}
-
 /** The dashboard's server, or null when the config has no dashboard section. */
 function dashboardServer(
   deps: AppDeps,
@@ -121,8 +105,9 @@ function dashboardServer(
 export function createGateway(deps: AppDeps): Gateway {
   const dash = deps.config.dashboard;
   const mailer = deps.mailer ?? (dash ? createMailer(dash, deps.logger) : null);
-  const notifications = notificationsOf(deps, mailer);
-  const gateway = createGatewayOnly({ ...deps, ...(notifications ? { notifications } : {}) });
+  const notifications = deps.notifications !== undefined ? deps.notifications : notificationsOf(deps, mailer);
+  const { notifications: _built, ...gatewayDeps } = deps;
+  const gateway = createGatewayOnly({ ...gatewayDeps, ...(notifications ? { notifications } : {}) });
   const built = dashboardServer(deps, mailer, notifications);
   const dashboard = built?.server ?? null;
   const listen = deps.config.dashboard?.listen;

@@ -25,7 +25,9 @@ export type Fold = (batch: Admitted[]) => void;
  * The model's statements: what a debit, a counter and a usage row cost the store; `ledgerInsert` is a per-request
  * charge row as before D35 (run/commit-cost.ts measures K of them).
  */
-export function foldStatements(db: Database.Database) {
+export function foldStatements(
+  db: Database.Database,
+): Record<'ledgerInsert' | 'hourly' | 'debit' | 'counter' | 'usage', Database.Statement> {
   return {
     ledgerInsert: db.prepare(
       `INSERT INTO ledger (id, account_id, amount, kind, key_id, ref, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)`,

@@ -109,7 +109,8 @@ export class RequestContext {
     readonly deps: PipelineDeps,
     readonly host: CompiledHost,
     readonly req: IncomingMessage,
-    readonly res: ServerResponse,
+    /** Where the answer goes; the library's `admit` (gateway/lib/admit.ts) sets it when its decision is replied. */
+    public res: ServerResponse,
     /** The request line as the client sent it; forward auth (D38) passes the original one its proxy reported. */
     url = req.url ?? '/',
     method = req.method ?? 'GET',

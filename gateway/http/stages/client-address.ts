@@ -17,8 +17,9 @@ export function locateClient(ctx: RequestContext): Refusal | null {
   if (address instanceof InvalidForwarded) return invalidForwarded(ctx, address);
   ctx.address = address;
   const call = ctx.call;
-  // An account endpoint (ctx.account) and a passthrough route (ctx.passthrough) have no backend call.
-  if (ctx.account === null && ctx.passthrough === null && call.kind === 'ipv4' && call.ip === null) {
+  // An account endpoint (ctx.account), a passthrough route (ctx.passthrough) and the library's `admit` (no call set)
+  // have no backend call.
+  if (ctx.account === null && ctx.passthrough === null && call?.kind === 'ipv4' && call.ip === null) {
     if (address.kind() !== 'ipv4') return IPV4_REQUIRED;
     ctx.call = { kind: 'ipv4', ip: address.toString() };
   }

@@ -1,6 +1,6 @@
 /** The hot path's prepared statements (identification, admission, release), prepared once per store. */
 import type Database from 'better-sqlite3';
-import { prepareHourly } from './ledger-hour';
+import { prepareHourly, type Prepared } from './ledger-hour';
 import { KEY_COLUMNS } from '../rows';
 
 /** The key columns of an identification, prefixed `k_` (rows.ts toKeyIdentity). */
@@ -8,7 +8,9 @@ const KEY_SELECT = KEY_COLUMNS.map((c) => `k.${c} AS k_${c}`).join(', ');
 
 /** Prepare every hot-path statement on `db`. */
 export function prepareHot(db: Database.Database) {
-  const p = (sql: string) => db.prepare(sql);
+  const p = (sql: string): Prepared => db.prepare(sql);
+  /** A statement answering its first column's value. */
+  const first = (sql: string): Prepared => db.prepare(sql).pluck();
   return {
     // D39: a presented hash is a key's current secret or, during a rotation's overlap, its previous one (then
     // `secret_until` says until when). Two index lookups in one statement; bind the hash twice.
@@ -25,10 +27,10 @@ export function prepareHot(db: Database.Database) {
       `SELECT account_id, range_end FROM whitelist WHERE family = ? AND range_start <= ?
        ORDER BY range_start DESC LIMIT 1`,
     ),
-    whitelistAccountCovers: p(
+    whitelistAccountCovers: first(
       // "+" keeps SQLite on the account index (an account has few entries) instead of the range index.
       `SELECT 1 FROM whitelist WHERE account_id = ? AND +family = ? AND +range_start <= ? AND range_end >= ? LIMIT 1`,
-    ).pluck(),
+    ),
     accountById: p('SELECT * FROM accounts WHERE id = ?'),
     slotsOfScope: p('SELECT member, first_seen, last_seen FROM slots WHERE scope = ?'),
     slotUpsert: p(
@@ -39,7 +41,7 @@ export function prepareHot(db: Database.Database) {
     slotDelete: p('DELETE FROM slots WHERE scope = ? AND member = ?'),
     slotUndoAdd: p('DELETE FROM slots WHERE scope = ? AND member = ? AND first_seen = ? AND last_seen = ?'),
     slotUndoTouch: p('UPDATE slots SET last_seen = ? WHERE scope = ? AND member = ? AND last_seen = ?'),
-    counterGet: p('SELECT used FROM counters_daily WHERE day = ? AND counter_id = ?').pluck(),
+    counterGet: first('SELECT used FROM counters_daily WHERE day = ? AND counter_id = ?'),
     counterIncrement: p(
       `INSERT INTO counters_daily (day, counter_id, used) VALUES (?, ?, 1)
        ON CONFLICT (day, counter_id) DO UPDATE SET used = used + 1`,
@@ -49,7 +51,7 @@ export function prepareHot(db: Database.Database) {
     ),
     debit: p('UPDATE accounts SET balance = balance - ? WHERE id = ? AND balance >= ?'),
     refund: p('UPDATE accounts SET balance = balance + ? WHERE id = ?'),
-    accountExists: p('SELECT 1 FROM accounts WHERE id = ?').pluck(),
+    accountExists: first('SELECT 1 FROM accounts WHERE id = ?'),
     // D35: charges go to their (account, key, UTC hour) row (ledger-hour.ts).
     ...prepareHourly(db),
     // A charge made before migration 009 is its own row (ref = the admission id); its release deletes it.
@@ -68,7 +70,7 @@ export function prepareHot(db: Database.Database) {
     usageDropEmpty: p(
       'DELETE FROM usage_daily WHERE day = ? AND subject = ? AND free = 0 AND billed = 0 AND refused = 0',
     ),
-    admissionExists: p('SELECT 1 FROM admissions WHERE plan_id = ?').pluck(),
+    admissionExists: first('SELECT 1 FROM admissions WHERE plan_id = ?'),
     admissionInsert: p('INSERT INTO admissions (plan_id, created_at) VALUES (?, ?)'),
     admissionDelete: p('DELETE FROM admissions WHERE plan_id = ?'),
   };

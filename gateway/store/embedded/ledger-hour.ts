@@ -8,8 +8,14 @@ import type Database from 'better-sqlite3';
 import { hourlyChargeRef, requireHourlyCharge, type HourlyCharge } from '../charge-hour';
 import { newOrderedId } from '../ids';
 
+/** A prepared statement (an interface of its own, so the package's declarations can name it). */
+// eslint-disable-next-line @typescript-eslint/no-empty-object-type
+export interface Prepared extends Database.Statement {}
+
 /** Prepare the hourly-row statements on `db` (the hot path holds them in HotStatements). */
-export function prepareHourly(db: Database.Database) {
+export function prepareHourly(
+  db: Database.Database,
+): Record<'hourAdd' | 'hourInsert' | 'hourDropEmpty', Prepared> {
   return {
     // The common case (the hour's row exists) is this one UPDATE by the unique (account_id, ref) index: no id drawn,
     // no index entry written (amount and count are not indexed).
