@@ -17,10 +17,11 @@ const NODE_ARGS = (process.env['BENCH_NODE_ARGS'] ?? '').split(/\s+/).filter((a)
 const ELD_DIR = process.env['BENCH_ELD_DIR'];
 
 /** The store section of a gateway config file. */
-export function storeYaml(cfg: StoreConfig): string {
-  if (cfg.kind === 'embedded') return `store: { kind: embedded, path: "${cfg.path}" }`;
+export function storeYaml(cfg: StoreConfig, extra?: string): string {
+  const more = extra !== undefined ? `, ${extra}` : '';
+  if (cfg.kind === 'embedded') return `store: { kind: embedded, path: "${cfg.path}"${more} }`;
   const prefix = cfg.keyPrefix !== undefined ? `, keyPrefix: "${cfg.keyPrefix}"` : '';
-  return `store: { kind: shared, postgres: "${cfg.postgres}", redis: "${cfg.redis}"${prefix} }`;
+  return `store: { kind: shared, postgres: "${cfg.postgres}", redis: "${cfg.redis}"${prefix}${more} }`;
 }
 
 /** A gateway process (with its workers) for a scenario. */
@@ -43,7 +44,7 @@ export async function gateway(
       'listen: { host: 127.0.0.1, port: 0 }',
       'admin: { listen: { host: 127.0.0.1, port: 0 }, token: bench-admin-token-0123456 }',
       `backend: { url: "${backendUrl}" }`,
-      storeYaml(cfg),
+      storeYaml(cfg, s.storeOptions),
       `keyPepper: "${BENCH_PEPPER}"`,
       'hosts: [{ name: localhost, adapter: native }]',
       `limits: { freePerDay: ${s.billed ? 0 : 1_000_000_000} }`,

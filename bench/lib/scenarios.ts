@@ -32,6 +32,8 @@ export interface Scenario {
   yaml?: string[];
   /** Extra request headers. */
   headers?: Record<string, string>;
+  /** Extra entries of the store's YAML mapping (e.g. the shared store's `leases: true`). */
+  storeOptions?: string;
   /** Compared against the targets (bench/lib/targets.ts). */
   targets?: boolean;
   /**
@@ -72,6 +74,17 @@ export const SCENARIOS: Scenario[] = (['embedded', 'shared'] as const).flatMap((
   main(store, 'anonymous', 2),
   main(store, 'addresses', 2),
 ]);
+
+/**
+ * The shared store's credit leases (D33; `store.leases`, opt-in): keyed billed, 1 worker, beside the same scenario
+ * without them. Not in the targets table (the targets are the default configuration's).
+ */
+SCENARIOS.push({
+  ...main('shared', 'billed', 1),
+  name: 'shared, key, billed, leases, 1 worker',
+  storeOptions: 'leases: true',
+  targets: false,
+});
 
 /**
  * The floor (D37): a bare Node proxy of the same call (Node's HTTP server + the forwarder's undici Pool, nothing
