@@ -77,6 +77,8 @@ function memoryOptions(path: string, opts: EmbeddedOptions): MemoryOptions {
     journalDir: opts.journalDir ?? `${path}.journal`,
     ...(opts.foldEveryMs !== undefined ? { foldEveryMs: opts.foldEveryMs } : {}),
     ...(opts.idleMs !== undefined ? { idleMs: opts.idleMs } : {}),
+    ...(opts.reservationTimeoutMs !== undefined ? { reservationTimeoutMs: opts.reservationTimeoutMs } : {}),
+    ...(opts.clock !== undefined ? { clock: opts.clock } : {}),
   };
 }
 

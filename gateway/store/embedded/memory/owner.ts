@@ -11,6 +11,7 @@
  * its idle entries and reads the base of the busy ones again.
  */
 import type Database from 'better-sqlite3';
+import { systemClock, type Clock } from '../../../core/clock';
 import { Journal } from '../../../journal/journal';
 import type { StoreLogger } from '../../deps';
 import type { AdmissionPlan, AdmissionResult, Ticket } from '../../types';
@@ -31,6 +32,13 @@ export interface MemoryOptions {
   foldEveryMs?: number;
   /** State not used for this long (plan time) is dropped once folded (default 60 s). */
   idleMs?: number;
+  /**
+   * Admissions neither kept nor released within this long (by `clock`) are released, as the direct path's sweeper
+   * does for a crashed process's: a caller that never settles (a library's `admit` without `settle`) must not hold
+   * units for ever. Absent: held until settled.
+   */
+  reservationTimeoutMs?: number;
+  clock?: Clock;
 }
 
 const RESOLVED = Promise.resolve();
@@ -45,6 +53,7 @@ export class MemoryAdmission extends EmbeddedAdmission {
   private journal: Journal<OwnerRecord> | null = null;
   private pruner: Pruner | null = null;
   private evictTimer: NodeJS.Timeout | null = null;
+  private sweepEvery: NodeJS.Timeout | null = null;
   private dataVersion!: Database.Statement;
   private version = -1;
   private stale = false;
@@ -87,6 +96,14 @@ export class MemoryAdmission extends EmbeddedAdmission {
     const idle = this.memory.idleMs ?? 60_000;
     this.evictTimer = setInterval(() => this.state.evict(this.latestNow - idle), Math.max(1000, idle / 4));
     this.evictTimer.unref();
+    const timeout = this.memory.reservationTimeoutMs;
+    if (timeout !== undefined) {
+      this.sweepEvery = setInterval(
+        () => this.sweep(),
+        Math.min(10_000, Math.max(250, Math.floor(timeout / 4))),
+      );
+      this.sweepEvery.unref();
+    }
   }
 
   /** Fold everything kept so far (before another port reads or writes what admission decides on). */
@@ -105,6 +122,7 @@ export class MemoryAdmission extends EmbeddedAdmission {
   /** Fold what is kept, close the journal; admissions still in flight are released (never written). */
   async close(): Promise<void> {
     if (this.evictTimer) clearInterval(this.evictTimer);
+    if (this.sweepEvery) clearInterval(this.sweepEvery);
     super.stop();
     const j = this.journal;
     this.journal = null;
@@ -133,6 +151,7 @@ export class MemoryAdmission extends EmbeddedAdmission {
   /** Stop as a kill -9 would: nothing folded or written any more, admissions in flight lost (crash tests). */
   abandon(): void {
     if (this.evictTimer) clearInterval(this.evictTimer);
+    if (this.sweepEvery) clearInterval(this.sweepEvery);
     this.journal?.abandon();
     this.journal = null;
   }
@@ -142,8 +161,22 @@ export class MemoryAdmission extends EmbeddedAdmission {
     return { entries: this.state.size(), inflight: this.reserved.size };
   }
 
+  /**
+   * Release the admissions in flight longer than the reservation timeout; how many. (A crashed process's need no
+   * sweep: they die with it.)
+   */
   override sweep(): number {
-    return 0; // admissions in flight die with the process: nothing to sweep
+    const timeout = this.memory.reservationTimeoutMs;
+    if (timeout === undefined) return 0;
+    const before = (this.memory.clock ?? systemClock).now() - timeout;
+    let n = 0;
+    for (const [id, res] of this.reserved) {
+      if (res.at >= before) continue;
+      this.releaseOne(id);
+      n++;
+    }
+    if (n > 0) this.log?.warn({ released: n }, 'embedded store: admissions never settled were released');
+    return n;
   }
 
   override admit(plan: AdmissionPlan): Promise<AdmissionResult> {
