@@ -40,9 +40,20 @@ export function quotaHeaders(
     if (quota) out['x-quota-used'] = String(Math.min(quota.used, quota.limit));
     out['x-quota-reset'] = String(resetUnix(now));
   }
-  // Both rule sets: a 429 says in seconds (at least 1) when the allowance resets (RFC 9110 Retry-After).
+  // A 429 says in seconds (at least 1) when the allowance resets (RFC 9110 Retry-After): rule set A on every host
+  // (D21), B on the main host (retryAfterHost).
   if (quotaExceeded) out['retry-after'] = String(reset);
   return out;
+}
+
+/**
+ * Whether a quota_exceeded 429 of this host carries Retry-After: always in rule set A (D21); in B on the main host
+ * only. B's drop-in hosts answer as their providers do, without it: common HTTP clients (python-requests' urllib3,
+ * under geopy) sleep for a Retry-After on a 429 before they retry, which here means until 00:00 UTC
+ * (test/e2e/clients/geopy.test.ts); the reset is in X-Quota-Reset and the RateLimit field.
+ */
+export function retryAfterHost(rules: RuleSet, adapter: string): boolean {
+  return rules.quotaHeaders === 'retry-after' || adapter === 'native';
 }
 
 /**

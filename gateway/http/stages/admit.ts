@@ -5,7 +5,7 @@ import type { Rate } from '../../../adapters/types';
 import type { AdmissionPlan, AdmissionResult } from '../../store/types';
 import type { RequestContext, Refusal } from '../context';
 import { storeFault } from '../fault';
-import { quotaHeaders } from '../headers';
+import { quotaHeaders, retryAfterHost } from '../headers';
 import { rateOf } from '../account-call';
 import { describeRefusal } from '../refusals';
 
@@ -56,6 +56,11 @@ export async function admitRequest(ctx: RequestContext, units: number): Promise<
     code: result.code,
     detail,
     facts,
-    headers: quotaHeaders(rules, result.quota, now, result.code === 'quota_exceeded'),
+    headers: quotaHeaders(
+      rules,
+      result.quota,
+      now,
+      result.code === 'quota_exceeded' && retryAfterHost(rules, ctx.host.adapter.name),
+    ),
   };
 }

@@ -8,7 +8,7 @@
 import type { AdapterResponse, BackendCall, BulkAnswer } from '../../../adapters/types';
 import type { IpRecord, ReverseRecord } from '../../../backend/records';
 import { MESSAGES } from '../../core/errors';
-import { quotaHeaders, resetUnix, secondsToReset } from '../headers';
+import { quotaHeaders, resetUnix, retryAfterHost, secondsToReset } from '../headers';
 import { ANSWERED, NO_HEADERS, type RequestContext, type Refusal } from '../context';
 import { send } from './render';
 
@@ -63,7 +63,12 @@ function scenarioRefusal(ctx: RequestContext, scenario: Exclude<Scenario, 'succe
         code: 'quota_exceeded',
         detail: MESSAGES.quota_exceeded,
         facts: { retryAfter: secondsToReset(now), quotaReset: resetUnix(now) },
-        headers: quotaHeaders(rules, { used: limit, limit }, now, true),
+        headers: quotaHeaders(
+          rules,
+          { used: limit, limit },
+          now,
+          retryAfterHost(rules, ctx.host.adapter.name),
+        ),
       };
     }
   }

@@ -2,7 +2,8 @@
  * A way out of a refusal, on the main host and on every drop-in host (real gateway and backend processes): a refusal
  * a top-up lifts points at the top-up page (the main host's `links.top_up`; a drop-in host's free-text field, its
  * body otherwise the provider's), every problem `type` is a problem page, 429 quota_exceeded carries Retry-After in
- * both rule sets, and every 401 carries WWW-Authenticate naming the accepted schemes.
+ * rule set A on every host and in B on the main host (B's drop-in hosts answer as their providers, without it:
+ * headers.ts `retryAfterHost`), and every 401 carries WWW-Authenticate naming the accepted schemes.
  */
 import { ADAPTERS } from '../../../adapters';
 import { secondsToReset } from '../../../gateway/http/headers';
@@ -102,7 +103,7 @@ describe.each(['A', 'B'] as const)('rule set %s', (set) => {
   });
 
   test.each(DROP_INS)(
-    `%s: the provider's body with the top-up page in its free text; Retry-After on 429; WWW-Authenticate on 401`,
+    `%s: the provider's body with the top-up page in its free text; no Retry-After on B's 429; WWW-Authenticate on 401`,
     async (adapter) => {
       withLinks(env);
       const path = REVERSE[adapter] as (k: string) => string;
@@ -125,11 +126,8 @@ describe.each(['A', 'B'] as const)('rule set %s', (set) => {
       expect(stripIds(withoutUrl)).toBe(stripIds(plain.text));
       if (NO_FREE_TEXT.has(adapter)) expect(refused.text).not.toContain(TOP_UP);
       else expect(refused.text).toContain(`Top up: ${TOP_UP}`);
-      if (set === 'B') {
-        expect(refused.headers['retry-after']).toBeDefined();
-        const wait = Number(refused.headers['retry-after']);
-        expect(wait).toBe(secondsToReset(env.harness.clock.now()));
-      }
+      // A client that honours Retry-After on a 429 (python-requests) would sleep until 00:00 UTC on a drop-in host.
+      if (set === 'B' && refused.status === 429) expect(refused.headers['retry-after']).toBeUndefined();
       const unknown = await call(env.url(adapter), path(env.unknownKey), from(fresh()));
       if (unknown.status === 401) expect(unknown.headers['www-authenticate']).toMatch(/realm="geogate"/);
       else expect(unknown.headers['www-authenticate']).toBeUndefined();

@@ -186,7 +186,7 @@ describe.each([['A'], ['B']] as const)(
       const c = await signedUp(h, 'alice@example.com');
       const created = await c.form('/keys', { label: 'prod' });
       const secret = /value="(gk_[0-9A-Za-z]{49})"/.exec(created.text)?.[1] ?? '';
-      expect(secret).toHaveLength(46);
+      expect(secret).toHaveLength(52); // gk_ + 43 random + 6 checksum characters (D39)
       const id = (await c.api('get', '/api/keys')).body.keys[0].id as string;
       const seenBefore = c.bodies.length;
       const pages = [
