@@ -26,6 +26,8 @@ test('is OpenAPI 3.1 and documents the routes the app has', () => {
       'get /api/keys/{id}',
       'patch /api/keys/{id}',
       'post /api/keys/{id}/revoke',
+      'post /api/keys/{id}/rotate',
+      'put /api/keys/{id}/expiry',
       'get /api/keys/{id}/restrictions',
       'put /api/keys/{id}/restrictions',
       'post /api/restrictions/test',
