@@ -2,9 +2,9 @@
  * The store contract against the shared store with credit leases on (D33), on one Redis and on a three-node Redis
  * Cluster: plans the holder decides in memory and those the owner's script decides keep every rule of the port.
  */
-import { describeStoreContract } from '../../contract/store-contract';
-import { startRedisCluster } from '../../helpers/redis-cluster';
-import { describeShared, sharedEnv } from '../shared/harness';
+import { describeStoreContract } from '../contract/store-contract';
+import { startRedisCluster } from '../helpers/redis-cluster';
+import { describeShared, sharedEnv } from '../integration/shared/harness';
 
 jest.setTimeout(90_000);
 
