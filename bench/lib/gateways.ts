@@ -7,9 +7,10 @@ import path from 'node:path';
 import type { StoreConfig } from '../../gateway/store';
 import { repoRoot } from '../../gateway/core/paths';
 import type { Scenario, StoreKind, StoreSize } from './scenarios';
-import { createDatabase, startRedis, type BenchRedis } from './services';
+import { createDatabase, freePort, startRedis, type BenchRedis } from './services';
 import { BENCH_PEPPER, LARGE, seedStore, type Seeded } from './seed';
-import { start } from './spawn';
+import { start, stop, type Proc } from './spawn';
+import { startAuthNginx, waitPort, type AuthNginx } from './auth-nginx';
 
 /** Extra node options for the gateway (BENCH_NODE_ARGS). */
 const NODE_ARGS = (process.env['BENCH_NODE_ARGS'] ?? '').split(/\s+/).filter((a) => a !== '');
@@ -34,8 +35,9 @@ export async function gateway(
   cfg: StoreConfig,
   main = 'dist/gateway/main.js',
   ablate?: string,
-) {
+): Promise<Gateway> {
   if (s.program !== undefined) return start(s.program, ['--backend', backendUrl], NODE_ARGS);
+  const faPort = s.mount === 'forward-auth' ? await freePort() : 0;
   const file = path.join(dir, `gateway-${id}.yaml`);
   writeFileSync(
     file,
@@ -46,7 +48,13 @@ export async function gateway(
       `backend: { url: "${backendUrl}" }`,
       storeYaml(cfg, s.storeOptions),
       `keyPepper: "${BENCH_PEPPER}"`,
-      'hosts: [{ name: localhost, adapter: native }]',
+      // Through the auth nginx the host is its $host (127.0.0.1), and the client address its X-Forwarded-For.
+      s.mount === 'forward-auth'
+        ? 'hosts: [{ name: "127.0.0.1", adapter: native }]'
+        : 'hosts: [{ name: localhost, adapter: native }]',
+      ...(s.mount === 'forward-auth'
+        ? [`forwardAuth: { listen: { host: 127.0.0.1, port: ${faPort} } }`, 'trustProxy: ["127.0.0.1/32"]']
+        : []),
       `limits: { freePerDay: ${s.billed ? 0 : 1_000_000_000} }`,
       'log: { level: warn }',
       'drain: { delayMs: 0 }',
@@ -60,8 +68,23 @@ export async function gateway(
     ELD_DIR !== undefined ? { GG_ELD_FILE: path.join(ELD_DIR, `eld-${id}`) } : {};
   // An ablated variant runs the composition root with the parts of models/ablate.ts (models/gateway.ts).
   if (ablate !== undefined) env['GG_ABLATE'] = ablate;
+  if (s.mount === 'library')
+    return start('dist/bench/run/library-app.js', ['--config', file, '--server', 'express'], NODE_ARGS, env);
   const program = ablate !== undefined ? 'dist/bench/models/gateway.js' : main;
-  return start(program, ['--config', file], [...NODE_ARGS, ...eld], env, s.workers);
+  const gw = await start(program, ['--config', file], [...NODE_ARGS, ...eld], env, s.workers);
+  if (s.mount !== 'forward-auth') return gw;
+  await waitPort(faPort);
+  const edge = await startAuthNginx(`http://127.0.0.1:${faPort}`, backendUrl);
+  return { url: edge.url, child: gw.child, companion: edge };
+}
+
+/** A gateway of a scenario: the gateway process, and the auth nginx in front of it (forward-auth scenarios). */
+export type Gateway = Proc & { companion?: AuthNginx };
+
+/** Stop a scenario's gateway and what runs in front of it. */
+export async function stopGateway(gw: Gateway): Promise<void> {
+  await gw.companion?.stop();
+  await stop(gw);
 }
 
 /** The stores of the run, started and seeded when a scenario first needs them. */

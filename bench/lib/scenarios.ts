@@ -41,6 +41,13 @@ export interface Scenario {
    * `bench/lib/bare-proxy.ts`.
    */
   program?: string;
+  /**
+   * How geogate is put in front of the backend: its own listener (default); `library`, the middleware in an Express
+   * app (bench/run/library-app.ts, mounted at /geo); `forward-auth`, nginx `auth_request` asking the gateway's
+   * forward-auth listener, then proxying to the backend itself (docs/forward-auth.md). The CPU figure of a forward-auth
+   * scenario is the gateway's and the auth nginx's together.
+   */
+  mount?: 'library' | 'forward-auth';
 }
 
 export const PATH = '/v1/reverse?lat=48.8584&lon=2.2945';
@@ -85,6 +92,27 @@ SCENARIOS.push({
   storeOptions: 'leases: true',
   targets: false,
 });
+
+/**
+ * geogate inside what operators already run (docs/operations.md): the middleware in an Express app, and nginx
+ * `auth_request` in front of the forward-auth listener; keyed billed on the embedded store, beside the standalone row.
+ */
+SCENARIOS.push(
+  {
+    ...main('embedded', 'billed', 1),
+    name: 'embedded, key, billed, library (Express), 1 worker',
+    mount: 'library',
+    path: `/geo${PATH}`,
+    nginxPath: PATH,
+    targets: false,
+  },
+  {
+    ...main('embedded', 'billed', 1),
+    name: 'embedded, key, billed, forward auth (nginx auth_request), 1 worker',
+    mount: 'forward-auth',
+    targets: false,
+  },
+);
 
 /**
  * The floor (D37): a bare Node proxy of the same call (Node's HTTP server + the forwarder's undici Pool, nothing

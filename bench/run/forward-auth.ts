@@ -11,18 +11,16 @@
  * expression on the geogate rows' names), BENCH_NODE_ARGS (extra node options for the gateway, e.g. "--cpu-prof
  * --cpu-prof-dir=/tmp/prof").
  */
-import { spawn } from 'node:child_process';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { connect } from 'node:net';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import path from 'node:path';
 import { fixedRate, load, MANY, type Result } from '../lib/load';
 import { startNginx } from '../lib/nginx';
 import { BENCH_PEPPER } from '../lib/seed';
-import { freePort, onCleanup, runBench, track } from '../lib/services';
+import { freePort, onCleanup, runBench } from '../lib/services';
+import { startAuthNginx, waitPort } from '../lib/auth-nginx';
 import { start, stop } from '../lib/spawn';
-import { ensureDebian, HEY, NGINX, WRK } from '../lib/tools';
-import { forwardAuthNginxConf } from './forward-auth-nginx';
+import { ensureDebian, HEY, WRK } from '../lib/tools';
 
 const SECONDS = Number(process.env['BENCH_SECONDS'] ?? 5);
 const ROUNDS = Number(process.env['BENCH_ROUNDS'] ?? 2);
@@ -47,26 +45,6 @@ const median = (xs: number[]): number => {
 };
 /** CPU µs per request over every measured tree of the row. */
 const perRequest = (r: Result): number => (r.cpuMs.reduce((a, b) => a + b, 0) * 1000) / r.requests;
-
-/** Resolve once something accepts connections on the port. */
-function waitPort(port: number): Promise<void> {
-  const deadline = Date.now() + 10_000;
-  return new Promise((resolve, reject) => {
-    const attempt = (): void => {
-      const s = connect(port, '127.0.0.1');
-      s.once('connect', () => {
-        s.destroy();
-        resolve();
-      });
-      s.once('error', () => {
-        s.destroy();
-        if (Date.now() > deadline) reject(new Error(`nothing listens on ${port}`));
-        else setTimeout(attempt, 50);
-      });
-    };
-    attempt();
-  });
-}
 
 /** The gateway process: main listener and forward-auth listener over one embedded store. */
 async function startGateway(dir: string, backendUrl: string, faPort: number) {
@@ -95,27 +73,6 @@ async function startGateway(dir: string, backendUrl: string, faPort: number) {
   return gw;
 }
 
-/** nginx with `auth_request` to geogate at `admit`, proxying to `backendUrl`. */
-async function startAuthNginx(admit: string, backendUrl: string) {
-  const dir = mkdtempSync(path.join(tmpdir(), 'gg-bench-fa-nginx-'));
-  mkdirSync(path.join(dir, 'tmp'));
-  const port = await freePort();
-  const conf = path.join(dir, 'nginx.conf');
-  writeFileSync(conf, forwardAuthNginxConf(dir, port, admit, backendUrl));
-  const child = spawn(NGINX, ['-p', dir, '-c', conf, '-e', path.join(dir, 'error.log')], { stdio: 'ignore' });
-  track(child);
-  onCleanup(async () => {
-    if (child.exitCode === null && child.signalCode === null) {
-      const exited = new Promise((res) => child.once('exit', res));
-      child.kill('SIGQUIT');
-      await exited;
-    }
-    rmSync(dir, { recursive: true, force: true });
-  });
-  await waitPort(port);
-  return { url: `http://127.0.0.1:${port}`, child };
-}
-
 async function run(): Promise<void> {
   ensureDebian(WRK, 'wrk');
   if (RATE > 0) ensureDebian(HEY, 'hey');
@@ -136,6 +93,7 @@ async function run(): Promise<void> {
   const faPort = await freePort();
   const gw = await startGateway(dir, backend.url, faPort);
   const authNginx = await startAuthNginx(`http://127.0.0.1:${faPort}`, backend.url);
+  onCleanup(() => authNginx.stop());
   const all: Row[] = [
     { name: 'floor (node + undici)', url: floor.url, pids: [floor.child.pid], sat: [], fixed: [] },
     { name: 'nginx (1 worker)', url: nginx.url, pids: [nginx.child.pid], sat: [], fixed: [] },

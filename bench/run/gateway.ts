@@ -44,7 +44,7 @@ import {
 } from '../lib/redis-stats';
 import { BENCH_PEPPER, ledgerRows, type Seeded } from '../lib/seed';
 import { writeAddressScript } from '../lib/addresses';
-import { gateway, Stores, storeYaml } from '../lib/gateways';
+import { gateway, stopGateway, Stores, storeYaml, type Gateway } from '../lib/gateways';
 import { idleCommands, printIdle, type IdleFigures } from '../lib/idle';
 import { ensureDebian, HEY, WRK } from '../lib/tools';
 import { backendRuns, connectorCostLines } from '../lib/backends';
@@ -103,7 +103,7 @@ async function runScenario(
         seeded: await env.stores.get(s.store, s.size, `-ablate${i}`),
       });
   const redis = s.store === 'shared' ? env.stores.redis : null;
-  const gws: Proc[] = [];
+  const gws: Gateway[] = [];
   const ms: Measurement[] = variants.map((v) => ({ scenario: v.scenario, rounds: [], redis: null }));
   const { nginx, floor } = env.refs;
   try {
@@ -124,7 +124,13 @@ async function runScenario(
       one: { ...ONE, ...scriptOf(v) } as Shape,
     }));
     const { many, one } = shapes[shapes.length - 1] as { many: Shape; one: Shape };
-    const procs = (gw: Proc) => [gw.child.pid, env.backend.child.pid, redis?.child.pid];
+    // A forward-auth scenario's auth nginx is counted with the gateway (its CPU is added to the gateway's figure).
+    const procs = (gw: Gateway) => [
+      gw.child.pid,
+      env.backend.child.pid,
+      redis?.child.pid,
+      gw.companion?.child.pid,
+    ];
     const ngProcs = [nginx.child.pid, env.backend.child.pid];
     const flProcs = [floor.child.pid, env.backend.child.pid];
     for (const [i, gw] of gws.entries())
@@ -135,14 +141,18 @@ async function runScenario(
       const gw32: Result[] = [];
       for (const [i, gw] of gws.entries()) {
         if (redis && r === 0) await resetStats(redis.port);
-        gw32.push(await load(gw.url + gwPath, procs(gw), headers, SECONDS, shapes[i]?.many ?? many));
+        gw32.push(
+          withCompanion(await load(gw.url + gwPath, procs(gw), headers, SECONDS, shapes[i]?.many ?? many)),
+        );
         if (redis && r === 0)
           (ms[i] as Measurement).redis = await readWindow(redis.port, scriptCommandNames(repoRoot()));
       }
       const floor1 = await load(floor.url + ngPath, flProcs, headers, SECONDS, one);
       const gw1: Result[] = [];
       for (const [i, gw] of gws.entries())
-        gw1.push(await load(gw.url + gwPath, procs(gw), headers, SECONDS, shapes[i]?.one ?? one));
+        gw1.push(
+          withCompanion(await load(gw.url + gwPath, procs(gw), headers, SECONDS, shapes[i]?.one ?? one)),
+        );
       // The fixed-rate windows (hey sends one header set): one key for billed runs (the key cache path is the same);
       // none for the many-addresses runs, whose per-address work hey cannot vary (their CPU is the 32-connection one).
       const fixed = RATE > 0 && s.caller !== 'addresses';
@@ -155,7 +165,9 @@ async function runScenario(
       for (const [i, gw] of gws.entries())
         gwFixed.push(
           fixed
-            ? fixedRate(gw.url + gwPath, procs(gw), fixedHeaders(variants[i] as Variant), SECONDS, RATE)
+            ? withCompanion(
+                fixedRate(gw.url + gwPath, procs(gw), fixedHeaders(variants[i] as Variant), SECONDS, RATE),
+              )
             : null,
         );
       const avg = loadavg()[0] ?? NaN;
@@ -181,9 +193,16 @@ async function runScenario(
       }
     }
   } finally {
-    await Promise.all(gws.map(stop));
+    await Promise.all(gws.map(stopGateway));
   }
   return ms;
+}
+
+/** A forward-auth scenario's figure: the auth nginx's CPU (the 4th process tree) added to the gateway's. */
+function withCompanion(r: Result): Result {
+  const edge = r.cpuMs[3];
+  if (edge !== undefined && Number.isFinite(edge)) r.cpuMs[0] = (r.cpuMs[0] ?? 0) + edge;
+  return r;
 }
 
 /** Redis round trips per admitted request (admitted = 2xx counted by wrk in round 1's 32-connection window). */
