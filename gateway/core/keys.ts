@@ -121,6 +121,32 @@ export function hashKey(key: string, pepper: string): string {
     .digest('hex');
 }
 
+/** How many presented key values `presentedKeyHash` remembers (then it starts again: memory stays bounded). */
+const PRESENTED_MAX = 10_000;
+let presented = new Map<string, string>();
+let presentedPepper = '';
+
+/**
+ * The stored form of a key value as a request presents it, or null when the value is no key's shape (D9's syntax
+ * check and D28's hash in one step). On the request path: the hash of a value seen before is remembered (at most
+ * PRESENTED_MAX values, per pepper), so a client's repeated calls pay neither the syntax check nor the HMAC again.
+ * The values live only in this process's memory, as they already do while a request is read; never logged.
+ */
+export function presentedKeyHash(value: string, pepper: string): string | null {
+  if (pepper !== presentedPepper) {
+    presented = new Map();
+    presentedPepper = pepper;
+  }
+  const known = presented.get(value);
+  if (known !== undefined) return known;
+  const canonical = canonicalKey(value);
+  if (canonical === null) return null;
+  const hash = createHmac('sha256', pepper).update(canonical).digest('hex');
+  if (presented.size >= PRESENTED_MAX) presented.clear();
+  presented.set(value, hash);
+  return hash;
+}
+
 /**
  * The display prefix: the first 8 characters of the canonical form (D14), e.g. "gk_4Fz9q"; a test key's shows 5
  * characters after its mark, "gk_test_4Fz9q", so test keys are told apart from each other and from live keys.

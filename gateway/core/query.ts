@@ -21,6 +21,8 @@ export function parseQuery(query: string): Map<string, string[]> | null {
 
 /** Decode one form-encoded component ('+' is a space); null when malformed. */
 export function decodeComponent(s: string): string | null {
+  // Most names and values (coordinates, keys) carry neither: no regex, no decoder, no try.
+  if (s.indexOf('%') < 0 && s.indexOf('+') < 0) return s;
   try {
     return decodeURIComponent(s.replace(/\+/g, ' '));
   } catch {

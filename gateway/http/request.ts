@@ -8,7 +8,10 @@ const MAX_BODY = 16 * 1024;
 /** Headers as a lower-case record of single strings (repeated headers joined with ", "). */
 export function flatHeaders(req: IncomingMessage): Record<string, string | undefined> {
   const out: Record<string, string | undefined> = {};
-  for (const [name, value] of Object.entries(req.headers)) {
+  const headers = req.headers;
+  // for-in over Node's own header object (no inherited keys): no entries array per request.
+  for (const name in headers) {
+    const value = headers[name];
     out[name] = Array.isArray(value) ? value.join(', ') : value;
   }
   return out;

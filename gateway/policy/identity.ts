@@ -2,7 +2,7 @@
 import type { Account, ApiKey } from '../store/types';
 import type { Clock } from '../core/clock';
 import type { AdmissionStore } from '../store/ports';
-import { hashKey, isKeySyntax } from '../core/keys';
+import { presentedKeyHash } from '../core/keys';
 import { MESSAGES, type RefusalCode } from '../core/errors';
 import type { IpAddress } from '../net/address';
 import type { CredentialResult } from './credentials';
@@ -48,8 +48,9 @@ export async function identify(input: IdentifyInput): Promise<Identity | Refusal
     return { code: 'invalid_key', detail: `The credential in ${credential.position} is malformed.` };
   }
   if (credential.kind === 'key') {
-    if (!isKeySyntax(credential.value)) return { code: 'invalid_key', detail: MESSAGES.invalid_key };
-    const found = await store.findKeyByHash(hashKey(credential.value, input.pepper));
+    const hash = presentedKeyHash(credential.value, input.pepper);
+    if (hash === null) return { code: 'invalid_key', detail: MESSAGES.invalid_key };
+    const found = await store.findKeyByHash(hash);
     if (!found) return { code: 'invalid_key', detail: MESSAGES.invalid_key };
     // D39: the secret before a rotation is no key's once its overlap has ended (judged per request: exact).
     if (found.secretUntil !== undefined && input.clock.now() >= found.secretUntil) {

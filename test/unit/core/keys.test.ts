@@ -1,4 +1,11 @@
-import { generateKey, hashKey, isKeySyntax, keyPrefix } from '../../../gateway/core/keys';
+import {
+  generateKey,
+  googleKey,
+  hashKey,
+  isKeySyntax,
+  keyPrefix,
+  presentedKeyHash,
+} from '../../../gateway/core/keys';
 
 describe('API keys (D14)', () => {
   it('generates gk_ + 43 base62 characters and a 6-character checksum that pass the syntax check and differ every time', () => {
@@ -21,5 +28,26 @@ describe('API keys (D14)', () => {
     expect(hashKey(key, 'p1')).toBe(hashKey(key, 'p1'));
     expect(hashKey(key, 'p1')).not.toBe(hashKey(key, 'p2'));
     expect(keyPrefix(key)).toBe(key.slice(0, 8));
+  });
+
+  it('hashes a presented value as hashKey does, in every presentation, and refuses what is no key, remembered or not', () => {
+    const key = generateKey();
+    for (let round = 0; round < 2; round++) {
+      expect(presentedKeyHash(key, 'p1')).toBe(hashKey(key, 'p1'));
+      expect(presentedKeyHash(googleKey(key), 'p1')).toBe(hashKey(key, 'p1'));
+      expect(presentedKeyHash('gk_short', 'p1')).toBeNull();
+      // A checksummed body with one character changed is no key, even right after the real one was remembered.
+      const flipped = key.slice(0, -1) + (key.endsWith('A') ? 'B' : 'A');
+      expect(presentedKeyHash(flipped, 'p1')).toBeNull();
+    }
+    // Another pepper (another gate in the process) never gets the first pepper's remembered hash.
+    expect(presentedKeyHash(key, 'p2')).toBe(hashKey(key, 'p2'));
+    expect(presentedKeyHash(key, 'p1')).toBe(hashKey(key, 'p1'));
+  });
+
+  it('stays right past its bound (10,000 remembered values): the oldest are forgotten, never confused', () => {
+    const keys = Array.from({ length: 10_050 }, () => generateKey());
+    for (const k of keys) expect(presentedKeyHash(k, 'p-bound')).toBe(hashKey(k, 'p-bound'));
+    for (const k of keys.slice(0, 60)) expect(presentedKeyHash(k, 'p-bound')).toBe(hashKey(k, 'p-bound'));
   });
 });

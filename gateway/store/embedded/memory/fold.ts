@@ -94,6 +94,8 @@ export class Folder {
     const out: Folded = { counters: new Map(), balances: new Map(), slots: [], writtenOff: 0 };
     const usage = new Map<string, Usage>();
     const hours = new Map<string, HourlyCharge>();
+    /** Slot writes not yet run, one per (scope, member): [scope, member, first seen, last seen]. */
+    const slotWrites = new Map<string, [string, string, number, number]>();
     const use = (day: string, subject: string): Usage => {
       const k = `${day}\n${subject}`;
       let u = usage.get(k);
@@ -124,10 +126,31 @@ export class Folder {
         }
       }
       for (const s of r.u) use(r.d, s)[r.b === 1 ? 'billed' : 'free'] += 1;
-      if (r.s !== undefined) for (const w of r.s) this.st.slotWrite.run(w[0], w[1], w[2], w[3]);
-      if (r.x !== undefined) for (const w of r.x) this.st.slotExpired.run(w[0], w[1], w[2], w[3]);
-      if (r.s !== undefined) for (const w of r.s) out.slots.push([w[0], r.n]);
+      if (r.s !== undefined)
+        for (const w of r.s) {
+          // The upsert keeps the larger first and last seen, so the writes of one member fold into one (MAX is
+          // order-free); a deletion of that member runs after the writes before it, as in record order.
+          const k = `${w[0]}\n${w[1]}`;
+          const seen = slotWrites.get(k);
+          if (seen === undefined) slotWrites.set(k, [w[0], w[1], w[2], w[3]]);
+          else {
+            if (w[2] > seen[2]) seen[2] = w[2];
+            if (w[3] > seen[3]) seen[3] = w[3];
+          }
+          out.slots.push([w[0], r.n]);
+        }
+      if (r.x !== undefined)
+        for (const w of r.x) {
+          const k = `${w[0]}\n${w[1]}`;
+          const seen = slotWrites.get(k);
+          if (seen !== undefined) {
+            this.st.slotWrite.run(seen[0], seen[1], seen[2], seen[3]);
+            slotWrites.delete(k);
+          }
+          this.st.slotExpired.run(w[0], w[1], w[2], w[3]);
+        }
     }
+    for (const w of slotWrites.values()) this.st.slotWrite.run(w[0], w[1], w[2], w[3]);
     for (const [day, ids] of out.counters) for (const [id, n] of ids) this.st.counterAdd.run(day, id, n);
     const rows = [...hours.values()];
     for (const [account, b] of out.balances) {
