@@ -54,7 +54,6 @@ function planForm(ctx: PageContext, v: PlanSectionView, offer: PlanOffer): Html 
       <strong data-plan-price>${offerPrice(offer.minor, offer.currency)}</strong>: the plan will run until
       ${time(iso(v.nextEnd))}.
     </p>
-    ${err ? html`<p class="error" id="plan-error" role="alert">${err}</p>` : ''}
     <div class="actions">
       ${
         v.card === null
@@ -105,6 +104,7 @@ export function planSection(ctx: PageContext, v: PlanSectionView): Html {
       plan ends at the end of its last period (you are reminded a week before, see Notifications). Each
       payment has its receipt.
     </p>
+    ${v.error ? html`<p class="alert error" id="plan-error" role="alert">${v.error}</p>` : ''}
     ${planForm(ctx, v, v.offer)}
     ${
       rows.length

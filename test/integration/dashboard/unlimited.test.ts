@@ -13,7 +13,7 @@ import type { StripeConfig, UnlimitedPlanConfig } from '../../../dashboard/confi
 import type { CheckoutClient } from '../../../dashboard/payments/stripe-provider';
 import { GreenfieldClient } from '../../../dashboard/payments/btcpay';
 import { delivery, GreenfieldStandIn, sign } from '../../helpers/greenfield-stand-in';
-import { ORIGIN, signedUp, START, type Harness, useDashboards } from './fixture';
+import { ORIGIN, signedIn, signedUp, START, type Harness, useDashboards } from './fixture';
 
 const DAY = 86_400_000;
 const PLAN: UnlimitedPlanConfig = { price: '199.00', currency: 'EUR', periodDays: 30 };
@@ -52,8 +52,9 @@ describe('Unlimited plan with the demo provider (rule set B)', () => {
 
     // Ten days later, a renewal adds 30 days to the plan's end (not to today).
     h.clock.advance(10 * DAY);
-    const page2 = await c.get('/credit');
-    const renewed = await c.form('/unlimited', { planId: planIdOf(page2.text), method: 'card' });
+    const c2 = await signedIn(h, 'plan@example.com'); // the first session has expired by now
+    const page2 = await c2.get('/credit');
+    const renewed = await c2.form('/unlimited', { planId: planIdOf(page2.text), method: 'card' });
     expect(renewed.status).toBe(200);
     expect((await accountOf(h, 'plan@example.com')).unlimitedUntil).toBe(START + 60 * DAY);
     const periods = await h.store.planPeriods(a.id, 10);
@@ -67,12 +68,12 @@ describe('Unlimited plan with the demo provider (rule set B)', () => {
       ['plan', 'test', { minor: 19_900, currency: 'EUR' }],
       ['plan', 'test', { minor: 19_900, currency: 'EUR' }],
     ]);
-    const billing = await c.get('/billing');
+    const billing = await c2.get('/billing');
     expect(billing.text).toContain('Unlimited plan, 30 days');
-    const doc = await c.get(`/receipts/${receipts[0]?.number}`);
+    const doc = await c2.get(`/receipts/${receipts[0]?.number}`);
     expect(doc.text).toContain('2026-03-02 to 2026-04-01 (UTC)');
     expect(doc.text).toContain('€199.00 (test, not charged)');
-    const pdf = await c.get(`/receipts/${receipts[0]?.number}.pdf`);
+    const pdf = await c2.get(`/receipts/${receipts[0]?.number}.pdf`);
     expect(pdf.status).toBe(200);
   });
 
