@@ -84,6 +84,17 @@ export function planPeriodRules(h: StoreHolder): void {
       expect((await h.store.planPeriods(a.id, 10)).map((p) => p.days)).toEqual([7, 30, 30]);
     });
 
+    it('the week-before reminder (D30) follows the bought end: a renewal moves it', async () => {
+      const a = await account(h.store);
+      const ending = async (from: number) =>
+        (await h.store.unlimitedEnding(from, from + 7 * DAY)).filter((e) => e.accountId === a.id);
+      await h.store.buyPlanPeriod(a.id, { ref: uid('test:'), days: 30, receipt: CARD }, T0);
+      expect(await ending(T0 + 23 * DAY)).toEqual([{ accountId: a.id, keyId: null, until: T0 + 30 * DAY }]);
+      await h.store.buyPlanPeriod(a.id, { ref: uid('test:'), days: 30, receipt: CARD }, T0 + 24 * DAY);
+      expect(await ending(T0 + 24 * DAY)).toEqual([]);
+      expect(await ending(T0 + 53 * DAY)).toEqual([{ accountId: a.id, keyId: null, until: T0 + 60 * DAY }]);
+    });
+
     it('repeated and concurrent deliveries of one payment extend once and take one receipt number', async () => {
       const a = await account(h.store);
       const ref = uid('btcpay:');
