@@ -132,6 +132,9 @@ export function planPeriodRules(h: StoreHolder): void {
       const periods = results.map((r) => r.period).sort((x, y) => x.startsAt - y.startsAt);
       expect(periods[0]?.startsAt).toBe(T0);
       for (let i = 1; i < periods.length; i += 1) expect(periods[i]?.startsAt).toBe(periods[i - 1]?.endsAt);
+      // Listed newest first: bought at the same moment, the later period first.
+      const listed = (await h.store.planPeriods(a.id, 10)).map((p) => p.startsAt);
+      expect(listed).toEqual(periods.map((p) => p.startsAt).reverse());
     });
 
     it("the operator's by-hand end is where the next period starts; ending the plan by hand is final", async () => {

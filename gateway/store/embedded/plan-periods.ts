@@ -69,7 +69,9 @@ export function planPeriods(db: Database.Database, accountId: string, limit: num
   requireLimit(limit);
   requireAccount(db, accountId);
   const rows = db
-    .prepare('SELECT * FROM plan_periods WHERE account_id = ? ORDER BY created_at DESC, id DESC LIMIT ?')
+    .prepare(
+      'SELECT * FROM plan_periods WHERE account_id = ? ORDER BY created_at DESC, starts_at DESC LIMIT ?',
+    )
     .all(accountId, limit) as object[];
   return rows.map(toPlanPeriod);
 }

@@ -85,6 +85,6 @@ export interface BillingStore {
    * idempotency_mismatch.
    */
   buyPlanPeriod(accountId: string, input: PlanPeriodInput, now: number): Promise<PlanPurchase>;
-  /** The account's newest `limit` bought periods, newest first; unknown account → not_found. */
+  /** The account's newest `limit` bought periods (by purchase, then start, descending); unknown → not_found. */
   planPeriods(accountId: string, limit: number): Promise<PlanPeriod[]>;
 }

@@ -101,7 +101,7 @@ export async function planPeriods(db: Knex, accountId: string, limit: number): P
     .where({ account_id: accountId })
     .orderBy([
       { column: 'created_at', order: 'desc' },
-      { column: 'id', order: 'desc' },
+      { column: 'starts_at', order: 'desc' },
     ])
     .limit(limit);
   return rows.map(toPlanPeriod);

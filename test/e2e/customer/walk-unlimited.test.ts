@@ -179,7 +179,7 @@ describe('rule set B', () => {
       await page.goto('/credit');
       expect(await page.textContent('[data-price="plan"] strong')).toBe('€199.00 for 30 days');
       expect(await page.textContent('[data-plan]')).toContain('Your account is on credits');
-      expect(await page.textContent('#plan-next')).toContain('Buy 30 days for €199.00');
+      expect(await page.innerText('#plan-next')).toContain('Buy 30 days for €199.00');
       await shot(page, 'B-credit-offer');
 
       // Bought by the demo card provider: recorded at once; the key that was refused works now.
