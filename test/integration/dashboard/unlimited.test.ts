@@ -254,6 +254,32 @@ describe('Unlimited plan by card through Stripe (rule set B)', () => {
     // A second session (a renewal) adds its days to the end.
     expect((await hook(completed('cs_test_2', metadata, 19_900))).body.extended).toBe(true);
     expect((await accountOf(h, 'card@example.com')).unlimitedUntil).toBe(START + 60 * DAY);
+    // A refund of a plan payment (Stripe's documented charge.refunded) is the operator's to act on: no balance or
+    // plan change here, and no credit note (docs/decisions.md, "Refunds are manual").
+    const refund = JSON.stringify({
+      id: 'evt_refund_plan',
+      object: 'event',
+      type: 'charge.refunded',
+      data: {
+        object: {
+          id: 'ch_plan_1',
+          object: 'charge',
+          amount: 19_900,
+          amount_captured: 19_900,
+          amount_refunded: 19_900,
+          currency: 'eur',
+          captured: true,
+          paid: true,
+          payment_intent: 'pi_cs_test_1',
+          refunded: true,
+          status: 'succeeded',
+        },
+      },
+    });
+    expect((await hook(refund)).body).toEqual({ received: true, refunded: false });
+    const refunded = await accountOf(h, 'card@example.com');
+    expect([refunded.unlimitedUntil, refunded.balance]).toEqual([START + 60 * DAY, 0]);
+    expect(await h.store.listReceipts(a.id, 10)).toHaveLength(2);
   });
 
   test('a session paying another amount, unpaid, or naming an unknown account extends nothing', async () => {
