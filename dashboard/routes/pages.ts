@@ -263,6 +263,7 @@ export function pageRoutes(router: Router, ctx: AppContext): void {
       await creditView(res, 200, { message });
     } catch (err) {
       const e = formError(err);
+      if (e.code === 'not_in_rule_set') throw e; // A: no plan section to show it in
       await creditView(res, e.status, { planError: e.message });
     }
   });

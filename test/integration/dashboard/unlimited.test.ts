@@ -117,6 +117,7 @@ describe('Unlimited plan outside a sold plan', () => {
     const c = await signedUp(h, 'a@example.com');
     const r = await c.form('/unlimited', { planId: 'abcdefgh1234', method: 'card' });
     expect(r.status).toBe(404);
+    expect(r.text).toContain('sells Unlimited packages, not a plan');
     expect((await c.get('/credit')).text).not.toContain('action="/unlimited"');
   });
 
