@@ -81,7 +81,12 @@ function errorHandler(ctx: AppContext): ErrorRequestHandler {
 }
 
 /** The dashboard's settings a running dashboard takes from a reloaded config (the rest need a restart). */
-export const RELOADABLE_DASHBOARD_FIELDS = ['productName', 'footer', 'unlimitedPlanPrice'] as const;
+export const RELOADABLE_DASHBOARD_FIELDS = [
+  'productName',
+  'footer',
+  'unlimitedPlanPrice',
+  'unlimitedPlan',
+] as const;
 
 /** A dashboard app and how to give it a reloaded config's texts (RELOADABLE_DASHBOARD_FIELDS). */
 export interface Dashboard {

@@ -93,6 +93,32 @@ const btcpay = z.strictObject({
   unitsPerMinorUnit: z.int().min(1).default(100),
 });
 
+/** Rule set B's self-serve Unlimited plan: its price and how many days one payment adds. */
+const unlimitedPlan = z.strictObject({
+  /** The price of one period, e.g. "199.00": whole cents, at least 1.00 (the smallest crypto payment). */
+  price: z
+    .string()
+    .regex(/^(0|[1-9]\d{0,6})\.\d{2}$/, 'a decimal amount with two decimals such as "199.00"')
+    .refine((p) => Number(p.replace('.', '')) >= 100, { message: 'at least 1.00' }),
+  /** An ISO 4217 currency with cents (EUR, USD, GBP, CHF...). */
+  currency: z
+    .string()
+    .regex(/^[A-Z]{3}$/, 'an upper-case ISO 4217 code such as "EUR"')
+    .refine((c) => currencyDigits(c) === 2, { message: 'a currency with two decimals (cents)' }),
+  /** The days one payment adds (1..3660), 30 unless set. */
+  periodDays: z.int().min(1).max(3660).default(30),
+});
+
+/** The number of decimals of an ISO 4217 currency (2 for EUR; 0 for JPY), or -1 when Intl does not know it. */
+function currencyDigits(code: string): number {
+  try {
+    return new Intl.NumberFormat('en', { style: 'currency', currency: code }).resolvedOptions()
+      .maximumFractionDigits as number;
+  } catch {
+    return -1;
+  }
+}
+
 /** The dashboard section of the gateway config (issue 6). */
 export const dashboardConfigSchema = z
   .strictObject({
@@ -126,6 +152,12 @@ export const dashboardConfigSchema = z
         period: z.enum(['month', 'year']).default('month'),
       })
       .optional(),
+    /**
+     * Rule set B: the Unlimited plan sold in the dashboard (docs/dashboard.md "Unlimited plan, self-serve"): one
+     * payment of `price` (whole cents of `currency`, by card through Stripe or in crypto through BTCPay Server) adds
+     * `periodDays` days to the plan. Absent: the plan is set by the operator only. Replaces `unlimitedPlanPrice`.
+     */
+    unlimitedPlan: unlimitedPlan.optional(),
     /** Alerts by e-mail and signed webhooks (issue 15 item 2, D30); absent: none. See gateway/notify/config.ts. */
     notifications: notificationsConfigSchema.optional(),
     /** Issue 14 item 6: absent, the dashboard runs with top-ups disabled (the credit page says so). */
@@ -143,6 +175,10 @@ export const dashboardConfigSchema = z
       .optional(),
   })
   .strict()
+  .refine((c) => c.unlimitedPlan === undefined || c.unlimitedPlanPrice === undefined, {
+    message: 'unlimitedPlan sets the price the plan is sold at: remove unlimitedPlanPrice (display only)',
+    path: ['unlimitedPlanPrice'],
+  })
   // Development mode writes sign-in and account links (secrets) to the log: only for a demo on this machine.
   .refine((c) => c.development !== true || c.smtp !== undefined || isLoopbackUrl(c.publicUrl), {
     message:
@@ -154,5 +190,7 @@ export const dashboardConfigSchema = z
 export type DashboardConfig = z.infer<typeof dashboardConfigSchema>;
 /** The validated BTCPay Server settings. */
 export type BtcpayConfig = z.infer<typeof btcpay>;
+/** The validated self-serve Unlimited plan (rule set B). */
+export type UnlimitedPlanConfig = z.infer<typeof unlimitedPlan>;
 /** The validated Stripe settings. */
 export type StripeConfig = z.infer<typeof stripe>;

@@ -15,6 +15,7 @@ import type {
 } from '../gateway/store/ports';
 import type { DashboardConfig } from './config';
 import type { GreenfieldClient } from './payments/btcpay';
+import type { CheckoutClient } from './payments/stripe-provider';
 import type { PaymentProvider } from './payments/types';
 import type { Mailer } from './mailer';
 import type { Deployment } from './deployment';
@@ -34,6 +35,8 @@ export interface DashboardDeps {
   trustProxyHeader?: ForwardedHeader;
   /** Overrides for tests: a payment provider (e.g. Stripe with an injected client) or a mailer. */
   payments?: PaymentProvider;
+  /** The Stripe Checkout client of Unlimited plan payments (tests: one that never reaches the network). */
+  planCheckout?: CheckoutClient;
   /** The Greenfield client of crypto top-ups and their webhook (tests: one over a local stand-in's fetch). */
   greenfield?: GreenfieldClient;
   mailer?: Mailer;

@@ -5,6 +5,8 @@
 import type { RuleSet } from '../gateway/policy/ruleset';
 import type { Receipt, ReceiptMethod } from '../gateway/store/receipts';
 import { formatExact, type MoneyUnit } from './money';
+import type { PlanPeriod } from '../gateway/store/plan-periods';
+import { planReceiptDoc } from './payments/unlimited-receipt';
 
 /** The receipt's printable content. */
 export interface ReceiptDoc {
@@ -79,8 +81,14 @@ function creditNoteDoc(
   };
 }
 
-/** The printable receipt. */
-export function receiptDoc(r: Receipt, rules: RuleSet, seller: string, email: string): ReceiptDoc {
+/** The printable receipt (`period`: a plan receipt's period, B). */
+export function receiptDoc(
+  r: Receipt,
+  rules: RuleSet,
+  seller: string,
+  email: string,
+  period?: PlanPeriod,
+): ReceiptDoc {
   const amount = amountText(r, rules);
   const what = r.kind === 'package' ? 'Unlimited package (one calendar month)' : `Credit top-up (${amount})`;
   const billedTo = [
@@ -97,6 +105,7 @@ export function receiptDoc(r: Receipt, rules: RuleSet, seller: string, email: st
   const issuedAt = new Date(r.issuedAt).toISOString();
   const base = { number: r.number, date: issuedAt.slice(0, 10), issuedAt, seller, billedTo };
   if (r.kind === 'credit_note') return creditNoteDoc(r, rules, base);
+  if (r.kind === 'plan') return planReceiptDoc(r, base, period);
   rows.push(...refundRows(r, rules));
   return {
     title: `Receipt ${r.number}`,

@@ -22,6 +22,13 @@ export const appConfigSchema = configSchema
           'rule set A has no Unlimited plan: its package price is part of the rule set (50 EUR per month)',
       });
     }
+    if (c.policy === 'A' && c.dashboard?.unlimitedPlan) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['dashboard', 'unlimitedPlan'],
+        message: 'rule set A sells Unlimited packages from the balance, not a plan: remove this section',
+      });
+    }
   });
 
 /** A validated config before compilation. */

@@ -11,6 +11,8 @@ import type { AccountsService } from '../../gateway/accounts/service';
 import type { BtcpayConfig } from '../config';
 import { GreenfieldClient, GreenfieldError, settledTopUp } from './btcpay';
 import { creditOnce } from './credit-once';
+import { isPlanMetadata } from './unlimited';
+import { planInvoiceSettled } from './unlimited-btcpay';
 
 /** Whether `header` is `sha256=<hex>` of the body under the secret (constant-time comparison). */
 export function validBtcpaySignature(body: Buffer, header: unknown, secret: string): boolean {
@@ -32,7 +34,7 @@ interface Delivery {
 export function btcpayWebhook(
   router: Router,
   deps: {
-    accounts: Pick<AccountsService, 'topUp'>;
+    accounts: Pick<AccountsService, 'topUp' | 'buyPlan'>;
     logger: pino.Logger;
     cfg: BtcpayConfig;
     client?: GreenfieldClient;
@@ -76,6 +78,8 @@ export function btcpayWebhook(
       else res.status(503).json({ error: 'BTCPay Server could not be reached; deliver again' });
       return;
     }
+    // Rule set B's Unlimited plan (unlimited-btcpay.ts): a period, not credit.
+    if (isPlanMetadata(invoice.metadata)) return void (await planInvoiceSettled(res, deps, invoice));
     const topUp = settledTopUp(cfg, invoice);
     if (!topUp.ok) {
       logger.warn({ invoiceId: invoice.id, reason: topUp.reason }, 'dashboard: BTCPay invoice not credited');

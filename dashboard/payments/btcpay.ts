@@ -46,15 +46,15 @@ export function invoiceAmount(cfg: BtcpayConfig, units: number): string {
 
 /** A small Greenfield API client: create an invoice, read one back. */
 export class GreenfieldClient {
-  private readonly base: string;
+  protected readonly base: string;
   constructor(
-    private readonly cfg: BtcpayConfig,
+    protected readonly cfg: BtcpayConfig,
     private readonly fetchImpl: FetchLike = fetch,
   ) {
     this.base = `${cfg.url.replace(/\/+$/, '')}/api/v1/stores/${encodeURIComponent(cfg.storeId)}/invoices`;
   }
 
-  private async call(url: string, init: RequestInit): Promise<GreenfieldInvoice> {
+  protected async call(url: string, init: RequestInit): Promise<GreenfieldInvoice> {
     let res: Response;
     try {
       res = await this.fetchImpl(url, {

@@ -10,6 +10,8 @@ import type { AccountsService } from '../../gateway/accounts/service';
 import type { StripeConfig } from '../config';
 import { creditOnce } from './credit-once';
 import { handleRefundEvent, REFUND_EVENTS } from './stripe-refunds';
+import { isPlanMetadata } from './unlimited';
+import { planSessionPaid } from './unlimited-stripe';
 
 /** The credit a completed session carries, or null when it is not a paid top-up of ours. */
 function topUpOf(
@@ -35,7 +37,11 @@ function paymentIntentOf(session: Stripe.Checkout.Session): string | null {
 /** Register the webhook route (raw body: the signature covers the exact bytes). */
 export function stripeWebhook(
   router: Router,
-  deps: { accounts: Pick<AccountsService, 'topUp' | 'refundTopUp'>; logger: pino.Logger; cfg: StripeConfig },
+  deps: {
+    accounts: Pick<AccountsService, 'topUp' | 'refundTopUp' | 'buyPlan'>;
+    logger: pino.Logger;
+    cfg: StripeConfig;
+  },
 ): void {
   const { logger, cfg } = deps;
   const stripe = new Stripe(cfg.secretKey);
@@ -61,6 +67,8 @@ export function stripeWebhook(
       return;
     }
     const session = event.data.object;
+    // Rule set B's Unlimited plan (unlimited-stripe.ts): a period, not credit.
+    if (isPlanMetadata(session.metadata)) return void (await planSessionPaid(res, deps, session));
     const topUp = topUpOf(session, cfg);
     if (!topUp) {
       logger.warn({ session: session.id }, 'dashboard: Stripe session not credited (unpaid or not a top-up)');

@@ -12,9 +12,16 @@ import { handle, requirePageSession, signed } from '../middleware';
 import { receiptDoc } from '../receipt-doc';
 import { receiptPdf } from '../receipt-pdf';
 import type { Receipt } from '../../gateway/store/receipts';
+import type { PlanPeriod } from '../../gateway/store/plan-periods';
 import { parseBilling, RECEIPT_ROWS, receiptOf, receiptsPage } from '../services/billing';
 import { billingPage, receiptPage, type BillingView } from '../views/billing';
 import { pageContext } from './pages';
+
+/** B: the account's Unlimited plan periods by id (a plan receipt names its period); none in rule set A. */
+async function planPeriodsOf(ctx: AppContext, accountId: string): Promise<Map<string, PlanPeriod>> {
+  if (ctx.rules.unlimited !== 'account-plan') return new Map();
+  return new Map((await ctx.store.planPeriods(accountId, 1000)).map((p) => [p.id, p]));
+}
 
 /** Register the billing pages. */
 export function billingRoutes(router: Router, ctx: AppContext): void {
@@ -25,13 +32,14 @@ export function billingRoutes(router: Router, ctx: AppContext): void {
 
   const view = async (res: Response, status: number, form: BillingView['form'] = {}, before?: unknown) => {
     const { account } = signed(res);
-    const [billing, receipts] = await Promise.all([
+    const [billing, receipts, periods] = await Promise.all([
       ctx.store.getBilling(account.id),
       receiptsPage(ctx, account.id, before),
+      planPeriodsOf(ctx, account.id),
     ]);
     const docs = receipts.map((r) => ({
       receipt: r,
-      doc: receiptDoc(r, ctx.rules, ctx.brand.productName, account.email),
+      doc: receiptDoc(r, ctx.rules, ctx.brand.productName, account.email, periods.get(r.sourceId)),
     }));
     res
       .status(status)
@@ -83,7 +91,14 @@ export function billingRoutes(router: Router, ctx: AppContext): void {
   const docOf = async (req: Request, res: Response, number: unknown) => {
     const { account } = signed(res);
     const receipt = await receiptOf(ctx, account.id, number);
-    return receiptDoc(receipt, ctx.rules, ctx.brand.productName, account.email);
+    const periods = receipt.kind === 'plan' ? await planPeriodsOf(ctx, account.id) : new Map();
+    return receiptDoc(
+      receipt,
+      ctx.rules,
+      ctx.brand.productName,
+      account.email,
+      periods.get(receipt.sourceId),
+    );
   };
 
   // The PDF route first: "/receipts/2026-000001.pdf" must not be read as a receipt number.

@@ -7,6 +7,7 @@ import { handle, requirePageSession, signed } from '../middleware';
 import * as credit from '../services/credit';
 import { customer } from '../actor';
 import { creditPrice, decimalPrice } from '../money';
+import { planView, startPlan } from '../services/unlimited';
 import * as keys from '../services/keys';
 import { usageCsv, usageCsvName } from '../services/csv';
 import { usageReport } from '../services/usage';
@@ -47,6 +48,13 @@ const send = (res: Response, status: number, body: string): void =>
 function formError(err: unknown): DashboardError {
   if (err instanceof DashboardError && err.code !== 'not_found') return err;
   throw err;
+}
+
+/** The credit page's note after the plan's payment page sent the customer back (?plan=pending|cancelled). */
+function planMessage(q: unknown): string | undefined {
+  if (q === 'pending')
+    return 'Payment received by the payment processor; the Unlimited plan is extended when it settles (card: within a minute; crypto: once confirmed).';
+  return q === 'cancelled' ? 'Payment cancelled; nothing was charged.' : undefined;
 }
 
 /** Register the pages. */
@@ -189,6 +197,7 @@ export function pageRoutes(router: Router, ctx: AppContext): void {
         ? creditPrice(card.priceCurrency, card.unitsPerMinorUnit)
         : undefined;
     const plan = ctx.config.unlimitedPlanPrice;
+    const unlimited = ctx.rules.unlimited === 'account-plan' ? await planView(ctx, account) : undefined;
     const crypto = ctx.config.payments?.crypto?.btcpay;
     const cryptoCreditPrice =
       crypto && ctx.rules.moneyDecimals === 0
@@ -205,6 +214,7 @@ export function pageRoutes(router: Router, ctx: AppContext): void {
           ? { planPrice: { price: decimalPrice(plan.amount, plan.currency), period: plan.period } }
           : {}),
         topUpId: randomBytes(12).toString('base64url'),
+        ...(unlimited ? { plan: { ...unlimited, formId: randomBytes(12).toString('base64url') } } : {}),
         form,
       }),
     );
@@ -217,7 +227,7 @@ export function pageRoutes(router: Router, ctx: AppContext): void {
         ? 'Payment received by the payment processor; your balance updates when it settles (card: within a minute; crypto: once confirmed).'
         : t === 'cancelled'
           ? 'Payment cancelled; nothing was charged.'
-          : undefined;
+          : planMessage(req.query['plan']);
     await creditView(res, 200, message ? { message } : {});
   });
 
@@ -238,6 +248,23 @@ export function pageRoutes(router: Router, ctx: AppContext): void {
     } catch (err) {
       const e = formError(err);
       await creditView(res, e.status, { amount: typeof raw === 'string' ? raw : '', error: e.message });
+    }
+  });
+
+  // B: buy or renew the Unlimited plan (services/unlimited.ts): recorded at once (demo) or on the provider's page.
+  post('/unlimited', async (req, res) => {
+    try {
+      const account = (await ctx.store.getAccount(signed(res).account.id)) ?? signed(res).account;
+      const r = await startPlan(ctx, account, field(req, 'planId'), field(req, 'method'), me(req, res));
+      if (r.kind === 'redirect') return void res.redirect(303, r.url);
+      const until = new Date(r.purchase.period.endsAt).toISOString().slice(0, 16).replace('T', ' ');
+      const receipt = r.purchase.receipt.number;
+      const message = `Unlimited plan paid until ${until} UTC. Receipt ${receipt} is on the Billing page.`;
+      await creditView(res, 200, { message });
+    } catch (err) {
+      const e = formError(err);
+      if (e.code === 'not_in_rule_set') throw e; // A: no plan section to show it in
+      await creditView(res, e.status, { planError: e.message });
     }
   });
 

@@ -13,6 +13,7 @@ export interface CreditForm {
   error?: string;
   message?: string;
   packageError?: string;
+  planError?: string;
 }
 
 /** Shown ledger rows (newest first). */

@@ -6,6 +6,7 @@ import type { KeyJson } from '../services/views';
 import { iso } from '../services/views';
 import { dataTable, html, time, type Html } from './html';
 import { field, page, type PageContext } from './layout';
+import { offerText, planSection, type PlanSectionView } from './unlimited';
 
 /** What the credit page shows. */
 export interface CreditView {
@@ -26,7 +27,9 @@ export interface CreditView {
   cryptoCreditPrice?: string;
   /** Idempotency key of this rendering of the top-up form (a double submit credits once). */
   topUpId: string;
-  form?: { amount?: string; error?: string; message?: string; packageError?: string };
+  form?: { amount?: string; error?: string; message?: string; packageError?: string; planError?: string };
+  /** B: the Unlimited plan, its offer and the periods bought (views/unlimited.ts). */
+  plan?: PlanSectionView;
 }
 
 const KINDS: Record<string, string> = {
@@ -86,18 +89,25 @@ function pricesSection(ctx: PageContext, v: CreditView): Html {
                 <strong>${priceText(ctx, limits.packagePrice)}</strong> per calendar month, paid from your
                 balance: its own key (${limits.slotsUnlimited} IP slots) with every request free
               </dd>`
-          : v.planPrice
+          : v.plan?.offer
             ? html`<dt>Unlimited plan</dt>
                 <dd data-price="plan">
-                  <strong>${v.planPrice.price}</strong> per ${v.planPrice.period}: nothing charged past the
-                  free allowance (from at most ${limits.unlimitedAccountAddresses} addresses per rolling 24
-                  hours); set up by our team
+                  <strong>${offerText(v.plan.offer)}</strong>: nothing charged past the free allowance (from
+                  at most ${limits.unlimitedAccountAddresses} addresses per rolling 24 hours);
+                  <a href="#unlimited">bought and renewed below</a>
                 </dd>`
-            : html`<dt>Unlimited plan</dt>
-                <dd data-price="plan">
-                  Nothing charged past the free allowance (from at most ${limits.unlimitedAccountAddresses}
-                  addresses per rolling 24 hours); priced on request and set up by our team
-                </dd>`
+            : v.planPrice
+              ? html`<dt>Unlimited plan</dt>
+                  <dd data-price="plan">
+                    <strong>${v.planPrice.price}</strong> per ${v.planPrice.period}: nothing charged past the
+                    free allowance (from at most ${limits.unlimitedAccountAddresses} addresses per rolling 24
+                    hours); set up by our team
+                  </dd>`
+              : html`<dt>Unlimited plan</dt>
+                  <dd data-price="plan">
+                    Nothing charged past the free allowance (from at most ${limits.unlimitedAccountAddresses}
+                    addresses per rolling 24 hours); priced on request and set up by our team
+                  </dd>`
       }
       ${
         v.cardCreditPrice
@@ -119,6 +129,7 @@ function pricesSection(ctx: PageContext, v: CreditView): Html {
 
 function unlimitedSection(ctx: PageContext, v: CreditView): Html {
   if (ctx.rules.unlimited === 'account-plan') {
+    if (v.plan) return planSection(ctx, { ...v.plan, error: v.form?.planError });
     return html`<h2>Unlimited plan</h2>
       <p>
         ${v.unlimitedUntil ? html`Your account is on the Unlimited plan until ${time(v.unlimitedUntil)}: nothing is charged past the daily ${ctx.rules.limits.freePerDay} free requests.` : 'Your account is on credits: past the daily free allowance, each request uses one credit. The Unlimited plan is set up by our team on request.'}

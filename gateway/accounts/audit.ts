@@ -28,6 +28,7 @@ export type AuditAction =
   | 'package.bought'
   | 'account.topped_up'
   | 'plan.set'
+  | 'plan.bought'
   | 'whitelist.added'
   | 'whitelist.removed'
   | 'session.signed_in'

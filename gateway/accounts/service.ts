@@ -19,6 +19,7 @@ import {
   type WhitelistEntry,
 } from '../store/types';
 import type { AccountStore, BillingStore, KeyStore } from '../store/ports';
+import type { PlanPurchase } from '../store/plan-periods';
 import type { Receipt, ReceiptInput } from '../store/receipts';
 import type { RefundInput, RefundResult } from '../store/refunds';
 import { normaliseWhitelistAddress } from './address';
@@ -303,6 +304,27 @@ export class AccountsService {
     const account = await this.d.store.setUnlimitedUntil(accountId, until);
     this.audit(actor, 'plan.set', { account: accountId, detail: { until: iso(until) ?? null } });
     return account;
+  }
+
+  /**
+   * B: a payment (`ref`: the provider's checkout or invoice) buys `days` of the Unlimited plan, added to the plan's
+   * end when it still runs, else from now, with its receipt, exactly once per `ref` (Store.buyPlanPeriod).
+   */
+  async buyPlan(
+    accountId: string,
+    ref: string,
+    days: number,
+    payment: Omit<ReceiptInput, 'currency'>,
+    actor?: Actor,
+  ): Promise<PlanPurchase> {
+    this.require('plan');
+    const receipt = { ...payment, currency: receiptCurrency(this.d.rules) };
+    const r = await this.d.store.buyPlanPeriod(accountId, { ref, days, receipt }, this.d.clock.now());
+    if (!r.replayed) {
+      const detail = { days, until: iso(r.period.endsAt) ?? null, receipt: r.receipt.number };
+      this.audit(actor, 'plan.bought', { account: accountId, object: r.period.id, detail });
+    }
+    return r;
   }
 
   /** B: the account's whitelist. */

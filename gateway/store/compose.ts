@@ -83,6 +83,8 @@ const METHODS: { [P in keyof StoreParts]: Names<StoreParts[P]> } = {
     listReceipts: true,
     getReceipt: true,
     refundTopUp: true,
+    buyPlanPeriod: true,
+    planPeriods: true,
   },
   notifications: {
     notificationSettings: true,

@@ -36,7 +36,7 @@ export interface Receipt {
   number: string;
   accountId: string;
   /** A credit note documents a refund (or a lost dispute) of the top-up receipt it names (`creditOf`). */
-  kind: 'topup' | 'package' | 'credit_note';
+  kind: 'topup' | 'package' | 'credit_note' | 'plan';
   method: ReceiptMethod;
   /** Integer units of the account's money (D16): credited (top-up) or paid from the balance (package). */
   amount: number;

@@ -13,6 +13,7 @@ import { ledgerHourRules } from './ledger-hour.contract';
 import { keySecretRules } from './key-secrets.contract';
 import { listingRules } from './listing.contract';
 import { modelRules } from './model.contract';
+import { planPeriodRules } from './plan-periods.contract';
 import { notificationRules } from './notifications.contract';
 import { propertyRules } from './properties.contract';
 import { quotaRules } from './quota.contract';
@@ -67,5 +68,6 @@ export function describeStoreContract(name: string, factory: StoreFactory): void
     notificationRules(holder);
     restrictionRules(holder);
     accountLifecycleRules(holder);
+    planPeriodRules(holder);
   });
 }

@@ -4,7 +4,9 @@ import type { BillingStore } from '../ports';
 import type { BillingDetails, Receipt, ReceiptInput } from '../receipts';
 import type { RefundInput, RefundResult } from '../refunds';
 import type { LedgerEntry, NewKey } from '../types';
+import type { PlanPeriod, PlanPeriodInput, PlanPurchase } from '../plan-periods';
 import * as accounts from './accounts';
+import * as plans from './plan-periods';
 import * as receipts from './receipts';
 import * as refunds from './refunds';
 import * as reports from './reports';
@@ -57,5 +59,11 @@ export class EmbeddedBilling implements BillingStore {
   }
   async refundTopUp(input: RefundInput, now: number): Promise<RefundResult> {
     return this.changed(refunds.refundTopUp(this.db, input, now));
+  }
+  async buyPlanPeriod(accountId: string, input: PlanPeriodInput, now: number): Promise<PlanPurchase> {
+    return this.changed(plans.buyPlanPeriod(this.db, accountId, input, now));
+  }
+  async planPeriods(accountId: string, limit: number): Promise<PlanPeriod[]> {
+    return plans.planPeriods(this.db, accountId, limit);
   }
 }

@@ -13,6 +13,7 @@ import * as accountLifecycle from './007_account_lifecycle';
 import * as refunds from './008_refunds';
 import * as hourlyLedger from './009_hourly_ledger';
 import * as keySecrets from './010_key_secrets';
+import * as planPeriods from './013_plan_periods';
 
 /** The knex bookkeeping table of the migrations (its lock table is `${MIGRATIONS_TABLE}_lock`). */
 export const MIGRATIONS_TABLE = 'geogate_migrations';
@@ -36,6 +37,7 @@ export const MIGRATIONS: readonly Migration[] = [
   refunds,
   hourlyLedger,
   keySecrets,
+  planPeriods,
 ];
 
 /** A knex migration source over the explicit list. */

@@ -1,4 +1,5 @@
 /** The billing port: credit, Unlimited packages, the ledger, receipts, billing details and refunds (D16, D17, D31). */
+import type { PlanPeriod, PlanPeriodInput, PlanPurchase } from '../plan-periods';
 import type { BillingDetails, Receipt, ReceiptInput } from '../receipts';
 import type { RefundInput, RefundResult } from '../refunds';
 import type { ApiKey, LedgerEntry, NewKey } from '../types';
@@ -74,4 +75,16 @@ export interface BillingStore {
    * per event id, also under concurrent or repeated deliveries. Nothing names the payment → 'unknown_payment'.
    */
   refundTopUp(input: RefundInput, now: number): Promise<RefundResult>;
+
+  /**
+   * B: a payment buys `input.days` of the Unlimited plan (gateway/store/plan-periods.ts): the period starts at the
+   * plan's current end when it is still running, else now; `unlimited_until` becomes its end; a receipt of kind
+   * 'plan' is issued; all in one transaction, exactly once per `input.ref` (a repeat answers the first period,
+   * `replayed: true`, changing nothing, also under concurrent deliveries). Every instance's admission sees the new
+   * end through the store's usual invalidation. Deleted account → account_deleted; a ref of another account →
+   * idempotency_mismatch.
+   */
+  buyPlanPeriod(accountId: string, input: PlanPeriodInput, now: number): Promise<PlanPurchase>;
+  /** The account's newest `limit` bought periods (by purchase, then start, descending); unknown → not_found. */
+  planPeriods(accountId: string, limit: number): Promise<PlanPeriod[]>;
 }

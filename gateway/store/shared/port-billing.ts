@@ -9,7 +9,9 @@ import type { RefundInput, RefundResult } from '../refunds';
 import { toLedger } from '../rows';
 import { StoreConflict, type ApiKey, type LedgerEntry, type NewKey } from '../types';
 import type { SharedContext } from './context';
+import type { PlanPeriod, PlanPeriodInput, PlanPurchase } from '../plan-periods';
 import * as pga from './pg-accounts';
+import * as plans from './plan-periods';
 import * as receipts from './receipts';
 import * as refunds from './refunds';
 
@@ -148,5 +150,17 @@ export class SharedBilling implements BillingStore {
       await c.changed({ k: 'account', id: r.accountId });
     }
     return r;
+  }
+
+  async buyPlanPeriod(accountId: string, input: PlanPeriodInput, now: number): Promise<PlanPurchase> {
+    const c = this.c;
+    const r = await c.pg(() => plans.buyPlanPeriod(c.knex, accountId, input, now));
+    // The new plan end reaches every instance's cached identity (and admission) through the bus.
+    if (!r.replayed) await c.changed({ k: 'account', id: accountId });
+    return { ...r, account: await c.withBalance(r.account) };
+  }
+
+  planPeriods(accountId: string, limit: number): Promise<PlanPeriod[]> {
+    return this.c.pg(() => plans.planPeriods(this.c.knex, accountId, limit));
   }
 }
