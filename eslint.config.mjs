@@ -26,8 +26,8 @@ const boundaries = [
   },
   {
     target: './gateway',
-    from: ['./dashboard', './runtime'],
-    message: 'gateway/ imports nothing from dashboard/ or the composition root.',
+    from: ['./dashboard', './console', './runtime'],
+    message: 'gateway/ imports nothing from dashboard/, console/ or the composition root.',
   },
   {
     target: './gateway/http',
@@ -35,7 +35,7 @@ const boundaries = [
     message: 'The HTTP layer knows only the Store interface, never a concrete store.',
   },
   {
-    target: ['./dashboard', './gateway/admin', './gateway/accounts'],
+    target: ['./dashboard', './console', './gateway/admin', './gateway/accounts'],
     from: ['./gateway/store/embedded', './gateway/store/shared'],
     message:
       'Accounts are reached through the accounts service over the Store interface, never a concrete store.',
@@ -44,6 +44,11 @@ const boundaries = [
     target: './dashboard',
     from: ['./gateway/admin'],
     message: 'The dashboard reaches accounts only through the accounts service.',
+  },
+  {
+    target: './console',
+    from: ['./gateway/admin', './runtime'],
+    message: 'The console reaches accounts through the accounts service and the store ports only.',
   },
   {
     target: './gateway/store',

@@ -128,7 +128,7 @@ function requestOrigin(req: Request): string | null {
  * The CSRF token for a form on this page: the session's when signed in (the only one `csrf` then accepts), else the
  * visitor's pre-session token (double-submit cookie, set when missing).
  */
-export function preSessionToken(ctx: AppContext, req: Request, res: Response): string {
+export function preSessionToken(ctx: Pick<AppContext, 'secrets'>, req: Request, res: Response): string {
   const s = res.locals['signed'] as Signed | undefined;
   if (s) return s.session.csrf;
   const name = ctx.secrets.cookies.pre;
@@ -146,7 +146,7 @@ export function preSessionToken(ctx: AppContext, req: Request, res: Response): s
  * sign-in the pre-session cookie's. The pre-session token is bound to a cookie value anyone can choose (and a
  * sibling subdomain could plant without `__Host-`), so it must never authorise a signed-in change.
  */
-export function csrf(ctx: AppContext): RequestHandler {
+export function csrf(ctx: Pick<AppContext, 'origin' | 'secrets'>): RequestHandler {
   return (req, res, next) => {
     if (req.method === 'GET' || req.method === 'HEAD' || req.method === 'OPTIONS') return next();
     const origin = requestOrigin(req);

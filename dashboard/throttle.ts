@@ -11,11 +11,14 @@ import { clientAddress, InvalidForwarded } from '../gateway/net/client-address';
 import type { AppContext } from './context';
 import { DashboardError } from './errors';
 
+/** What the throttle reads of a context (the dashboard's, or the operator console's). */
+export type ThrottleContext = Pick<AppContext, 'store' | 'clock' | 'trustProxy' | 'trustProxyHeader'>;
+
 /** Attempts allowed per window: per (e-mail, client address) and per client address. */
 export const SIGNIN_LIMITS = { perEmail: 10, perAddress: 30, windowMs: 15 * 60_000 };
 
 /** The client's counting unit: IPv4 address or IPv6 /64, like IP slots (D6: one host holds a whole /64). */
-function addressName(ctx: AppContext, req: Request): string {
+function addressName(ctx: ThrottleContext, req: Request): string {
   const address = clientAddress(
     req.socket.remoteAddress,
     req.headers,
@@ -46,7 +49,7 @@ function tooMany(resetAt: number, now: number): DashboardError {
 }
 
 /** Count an attempt for the client address and (when given) the e-mail from it; throws 429 when over either limit. */
-export async function limitAttempt(ctx: AppContext, req: Request, email: string | null): Promise<void> {
+export async function limitAttempt(ctx: ThrottleContext, req: Request, email: string | null): Promise<void> {
   const { store, clock } = ctx;
   const { perAddress, perEmail, windowMs } = SIGNIN_LIMITS;
   const address = addressName(ctx, req);

@@ -5,6 +5,7 @@
 import { randomBytes } from 'node:crypto';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
+import type { RequestHandler } from 'express';
 import type { Logger } from 'pino';
 import { createAdminApp } from './admin/app';
 import type { CompiledConfig, CompiledHost } from './config/compile';
@@ -18,6 +19,7 @@ import type { HostHandler, PipelineDeps, Stages } from './http/pipeline';
 import { gatewayReadiness } from './http/readiness';
 import { GatewayMetrics } from './metrics/gateway-metrics';
 import { admissionStore, createRequestPath } from './lib/request-path';
+import { RefusalLog } from './http/refusal-log';
 import { limitedServer } from './net/server-limits';
 import type { Notifications } from './notify';
 import type { ApiKey } from './store/types';
@@ -42,6 +44,18 @@ export interface GatewayDeps {
   stages?: Partial<Stages>;
   /** Re-read the config file and apply it (the admin API's POST /admin/reload); absent: the route answers 404. */
   reload?: () => Promise<ReloadOutcome>;
+  /**
+   * The operator console (composed by runtime/server.ts), served under /console on the admin listener; built for
+   * each config generation with its rules, the admin token and the listener's readiness.
+   */
+  console?: (host: ConsoleHost) => RequestHandler;
+}
+
+/** What the gateway gives the console it mounts. */
+export interface ConsoleHost {
+  config: CompiledConfig;
+  adminToken: string;
+  readiness: () => Promise<Record<string, boolean>>;
 }
 
 export interface GatewayUrls {
@@ -148,6 +162,7 @@ export function createGateway(deps: GatewayDeps): Gateway {
   const adminToken = deps.adminToken ?? deps.config.admin.token ?? randomBytes(24).toString('base64url');
   const metrics = deps.metrics ?? new GatewayMetrics(deps.config.hosts);
   const admission = admissionStore(deps.store, metrics, deps.admission);
+  const refusals = new RefusalLog(deps.store, deps.clock, deps.logger);
   let draining = false;
 
   const build = (config: CompiledConfig): Generation => {
@@ -160,8 +175,10 @@ export function createGateway(deps: GatewayDeps): Gateway {
       ...(deps.forward ? { forward: deps.forward } : {}),
       ...(deps.notifications ? { allowance: deps.notifications.allowance } : {}),
       ...(deps.stages ? { stages: deps.stages } : {}),
+      refusals,
     });
     const readiness = gatewayReadiness(deps.store, config.backends);
+    const ready = () => (draining ? Promise.resolve({ accepting: false }) : readiness());
     const admin = createAdminApp({
       store: deps.store,
       rules: config.rules,
@@ -169,8 +186,9 @@ export function createGateway(deps: GatewayDeps): Gateway {
       clock: deps.clock,
       token: adminToken,
       logger: deps.logger,
-      readiness: () => (draining ? Promise.resolve({ accepting: false }) : readiness()),
+      readiness: ready,
       metrics,
+      ...(deps.console ? { console: deps.console({ config, adminToken, readiness: ready }) } : {}),
       ...(deps.reload ? { reload: deps.reload } : {}),
       ...(deps.notifications ? { onKeyRevoked: (k: ApiKey) => deps.notifications?.keyRevoked(k) } : {}),
     });
@@ -272,6 +290,7 @@ export function createGateway(deps: GatewayDeps): Gateway {
       }, bound).unref();
     },
     async listen() {
+      refusals.start();
       const mainUrl = await listenOn(main, first.listen.host, first.listen.port);
       const adminUrl = await listenOn(admin, first.admin.listen.host, first.admin.listen.port);
       const hostUrls: Record<string, string> = {};
@@ -285,6 +304,7 @@ export function createGateway(deps: GatewayDeps): Gateway {
     async close() {
       await Promise.all(all.map(closeServer));
       closeAll();
+      await refusals.stop();
     },
     drain() {
       draining = true;
@@ -292,6 +312,7 @@ export function createGateway(deps: GatewayDeps): Gateway {
     async closeGracefully() {
       await Promise.all(all.map(drainServer));
       closeAll();
+      await refusals.stop();
     },
   };
 }

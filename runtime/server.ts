@@ -4,6 +4,8 @@
  */
 import type http from 'node:http';
 import { createDashboard, RELOADABLE_DASHBOARD_FIELDS, type Dashboard } from '../dashboard/app';
+import { createConsole } from '../console/app';
+import type { ApiKey } from '../gateway/store/types';
 import type { DashboardConfig } from '../dashboard/config';
 import { ReloadRefused, restartOnlyChanges } from '../gateway/config/reload';
 import { createMailer, type Mailer } from '../dashboard/mailer';
@@ -107,7 +109,24 @@ export function createGateway(deps: AppDeps): Gateway {
   const mailer = deps.mailer ?? (dash ? createMailer(dash, deps.logger) : null);
   const notifications = deps.notifications !== undefined ? deps.notifications : notificationsOf(deps, mailer);
   const { notifications: _built, ...gatewayDeps } = deps;
-  const gateway = createGatewayOnly({ ...gatewayDeps, ...(notifications ? { notifications } : {}) });
+  const gateway = createGatewayOnly({
+    ...gatewayDeps,
+    ...(notifications ? { notifications } : {}),
+    // The operator console on the admin listener, over the same store (docs/console.md).
+    console: (host) =>
+      createConsole({
+        store: deps.store,
+        rules: host.config.rules,
+        pepper: host.config.keyPepper,
+        clock: deps.clock,
+        logger: deps.logger,
+        adminToken: host.adminToken,
+        readiness: host.readiness,
+        trustProxy: host.config.trustProxy,
+        trustProxyHeader: host.config.trustProxyHeader,
+        ...(notifications ? { onKeyRevoked: (k: ApiKey) => notifications.keyRevoked(k) } : {}),
+      }),
+  });
   const built = dashboardServer(deps, mailer, notifications);
   const dashboard = built?.server ?? null;
   const listen = deps.config.dashboard?.listen;

@@ -6,7 +6,7 @@ import { dirname, join, relative, resolve } from 'node:path';
 import ts from 'typescript';
 
 const ROOT = resolve(dirname(new URL(import.meta.url).pathname), '..');
-const SOURCES = ['gateway', 'adapters', 'backend', 'dashboard', 'runtime'];
+const SOURCES = ['gateway', 'adapters', 'backend', 'dashboard', 'console', 'runtime'];
 const scope = process.argv.slice(2).map((d) => resolve(ROOT, d));
 if (scope.length === 0) scope.push(resolve(ROOT, 'gateway'));
 

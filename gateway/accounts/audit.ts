@@ -10,6 +10,10 @@ export interface Actor {
   kind: 'operator' | 'customer';
   /** The customer's own account id (customers only). */
   accountId?: string;
+  /** The signed-in operator of the console (operators only; absent: the admin token through the admin API). */
+  operator?: string;
+  /** Why the operator acted (the console asks for it on money actions). */
+  reason?: string;
   address: string;
   requestId: string;
 }
@@ -43,7 +47,10 @@ export type AuditAction =
   | 'email.verification_sent'
   | 'email.verified'
   | 'account.deletion_requested'
-  | 'account.deleted';
+  | 'account.deleted'
+  | 'operator.created'
+  | 'operator.signed_in'
+  | 'operator.signed_out';
 
 /** The object acted on: the account and, where there is one, the object's id; plus non-secret facts. */
 export interface AuditObject {
@@ -61,6 +68,8 @@ export function audit(logger: pino.Logger, actor: Actor, action: AuditAction, wh
       action,
       actor: actor.kind,
       actorAccount: actor.accountId ?? null,
+      ...(actor.operator !== undefined ? { operator: actor.operator } : {}),
+      ...(actor.reason !== undefined ? { reason: actor.reason } : {}),
       account: what.account,
       object: what.object ?? null,
       ...what.detail,

@@ -91,6 +91,7 @@ export function createAdminApp(deps: AdminDeps): express.Express {
   });
   admin.use(accountRefusals(deps.rules), errorHandler(deps.logger));
   app.use('/admin', admin);
+  if (deps.console) app.use('/console', deps.console);
   app.use((_req, res) => sendProblem(res, new AdminProblem('not_found', 'no such endpoint')));
   return app;
 }

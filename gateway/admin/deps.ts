@@ -1,4 +1,5 @@
 /** What the admin app needs from its host (re-exported by app.ts). */
+import type { RequestHandler } from 'express';
 import type pino from 'pino';
 import type { AccountsService } from '../accounts/service';
 import type { Clock } from '../core/clock';
@@ -28,6 +29,8 @@ export interface AdminDeps {
   onKeyRevoked?: (key: ApiKey) => void;
   /** Re-read the config file and apply it (POST /admin/reload); absent: the route answers 404. */
   reload?: () => Promise<ReloadOutcome>;
+  /** The operator console, mounted at /console (runtime/server.ts composes it). */
+  console?: RequestHandler;
 }
 
 /** What the route groups get: the deps with the accounts service in place. */

@@ -8,6 +8,8 @@ import { LIST_COMMANDS } from './list-commands';
 import * as render from './render';
 import {
   ConfigUnusable,
+  createOperatorOnStore,
+  operatorInputProblem,
   migrateStore,
   reconcileStore,
   storeSection,
@@ -307,6 +309,25 @@ export const COMMANDS: Command[] = [
     summary:
       'shared store: compare Redis with the PostgreSQL ledger (exit 1 on drift); embedded: nothing to do',
     run: (input) => onStore(reconcileStore, input),
+    text: storeText,
+    exitCode: storeExit,
+  },
+  {
+    name: 'operators create',
+    args: ['NAME'],
+    options: {
+      ...CONFIG_OPTION,
+      role: { type: 'string', help: 'support or admin', value: 'ROLE', required: true },
+      'password-stdin': { type: 'boolean', help: 'read the password from standard input', required: true },
+    },
+    summary: "create an operator of the console (on the config's store; no admin token needed)",
+    async run(input) {
+      const password = (await input.readStdin()).replace(/\r?\n$/, '');
+      const op = { name: input.args.NAME ?? '', role: str(input.opts.role) as 'support' | 'admin', password };
+      const problem = operatorInputProblem(op);
+      if (problem !== null) throw new UsageError(problem);
+      return onStore((store) => createOperatorOnStore(store, op), input);
+    },
     text: storeText,
     exitCode: storeExit,
   },

@@ -58,7 +58,7 @@ export function helpText(): string {
     'Options for every command:',
     ...globals,
     '',
-    'Environment: GEOGATE_ADMIN_TOKEN (required except by migrate and reconcile), GEOGATE_ADMIN_URL.',
+    'Environment: GEOGATE_ADMIN_TOKEN (required except by migrate, reconcile and operators create), GEOGATE_ADMIN_URL.',
     'Exit codes: 0 ok, 1 refused by the API (or API unreachable), drift found or store failed, 2 usage error.',
   ].join('\n');
 }

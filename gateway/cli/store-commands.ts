@@ -7,6 +7,9 @@ import { ConfigError, loadConfigFile } from '../config/load';
 import { systemClock } from '../core/clock';
 import { createStore } from '../store';
 import type { Lifecycle } from '../store/ports';
+import { hashPassword, PASSWORD_MAX_LENGTH, PASSWORD_MIN_LENGTH } from '../accounts/password';
+import type { OperatorRole } from '../store/ports/console';
+import { StoreConflict } from '../store/types';
 
 /** What a store command prints and the process exit code. */
 export interface StoreCommandResult {
@@ -58,4 +61,45 @@ export async function reconcileStore(store: CompiledStoreConfig): Promise<StoreC
     text: `embedded store (${store.path}): nothing to reconcile; SQLite is the single source of truth`,
     exitCode: 0,
   };
+}
+
+/** An operator of the console to create (`geogate operators create`). */
+export interface NewOperatorInput {
+  name: string;
+  role: OperatorRole;
+  password: string;
+}
+
+/** Why an operator cannot be created from this input, or null. */
+export function operatorInputProblem(input: NewOperatorInput): string | null {
+  if (!/^[A-Za-z0-9][A-Za-z0-9._@-]{0,63}$/.test(input.name)) {
+    return 'NAME: 1 to 64 letters, digits, ".", "_", "@" or "-", starting with a letter or digit';
+  }
+  if (input.role !== 'support' && input.role !== 'admin') return '--role must be support or admin';
+  if (input.password.length < PASSWORD_MIN_LENGTH || input.password.length > PASSWORD_MAX_LENGTH) {
+    return `the password (standard input) needs ${PASSWORD_MIN_LENGTH} to ${PASSWORD_MAX_LENGTH} characters`;
+  }
+  return null;
+}
+
+/** Create a console operator on the store (its password scrypt-hashed); a taken name exits 1. */
+export async function createOperatorOnStore(
+  store: CompiledStoreConfig,
+  input: NewOperatorInput,
+): Promise<StoreCommandResult> {
+  const opened = await createStore(store, { clock: systemClock });
+  try {
+    const op = await opened.createOperator(
+      { name: input.name, role: input.role, passwordHash: await hashPassword(input.password) },
+      systemClock.now(),
+    );
+    return { text: `operator ${op.name} (${op.role}) created: ${op.id}`, exitCode: 0 };
+  } catch (err) {
+    if (err instanceof StoreConflict && err.reason === 'email_taken') {
+      return { text: `an operator named ${input.name.toLowerCase()} exists already`, exitCode: 1 };
+    }
+    throw err;
+  } finally {
+    await opened.close();
+  }
 }

@@ -10,6 +10,7 @@ import type { Clock } from '../core/clock';
 import type { ErrorFacts, GatewayCode } from '../core/errors';
 import type { GatewayMetrics, Outcome } from '../metrics/gateway-metrics';
 import type { IpAddress } from '../net/address';
+import type { RefusalNotes } from './refusal-log';
 import { requestIdOf } from '../net/request-id';
 import type { CredentialResult } from '../policy/credentials';
 import type { Identity } from '../policy/identity';
@@ -32,6 +33,8 @@ export interface PipelineDeps {
   passthrough?: { of(b: CompiledBackend): PassthroughProxy };
   /** Allowance alerts (D30): told each keyed or whitelisted admission's quota; absent when notifications are off. */
   allowance?: AllowanceObserver;
+  /** Recent refusals of identified callers (the operator console); absent: not recorded. */
+  refusals?: RefusalNotes;
 }
 
 /** A refusal is a value a stage returns (STYLE.md); the render stage answers it in the host's shape. */

@@ -41,7 +41,10 @@ export function createPipeline(deps: PipelineDeps, replaced?: Partial<Stages>): 
 async function handle(ctx: RequestContext, stages: Stages): Promise<void> {
   try {
     const refusal = await walk(ctx, stages);
-    if (refusal !== null && refusal !== ANSWERED) refuse(ctx, refusal);
+    if (refusal !== null && refusal !== ANSWERED) {
+      refuse(ctx, refusal);
+      noteRefusal(ctx, refusal.code);
+    }
   } catch (err) {
     try {
       answerFault(ctx, err);
@@ -57,6 +60,21 @@ async function handle(ctx: RequestContext, stages: Stages): Promise<void> {
     ctx.deps.logger.info(line, 'request');
     ctx.deps.metrics.request(ctx.host, line.identity, ctx.outcome, line.ms);
   }
+}
+
+/** An identified caller's refusal for the recent-refusals record (one array push; none when it is off). */
+function noteRefusal(ctx: RequestContext, code: string): void {
+  const log = ctx.deps.refusals;
+  const identity = ctx.identity as RequestContext['identity'] | undefined;
+  if (log === undefined || identity === undefined || identity.kind === 'anonymous') return;
+  log.note({
+    accountId: identity.account.id,
+    keyId: identity.kind === 'key' ? identity.key.id : null,
+    code,
+    address: ctx.address.toString(),
+    host: ctx.host.label,
+    at: ctx.deps.clock.now(),
+  });
 }
 
 /** The stages in order; the first refusal ends the walk and is returned. */

@@ -15,6 +15,7 @@ import { createPipeline, type HostHandler, type Stages } from '../http/pipeline'
 import type { GatewayMetrics } from '../metrics/gateway-metrics';
 import { measuredStore } from '../metrics/measured';
 import type { AllowanceObserver } from '../notify/allowance';
+import type { RefusalNotes } from '../http/refusal-log';
 import type { AdmissionStore } from '../store/ports';
 
 /** What a request path is built from. */
@@ -29,6 +30,8 @@ export interface RequestPathDeps {
   forward?: Forwarder;
   /** Allowance alerts (D30); absent when notifications are off. */
   allowance?: AllowanceObserver;
+  /** Recent refusals of identified callers (the operator console). */
+  refusals?: RefusalNotes;
   /** Request stages replaced at construction (benchmarks' ablations); none in production. */
   stages?: Partial<Stages>;
 }
@@ -76,6 +79,7 @@ export function createRequestPath(deps: RequestPathDeps): RequestPath {
     metrics: deps.metrics,
     passthrough,
     ...(deps.allowance ? { allowance: deps.allowance } : {}),
+    ...(deps.refusals ? { refusals: deps.refusals } : {}),
   };
   let closed = false;
   return {

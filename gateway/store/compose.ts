@@ -8,6 +8,7 @@ import type {
   AccountStore,
   AdmissionStore,
   BillingStore,
+  ConsoleStore,
   KeyStore,
   Lifecycle,
   MarkStore,
@@ -26,6 +27,7 @@ export interface StoreParts {
   billing: BillingStore;
   notifications: NotificationStore;
   marks: MarkStore;
+  console: ConsoleStore;
   lifecycle: Lifecycle;
 }
 
@@ -102,6 +104,18 @@ const METHODS: { [P in keyof StoreParts]: Names<StoreParts[P]> } = {
     pruneNotifications: true,
   },
   marks: { consumeOnce: true, isConsumed: true, hitWindow: true },
+  console: {
+    createOperator: true,
+    getOperator: true,
+    findOperator: true,
+    listOperators: true,
+    findKeysByPrefix: true,
+    receiptAccount: true,
+    recordRefusals: true,
+    recentRefusals: true,
+    refusalsByCode: true,
+    overview: true,
+  },
   lifecycle: { migrate: true, close: true, readiness: true },
 };
 

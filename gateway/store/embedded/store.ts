@@ -7,6 +7,7 @@
 import type Database from 'better-sqlite3';
 import type { Clock } from '../../core/clock';
 import { ComposedStore, type StoreParts } from '../compose';
+import { KnexConsoleStore } from '../console-store';
 import type { StoreLogger } from '../deps';
 import { runMigrations } from '../migrations';
 import type { Lifecycle } from '../ports';
@@ -142,6 +143,7 @@ function build(path: string, logger: StoreLogger | undefined, opts: EmbeddedOpti
     billing: folded(new EmbeddedBilling(db, changed)),
     notifications: folded(new EmbeddedNotificationStore(db)),
     marks,
+    console: folded(new KnexConsoleStore(knex)),
     lifecycle,
   };
   const abandon = async (): Promise<void> => {

@@ -5,12 +5,22 @@
 import type { AccountStore } from './accounts';
 import type { AdmissionStore } from './admission';
 import type { BillingStore } from './billing';
+import type { ConsoleStore } from './console';
 import type { KeyStore } from './keys';
 import type { Lifecycle } from './lifecycle';
 import type { MarkStore } from './marks';
 import type { NotificationStore } from './notifications';
 
-export type { AccountStore, AdmissionStore, BillingStore, KeyStore, Lifecycle, MarkStore, NotificationStore };
+export type {
+  AccountStore,
+  AdmissionStore,
+  BillingStore,
+  ConsoleStore,
+  KeyStore,
+  Lifecycle,
+  MarkStore,
+  NotificationStore,
+};
 
 /** Every port of one store: the composition root's view. */
 export type Store = AdmissionStore &
@@ -19,4 +29,5 @@ export type Store = AdmissionStore &
   BillingStore &
   NotificationStore &
   MarkStore &
+  ConsoleStore &
   Lifecycle;

@@ -6,6 +6,7 @@
 import type { Knex } from 'knex';
 import { systemClock, type Clock } from '../../core/clock';
 import { ComposedStore, type StoreParts } from '../compose';
+import { KnexConsoleStore } from '../console-store';
 import { SharedContext } from './context';
 import type { Drain } from './drain';
 import type { Layout } from './layout';
@@ -79,6 +80,11 @@ function build(redis: RedisClient, knex: Knex, cluster: boolean, opts: SharedSto
     billing: new SharedBilling(c),
     notifications: new SharedNotificationStore(c),
     marks: new SharedMarkStore(c),
+    console: new KnexConsoleStore(
+      knex,
+      (fn) => c.pg(fn),
+      () => c.flushForRead(),
+    ),
     lifecycle,
   };
   return { c, admission, lifecycle, parts };

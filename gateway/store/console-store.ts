@@ -1,0 +1,287 @@
+/**
+ * The console port over the relational tables of either store (knex: SQLite or PostgreSQL). The shared store
+ * drains its pending ledger and usage events first (`beforeRead`), so the figures are the drained tables' sums.
+ */
+import { randomBytes } from 'node:crypto';
+import type { Knex } from 'knex';
+import type {
+  ConsoleStore,
+  Operator,
+  OperatorRole,
+  Overview,
+  OverviewDay,
+  RefusalRecord,
+  TopKey,
+} from './ports/console';
+import { toKey } from './rows';
+import { StoreConflict, type ApiKey } from './types';
+
+/** Refusals kept per account (the newest); older rows beyond it are pruned with each batch. */
+export const REFUSALS_PER_ACCOUNT = 200;
+/** How long a refusal is kept. */
+export const REFUSAL_KEEP_MS = 86_400_000;
+const DAY_MS = 86_400_000;
+const NAME = /^[a-z0-9][a-z0-9._@-]{0,63}$/;
+const DAY = /^\d{4}-\d{2}-\d{2}$/;
+
+type Row = Record<string, unknown>;
+const num = (v: unknown): number => (v === null || v === undefined ? 0 : Number(v));
+
+function toOperator(r: Row): Operator {
+  return {
+    id: String(r['id']),
+    name: String(r['name']),
+    role: r['role'] === 'admin' ? 'admin' : 'support',
+    passwordHash: r['password_hash'] === null ? null : String(r['password_hash']),
+    createdAt: num(r['created_at']),
+    disabledAt: r['disabled_at'] === null || r['disabled_at'] === undefined ? null : num(r['disabled_at']),
+  };
+}
+
+function toRefusal(r: Row): RefusalRecord {
+  return {
+    accountId: String(r['account_id']),
+    keyId: r['key_id'] === null ? null : String(r['key_id']),
+    code: String(r['code']),
+    address: String(r['address']),
+    host: String(r['host']),
+    at: num(r['at']),
+  };
+}
+
+/** The epoch ms at 00:00 UTC of `day`, or NaN. */
+function dayStart(day: string): number {
+  return DAY.test(day) ? Date.parse(`${day}T00:00:00Z`) : NaN;
+}
+
+const utcDay = (ms: number): string => new Date(ms).toISOString().slice(0, 10);
+
+function limitOf(n: number, max: number): number {
+  if (!Number.isSafeInteger(n) || n < 1 || n > max) throw new StoreConflict('invalid_input', 'limit');
+  return n;
+}
+
+/** The console port on `knex`; `run` wraps each statement (fault translation), `beforeRead` drains pending events. */
+export class KnexConsoleStore implements ConsoleStore {
+  constructor(
+    private readonly knex: Knex,
+    private readonly run: <T>(fn: () => Promise<T>) => Promise<T> = (fn) => fn(),
+    private readonly beforeRead: () => Promise<void> = async () => undefined,
+  ) {}
+
+  async createOperator(
+    input: { name: string; role: OperatorRole; passwordHash: string | null },
+    now: number,
+  ): Promise<Operator> {
+    const name = input.name.trim().toLowerCase();
+    if (!NAME.test(name)) throw new StoreConflict('invalid_input', 'name');
+    if (input.role !== 'admin' && input.role !== 'support') throw new StoreConflict('invalid_input', 'role');
+    const row = {
+      id: `op_${randomBytes(10).toString('hex')}`,
+      name,
+      role: input.role,
+      password_hash: input.passwordHash,
+      created_at: now,
+      disabled_at: null,
+    };
+    return this.run(async () => {
+      // One statement: a concurrent create of the same name hits the unique index, reported as taken.
+      const inserted = await this.knex('operators').insert(row).onConflict('name').ignore().returning('id');
+      if (inserted.length === 0) throw new StoreConflict('email_taken', 'operator name taken');
+      return toOperator(row);
+    });
+  }
+
+  async getOperator(id: string): Promise<Operator | null> {
+    const row = (await this.run(() => this.knex('operators').where({ id }).first())) as Row | undefined;
+    return row ? toOperator(row) : null;
+  }
+
+  async findOperator(name: string): Promise<Operator | null> {
+    const norm = name.trim().toLowerCase();
+    if (!NAME.test(norm)) return null;
+    const row = (await this.run(() => this.knex('operators').where({ name: norm }).first())) as
+      Row | undefined;
+    return row ? toOperator(row) : null;
+  }
+
+  async listOperators(): Promise<Operator[]> {
+    const rows = (await this.run(() => this.knex('operators').orderBy('name'))) as Row[];
+    return rows.map(toOperator);
+  }
+
+  async findKeysByPrefix(prefix: string, limit: number): Promise<ApiKey[]> {
+    limitOf(limit, 100);
+    if (!/^[A-Za-z0-9_-]{1,16}$/.test(prefix)) return [];
+    // The prefix holds no LIKE metacharacter but `_`, which is escaped.
+    const pattern = `${prefix.replace(/_/g, '\\_')}%`;
+    const rows = (await this.run(() =>
+      this.knex('api_keys')
+        .whereRaw("prefix LIKE ? ESCAPE '\\'", [pattern])
+        .orderBy('created_at', 'desc')
+        .limit(limit),
+    )) as Row[];
+    return rows.map((r) => toKey(r));
+  }
+
+  async receiptAccount(number: string): Promise<string | null> {
+    if (number.length === 0 || number.length > 20) return null;
+    const row = (await this.run(() => this.knex('receipts').where({ number }).first('account_id'))) as
+      Row | undefined;
+    return row ? String(row['account_id']) : null;
+  }
+
+  async recordRefusals(rows: readonly RefusalRecord[], now: number): Promise<void> {
+    if (rows.length === 0) return;
+    const cells = rows.map((r) => ({
+      account_id: r.accountId.slice(0, 40),
+      key_id: r.keyId === null ? null : r.keyId.slice(0, 40),
+      code: r.code.slice(0, 40),
+      address: r.address.slice(0, 64),
+      host: r.host.slice(0, 64),
+      at: r.at,
+    }));
+    const accounts = [...new Set(cells.map((c) => c.account_id))];
+    await this.run(() =>
+      this.knex.transaction(async (tx) => {
+        for (let i = 0; i < cells.length; i += 200)
+          await tx('recent_refusals').insert(cells.slice(i, i + 200));
+        await tx('recent_refusals')
+          .where('at', '<', now - REFUSAL_KEEP_MS)
+          .del();
+        for (const account of accounts) {
+          const edge = (await tx('recent_refusals')
+            .where({ account_id: account })
+            .orderBy('seq', 'desc')
+            .offset(REFUSALS_PER_ACCOUNT)
+            .first('seq')) as Row | undefined;
+          if (edge) {
+            await tx('recent_refusals')
+              .where({ account_id: account })
+              .andWhere('seq', '<=', num(edge['seq']))
+              .del();
+          }
+        }
+      }),
+    );
+  }
+
+  async recentRefusals(accountId: string, since: number, limit: number): Promise<RefusalRecord[]> {
+    limitOf(limit, 1000);
+    const rows = (await this.run(() =>
+      this.knex('recent_refusals')
+        .where({ account_id: accountId })
+        .andWhere('at', '>=', since)
+        .orderBy([
+          { column: 'at', order: 'desc' },
+          { column: 'seq', order: 'desc' },
+        ])
+        .limit(limit),
+    )) as Row[];
+    return rows.map(toRefusal);
+  }
+
+  async refusalsByCode(since: number): Promise<Record<string, number>> {
+    const rows = (await this.run(() =>
+      this.knex('recent_refusals').where('at', '>=', since).groupBy('code').select('code').count({ n: '*' }),
+    )) as Row[];
+    const out: Record<string, number> = {};
+    for (const r of rows) out[String(r['code'])] = num(r['n']);
+    return out;
+  }
+
+  async overview(fromDay: string, toDay: string, topKeys: number): Promise<Overview> {
+    const from = dayStart(fromDay);
+    const to = dayStart(toDay);
+    if (Number.isNaN(from) || Number.isNaN(to) || to < from || (to - from) / DAY_MS > 365) {
+      throw new StoreConflict('invalid_input', 'days');
+    }
+    limitOf(topKeys, 100);
+    await this.beforeRead();
+    const end = to + DAY_MS;
+    const k = this.knex;
+    const [accounts, created, ledger, usage, keyUsage] = await this.run(() =>
+      Promise.all([
+        k('accounts').select('status').count({ n: '*' }).groupBy('status') as Promise<Row[]>,
+        k('accounts')
+          .where('created_at', '>=', from)
+          .andWhere('created_at', '<', end)
+          .select('created_at') as Promise<Row[]>,
+        k('ledger')
+          .where('created_at', '>=', from)
+          .andWhere('created_at', '<', end)
+          .whereIn('kind', ['topup', 'charge', 'package'])
+          .select('account_id', 'kind', 'amount', 'created_at') as Promise<Row[]>,
+        k('usage_daily')
+          .where('day', '>=', fromDay)
+          .andWhere('day', '<=', toDay)
+          .andWhere('subject', 'like', 'key:%')
+          .groupBy('day')
+          .select('day')
+          .sum({ free: 'free', billed: 'billed', refused: 'refused' }) as Promise<Row[]>,
+        k('usage_daily as u')
+          .join('api_keys as k', 'k.id', k.raw('substr(u.subject, 5)'))
+          .where('u.day', '>=', fromDay)
+          .andWhere('u.day', '<=', toDay)
+          .andWhere('u.subject', 'like', 'key:%')
+          .groupBy('k.id', 'k.account_id', 'k.prefix')
+          .select('k.id as id', 'k.account_id as account_id', 'k.prefix as prefix')
+          .sum({ free: 'u.free', billed: 'u.billed' }) as Promise<Row[]>,
+      ]),
+    );
+    const days = new Map<string, OverviewDay>();
+    for (let t = from; t <= to; t += DAY_MS) {
+      const day = utcDay(t);
+      days.set(day, { day, signups: 0, topups: 0, toppedUp: 0, revenue: 0, requests: 0, refused: 0 });
+    }
+    const at = (ms: number): OverviewDay | undefined => days.get(utcDay(ms));
+    for (const r of created) {
+      const d = at(num(r['created_at']));
+      if (d) d.signups += 1;
+    }
+    const paying = new Set<string>();
+    for (const r of ledger) {
+      const d = at(num(r['created_at']));
+      if (!d) continue;
+      const amount = num(r['amount']);
+      if (r['kind'] === 'topup') {
+        d.topups += 1;
+        d.toppedUp += amount;
+      } else {
+        d.revenue -= amount;
+        paying.add(String(r['account_id']));
+      }
+    }
+    for (const r of usage) {
+      const d = days.get(String(r['day']));
+      if (!d) continue;
+      d.requests += num(r['free']) + num(r['billed']);
+      d.refused += num(r['refused']);
+    }
+    let total = 0;
+    let active = 0;
+    for (const r of accounts) {
+      if (r['status'] === 'deleted') continue;
+      total += num(r['n']);
+      if (r['status'] === 'active') active += num(r['n']);
+    }
+    const keys: TopKey[] = keyUsage
+      .map((r) => ({
+        keyId: String(r['id']),
+        accountId: String(r['account_id']),
+        prefix: String(r['prefix']),
+        requests: num(r['free']) + num(r['billed']),
+      }))
+      .filter((x) => x.requests > 0);
+    const using = new Set(keys.map((x) => x.accountId));
+    keys.sort((a, b) => b.requests - a.requests || a.keyId.localeCompare(b.keyId));
+    return {
+      days: [...days.values()],
+      accounts: total,
+      activeAccounts: active,
+      usingAccounts: using.size,
+      payingAccounts: paying.size,
+      topKeys: keys.slice(0, topKeys),
+    };
+  }
+}
