@@ -27,6 +27,7 @@ function head(title: string): Html {
         <meta name="viewport" content="width=device-width, initial-scale=1" />
         <meta name="robots" content="noindex" />
         <title>${title} · geogate console</title>
+        <link rel="icon" href="data:," />
         <link rel="stylesheet" href="${BASE}/static/console.css" />
       </head>
     </html>`;

@@ -184,7 +184,7 @@ const cases: ['A' | 'B', 'embedded' | 'shared'][] = [
         await sp.getByRole('button', { name: 'Search' }).click();
         await sp.waitForURL(`${consoleBase}/console/accounts/${acc.json.id}`);
         // The refusal log is written within about a second of the refusal.
-        const table = sp.getByRole('region', { name: 'Refusals' });
+        const table = sp.getByRole('region', { name: 'Refusals', exact: true });
         for (let i = 0; i < 20 && !(await table.isVisible()); i++) {
           await sp.waitForTimeout(250);
           await sp.reload();
