@@ -49,6 +49,28 @@ function toRefusal(r: Row): RefusalRecord {
   };
 }
 
+/** A refusal's row, its texts cut to the columns' widths. */
+export interface RefusalCells {
+  account_id: string;
+  key_id: string | null;
+  code: string;
+  address: string;
+  host: string;
+  at: number;
+}
+
+/** The rows of a batch of refusals. */
+export function refusalCells(rows: readonly RefusalRecord[]): RefusalCells[] {
+  return rows.map((r) => ({
+    account_id: r.accountId.slice(0, 40),
+    key_id: r.keyId === null ? null : r.keyId.slice(0, 40),
+    code: r.code.slice(0, 40),
+    address: r.address.slice(0, 64),
+    host: r.host.slice(0, 64),
+    at: r.at,
+  }));
+}
+
 /** The epoch ms at 00:00 UTC of `day`, or NaN. */
 function dayStart(day: string): number {
   return DAY.test(day) ? Date.parse(`${day}T00:00:00Z`) : NaN;
@@ -133,14 +155,7 @@ export class KnexConsoleStore implements ConsoleStore {
 
   async recordRefusals(rows: readonly RefusalRecord[], now: number): Promise<void> {
     if (rows.length === 0) return;
-    const cells = rows.map((r) => ({
-      account_id: r.accountId.slice(0, 40),
-      key_id: r.keyId === null ? null : r.keyId.slice(0, 40),
-      code: r.code.slice(0, 40),
-      address: r.address.slice(0, 64),
-      host: r.host.slice(0, 64),
-      at: r.at,
-    }));
+    const cells = refusalCells(rows);
     const accounts = [...new Set(cells.map((c) => c.account_id))];
     await this.run(() =>
       this.knex.transaction(async (tx) => {

@@ -7,7 +7,6 @@
 import type Database from 'better-sqlite3';
 import type { Clock } from '../../core/clock';
 import { ComposedStore, type StoreParts } from '../compose';
-import { KnexConsoleStore } from '../console-store';
 import type { StoreLogger } from '../deps';
 import { runMigrations } from '../migrations';
 import type { Lifecycle } from '../ports';
@@ -20,6 +19,7 @@ import { EmbeddedAdmission } from './port-admission';
 import { EmbeddedBilling } from './port-billing';
 import { EmbeddedKeys } from './port-keys';
 import { EmbeddedMarkStore } from './port-marks';
+import { EmbeddedConsoleStore } from './port-console';
 import { EmbeddedNotificationStore } from './port-notifications';
 import { foldFirst } from './memory/fold-first';
 import { MemoryAdmission, type MemoryOptions } from './memory/owner';
@@ -143,7 +143,7 @@ function build(path: string, logger: StoreLogger | undefined, opts: EmbeddedOpti
     billing: folded(new EmbeddedBilling(db, changed)),
     notifications: folded(new EmbeddedNotificationStore(db)),
     marks,
-    console: folded(new KnexConsoleStore(knex)),
+    console: folded(new EmbeddedConsoleStore(db, knex)),
     lifecycle,
   };
   const abandon = async (): Promise<void> => {

@@ -193,15 +193,18 @@ const cases: ['A' | 'B', 'embedded' | 'shared'][] = [
         await expect(table.getByText('198.51.100.3').isVisible()).resolves.toBe(true);
         expect(await sp.getByRole('button', { name: 'Add credit' }).count()).toBe(0);
         sErrors.expectStatus(`/console/accounts/${acc.json.id}/credit`, 403);
-        const forbidden = await sp.evaluate(async (path) => {
-          const token = (document.querySelector('input[name="_csrf"]') as HTMLInputElement).value;
-          const r = await fetch(path, {
-            method: 'POST',
-            headers: { 'content-type': 'application/x-www-form-urlencoded' },
-            body: new URLSearchParams({ _csrf: token, amount: '5', reason: 'not allowed' }).toString(),
-          });
-          return r.status;
-        }, `/console/accounts/${acc.json.id}/credit`);
+        const token = await sp.locator('input[name="_csrf"]').first().inputValue();
+        const forbidden = await sp.evaluate(
+          async ({ path, token }) => {
+            const r = await fetch(path, {
+              method: 'POST',
+              headers: { 'content-type': 'application/x-www-form-urlencoded' },
+              body: new URLSearchParams({ _csrf: token, amount: '5', reason: 'not allowed' }).toString(),
+            });
+            return r.status;
+          },
+          { path: `/console/accounts/${acc.json.id}/credit`, token },
+        );
         expect(forbidden).toBe(403);
         expect(await axeViolations(sp)).toEqual([]);
         await shot(sp, `${policy}-${kind}-support-account`);
