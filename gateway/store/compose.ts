@@ -7,6 +7,7 @@
 import type {
   AccountStore,
   AdmissionStore,
+  AutoTopUpStore,
   BillingStore,
   KeyStore,
   Lifecycle,
@@ -26,6 +27,7 @@ export interface StoreParts {
   billing: BillingStore;
   notifications: NotificationStore;
   marks: MarkStore;
+  autoTopUp: AutoTopUpStore;
   lifecycle: Lifecycle;
 }
 
@@ -102,6 +104,21 @@ const METHODS: { [P in keyof StoreParts]: Names<StoreParts[P]> } = {
     pruneNotifications: true,
   },
   marks: { consumeOnce: true, isConsumed: true, hitWindow: true },
+  autoTopUp: {
+    autoTopUp: true,
+    setAutoTopUp: true,
+    setAutoTopUpCustomer: true,
+    saveAutoTopUpCard: true,
+    removeAutoTopUpCard: true,
+    autoTopUpWatch: true,
+    claimAutoTopUp: true,
+    rearmAutoTopUp: true,
+    setAutoTopUpIntent: true,
+    finishAutoTopUp: true,
+    autoTopUpAttempt: true,
+    pendingAutoTopUps: true,
+    autoTopUpAttempts: true,
+  },
   lifecycle: { migrate: true, close: true, readiness: true },
 };
 

@@ -20,6 +20,7 @@ import { EmbeddedBilling } from './port-billing';
 import { EmbeddedKeys } from './port-keys';
 import { EmbeddedMarkStore } from './port-marks';
 import { EmbeddedNotificationStore } from './port-notifications';
+import { EmbeddedAutoTopUps } from './auto-topup';
 import { foldFirst } from './memory/fold-first';
 import { MemoryAdmission, type MemoryOptions } from './memory/owner';
 import { Pruner } from './prune';
@@ -142,6 +143,7 @@ function build(path: string, logger: StoreLogger | undefined, opts: EmbeddedOpti
     billing: folded(new EmbeddedBilling(db, changed)),
     notifications: folded(new EmbeddedNotificationStore(db)),
     marks,
+    autoTopUp: new EmbeddedAutoTopUps(db),
     lifecycle,
   };
   const abandon = async (): Promise<void> => {

@@ -14,6 +14,7 @@ import * as refunds from './008_refunds';
 import * as hourlyLedger from './009_hourly_ledger';
 import * as keySecrets from './010_key_secrets';
 import * as planPeriods from './013_plan_periods';
+import * as autoTopUp from './011_auto_topup';
 
 /** The knex bookkeeping table of the migrations (its lock table is `${MIGRATIONS_TABLE}_lock`). */
 export const MIGRATIONS_TABLE = 'geogate_migrations';
@@ -38,6 +39,7 @@ export const MIGRATIONS: readonly Migration[] = [
   hourlyLedger,
   keySecrets,
   planPeriods,
+  autoTopUp,
 ];
 
 /** A knex migration source over the explicit list. */

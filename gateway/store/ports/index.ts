@@ -3,6 +3,7 @@
  * of them, is for the composition root only (runtime/, createStore, test helpers).
  */
 import type { AccountStore } from './accounts';
+import type { AutoTopUpStore } from './auto-topup';
 import type { AdmissionStore } from './admission';
 import type { BillingStore } from './billing';
 import type { KeyStore } from './keys';
@@ -10,7 +11,7 @@ import type { Lifecycle } from './lifecycle';
 import type { MarkStore } from './marks';
 import type { NotificationStore } from './notifications';
 
-export type { AccountStore, AdmissionStore, BillingStore, KeyStore, Lifecycle, MarkStore, NotificationStore };
+export type { AccountStore, AutoTopUpStore, AdmissionStore, BillingStore, KeyStore, Lifecycle, MarkStore, NotificationStore };
 
 /** Every port of one store: the composition root's view. */
 export type Store = AdmissionStore &
@@ -19,4 +20,5 @@ export type Store = AdmissionStore &
   BillingStore &
   NotificationStore &
   MarkStore &
+  AutoTopUpStore &
   Lifecycle;

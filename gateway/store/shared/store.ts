@@ -17,6 +17,7 @@ import { SharedKeys } from './port-keys';
 import { SharedLifecycle } from './port-lifecycle';
 import { SharedMarkStore } from './port-marks';
 import { SharedNotificationStore } from './port-notifications';
+import { SharedAutoTopUps } from './auto-topup';
 import { requireReachable } from './probe';
 import { connectRedis, type RedisClient } from './redis-client';
 import { MARK_TTL_S } from './step';
@@ -79,6 +80,7 @@ function build(redis: RedisClient, knex: Knex, cluster: boolean, opts: SharedSto
     billing: new SharedBilling(c),
     notifications: new SharedNotificationStore(c),
     marks: new SharedMarkStore(c),
+    autoTopUp: new SharedAutoTopUps(c),
     lifecycle,
   };
   return { c, admission, lifecycle, parts };
