@@ -29,7 +29,10 @@ export const CROSSING_KEY = 'autoTopUpCrossing';
 export const SETUP_PURPOSE = 'auto_topup_card';
 
 /** The Stripe calls auto top-up makes (the library's client; tests point it at a replay server). */
-export type AutoTopUpStripe = Pick<Stripe, 'customers' | 'checkout' | 'setupIntents' | 'paymentMethods' | 'paymentIntents'>;
+export type AutoTopUpStripe = Pick<
+  Stripe,
+  'customers' | 'checkout' | 'setupIntents' | 'paymentMethods' | 'paymentIntents'
+>;
 
 /** What auto top-up needs. */
 export interface AutoTopUpDeps {
@@ -117,7 +120,10 @@ export class AutoTopUps {
     const pmId = idOf(si.payment_method);
     const customer = idOf(si.customer);
     if (si.status !== 'succeeded' || !pmId || !customer || si.metadata?.['accountId'] !== accountId) {
-      logger.warn({ setupIntent: si.id, status: si.status }, 'auto top-up: card not saved (setup not succeeded)');
+      logger.warn(
+        { setupIntent: si.id, status: si.status },
+        'auto top-up: card not saved (setup not succeeded)',
+      );
       return { saved: false };
     }
     const pm = await stripe.paymentMethods.retrieve(pmId);
@@ -218,7 +224,10 @@ export class AutoTopUps {
     const a = { id: `${accountId}:${seq}`, accountId, seq, units };
     if (pi.status === 'succeeded') {
       if (pi.amount_received !== units / cfg.unitsPerMinorUnit || pi.currency !== cfg.priceCurrency) {
-        logger.warn({ paymentIntent: pi.id }, 'auto top-up: paid amount differs from the units; not credited');
+        logger.warn(
+          { paymentIntent: pi.id },
+          'auto top-up: paid amount differs from the units; not credited',
+        );
         return { credited: false };
       }
       const r = await this.d.accounts.topUp(accountId, units, `stripe:${pi.id}`, undefined, {

@@ -171,7 +171,9 @@ export function emailOf(
       return lines(
         'Your balance was topped up automatically',
         `Your balance fell below the threshold you chose, so your saved card was charged for ${amount(data['amount'])} ${str(data['unit'])}. Your balance is now ${amount(data['balance'])} ${str(data['unit'])}.`,
-        ...(data['receipt'] ? [`Receipt ${str(data['receipt'])} is on the Billing page of your dashboard.`] : []),
+        ...(data['receipt']
+          ? [`Receipt ${str(data['receipt'])} is on the Billing page of your dashboard.`]
+          : []),
       );
     case 'topup.auto.failed':
       return lines(

@@ -131,7 +131,9 @@ export const AUTO_TOPUP_PAGE_MAX = 10_000;
 /** A page size, checked: an integer from 1 to AUTO_TOPUP_PAGE_MAX (a bug otherwise, thrown). */
 export function autoTopUpPage(limit: number): number {
   if (!Number.isSafeInteger(limit) || limit < 1 || limit > AUTO_TOPUP_PAGE_MAX) {
-    throw new RangeError(`auto top-up: limit must be an integer from 1 to ${AUTO_TOPUP_PAGE_MAX}, not ${limit}`);
+    throw new RangeError(
+      `auto top-up: limit must be an integer from 1 to ${AUTO_TOPUP_PAGE_MAX}, not ${limit}`,
+    );
   }
   return limit;
 }

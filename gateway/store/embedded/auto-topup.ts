@@ -88,7 +88,9 @@ export class EmbeddedAutoTopUps implements AutoTopUpStore {
     cardLabel: string,
     now: number,
   ): Promise<boolean> {
-    return this.db.prepare(CARD_UPDATE).run(paymentMethodId, cardLabel, now, accountId, customerId).changes === 1;
+    return (
+      this.db.prepare(CARD_UPDATE).run(paymentMethodId, cardLabel, now, accountId, customerId).changes === 1
+    );
   }
 
   async removeAutoTopUpCard(accountId: string, now: number): Promise<void> {

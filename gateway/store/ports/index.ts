@@ -11,7 +11,16 @@ import type { Lifecycle } from './lifecycle';
 import type { MarkStore } from './marks';
 import type { NotificationStore } from './notifications';
 
-export type { AccountStore, AutoTopUpStore, AdmissionStore, BillingStore, KeyStore, Lifecycle, MarkStore, NotificationStore };
+export type {
+  AccountStore,
+  AutoTopUpStore,
+  AdmissionStore,
+  BillingStore,
+  KeyStore,
+  Lifecycle,
+  MarkStore,
+  NotificationStore,
+};
 
 /** Every port of one store: the composition root's view. */
 export type Store = AdmissionStore &
