@@ -201,6 +201,11 @@ export class AutoTopUps {
         await this.fail(a, err.code ?? 'card_error', raw.payment_intent?.id ?? null);
         return;
       }
+      if (err instanceof Stripe.errors.StripeInvalidRequestError) {
+        // The saved card can no longer be charged (detached, of another customer): asking again cannot help.
+        await this.fail(a, err.code ?? 'invalid_request', null);
+        return;
+      }
       // Anything else (network, Stripe's 5xx, rate limit): the attempt stays pending and is taken up again under the
       // same idempotency key after RECOVER_AFTER_MS; the webhook settles it if Stripe did charge.
       logger.warn(
