@@ -201,7 +201,13 @@ export class AutoTopUps {
         await this.fail(a, err.code ?? 'card_error', raw.payment_intent?.id ?? null);
         return;
       }
-      if (err instanceof Stripe.errors.StripeInvalidRequestError) {
+      if (err instanceof Stripe.errors.StripeIdempotencyError) {
+        // The crossing's key was first used with other parameters (the card changed before a retake): Stripe keeps
+        // the first request's result; the webhook credits it if it was paid. Closed here, so it is not asked again.
+        await this.fail(a, 'idempotency_error', null);
+        return;
+      }
+      if (err instanceof Stripe.errors.StripeInvalidRequestError && err.statusCode !== 409) {
         // The saved card can no longer be charged (detached, of another customer): asking again cannot help.
         await this.fail(a, err.code ?? 'invalid_request', null);
         return;

@@ -84,7 +84,7 @@ function cardCard(ctx: PageContext, v: AutoTopUpView): Html {
         s.paymentMethodId
           ? html`<form method="post" action="/credit/auto-top-up/card/remove">
               <input type="hidden" name="_csrf" value="${ctx.csrf}" />
-              <button type="submit" class="secondary danger">Remove card</button>
+              <button type="submit" class="danger">Remove card</button>
             </form>`
           : ''
       }
@@ -147,6 +147,6 @@ export function autoTopUpPage(ctx: PageContext, v: AutoTopUpView): string {
       ${status(ctx, v)} ${cardCard(ctx, v)} ${settingsForm(ctx, v)}
       <h2>Automatic charges</h2>
       <p class="hint">Receipts of successful charges are on the <a href="/billing">Billing</a> page.</p>
-      ${dataTable('auto-topups', ['When', { text: 'Amount', num: true }, 'Result'], rows, 'No automatic charges yet.')}`,
+      ${dataTable('ledger auto-topups', ['When', { text: 'Amount', num: true }, 'Result'], rows, 'No automatic charges yet.')}`,
   );
 }
