@@ -414,6 +414,14 @@ async function crossingsUnderTraffic(stores: Store[], perStore: number): Promise
   await store.credit(id, START_BALANCE, 'seed', now);
   const autos = sweepers(stores, perStore, RULE_SET_A);
   for (const a of autos) a.start();
+  // Besides their timers, every round starts all sweeps at the same moment, so they race for the same crossing.
+  let traffic = true;
+  const rounds = (async () => {
+    while (traffic) {
+      await Promise.all(autos.map((a) => a.sweepOnce()));
+      await new Promise((r) => setTimeout(r, 5));
+    }
+  })();
   let kept = 0;
   try {
     for (let batch = 0; batch < 40; batch++) {
@@ -440,6 +448,8 @@ async function crossingsUnderTraffic(stores: Store[], perStore: number): Promise
     // Let the sweeps finish what the traffic left (a last crossing, a re-arm).
     await new Promise((r) => setTimeout(r, 300));
   } finally {
+    traffic = false;
+    await rounds;
     for (const a of autos) await a.stop();
   }
   await Promise.all(autos.map((a) => a.sweepOnce()));
