@@ -18,11 +18,13 @@ import { csrf, loadSession, securityHeaders, verifiedForChanges, wantsJson } fro
 import { btcpayWebhook } from './payments/btcpay-webhook';
 import { paymentFormAction } from './payments/csp';
 import { stripeWebhook } from './payments/webhook';
+import type { AutoTopUps } from './payments/auto-topup';
 import { accountRoutes } from './routes/account';
 import { apiRoutes } from './routes/api';
 import { apiReferenceRoutes } from './routes/api-reference';
 import { authRoutes } from './routes/auth';
 import { billingRoutes } from './routes/billing';
+import { autoTopUpRoutes } from './routes/auto-topup';
 import { notificationRoutes } from './routes/notifications';
 import { lifecycleRoutes } from './routes/lifecycle';
 import { pageRoutes } from './routes/pages';
@@ -96,6 +98,8 @@ export interface Dashboard {
    * part built over it (accounts, notifications, views) sees the new limits at once.
    */
   reconfigure(next: DashboardConfig, rules: RuleSet): void;
+  /** Auto top-up's sweep (started and stopped by the composition root with the listeners), or null. */
+  autoTopUp: AutoTopUps | null;
 }
 
 /** Build the dashboard app. */
@@ -109,6 +113,7 @@ export function createDashboard(deps: DashboardDeps): Dashboard {
   const app = dashboardApp(deps, ctx);
   return {
     app,
+    autoTopUp: ctx.autoTopUp,
     reconfigure(next, rules) {
       Object.assign(ctx.rules, rules);
       const texts: Pick<DashboardConfig, (typeof RELOADABLE_DASHBOARD_FIELDS)[number]> = {};
@@ -145,7 +150,12 @@ function dashboardApp(deps: DashboardDeps, ctx: AppContext): express.Express {
   router.use(dashboardIds());
   const stripe = deps.config.payments?.stripe;
   if (deps.config.payments?.provider === 'stripe' && stripe) {
-    stripeWebhook(router, { accounts: ctx.accounts, logger: deps.logger, cfg: stripe });
+    stripeWebhook(router, {
+      accounts: ctx.accounts,
+      logger: deps.logger,
+      cfg: stripe,
+      autoTopUp: ctx.autoTopUp,
+    });
   }
   const btcpay = deps.config.payments?.crypto?.btcpay;
   if (btcpay) {
@@ -167,6 +177,7 @@ function dashboardApp(deps: DashboardDeps, ctx: AppContext): express.Express {
   keySecretRoutes(router, ctx);
   pageRoutes(router, ctx);
   billingRoutes(router, ctx);
+  autoTopUpRoutes(router, ctx);
   notificationRoutes(router, ctx);
   router.use((_req, _res, next) => next(new DashboardError('not_found', 'No such page')));
   router.use(errorHandler(ctx));

@@ -72,12 +72,23 @@ const smtp = z.strictObject({
   from: z.string().min(3),
 });
 
+/** Auto top-up by saved card (dashboard/payments/auto-topup.ts); absent: on, with these defaults. */
+const autoTopUp = z.strictObject({
+  /** Whether customers may save a card for automatic top-ups. */
+  enabled: z.boolean().default(true),
+  /** Failed charges in a row after which an account's auto top-up turns off. */
+  maxFailures: z.int().min(1).max(20).default(3),
+  /** How often each instance reads the balances of accounts with auto top-up on. */
+  intervalMs: z.int().min(200).max(3_600_000).default(5_000),
+});
+
 const stripe = z.strictObject({
   secretKey: z.string().min(1),
   webhookSecret: z.string().min(1),
   priceCurrency: z.string().regex(/^[a-z]{3}$/, 'a lower-case ISO 4217 code such as "eur"'),
   /** Money units bought by one minor currency unit (A: 1 cent = 100 units of 0.0001 EUR). */
   unitsPerMinorUnit: z.int().min(1).default(100),
+  autoTopUp: autoTopUp.optional(),
 });
 
 const btcpay = z.strictObject({
@@ -194,3 +205,7 @@ export type BtcpayConfig = z.infer<typeof btcpay>;
 export type UnlimitedPlanConfig = z.infer<typeof unlimitedPlan>;
 /** The validated Stripe settings. */
 export type StripeConfig = z.infer<typeof stripe>;
+/** The validated auto top-up settings. */
+export type AutoTopUpConfig = z.infer<typeof autoTopUp>;
+/** Auto top-up's settings when the config has none. */
+export const AUTO_TOPUP_DEFAULTS: AutoTopUpConfig = autoTopUp.parse({});

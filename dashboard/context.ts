@@ -6,6 +6,8 @@ import { AccountLinks } from './account-links';
 import { MagicLinks } from './magic-link';
 import { createMailer, type Mailer } from './mailer';
 import { MailQueue } from './mail-queue';
+import { autoTopUpOf } from './payments/auto-topup-setup';
+import type { AutoTopUps } from './payments/auto-topup';
 import { btcpayProvider } from './payments/btcpay';
 import { noPayments } from './payments/none-provider';
 import { stripeProvider } from './payments/stripe-provider';
@@ -31,6 +33,8 @@ export interface AppContext extends DashboardDeps {
   payments: PaymentProvider;
   /** Crypto top-ups (BTCPay Server, D32), beside the card flow; null when not configured. */
   cryptoPayments: PaymentProvider | null;
+  /** Auto top-up by saved card (Stripe only); null when payments are not Stripe or it is turned off. */
+  autoTopUp: AutoTopUps | null;
   /** Product name and footer of every page (config, issue 15 item 7). */
   brand: Brand;
   /** The API's public addresses (samples, the reference, the guides). */
@@ -66,14 +70,16 @@ export function createContext(deps: DashboardDeps): AppContext {
   const mailer = deps.mailer ?? createMailer(config, deps.logger);
   const btcpay = config.payments?.crypto?.btcpay;
   const cryptoPayments = btcpay ? btcpayProvider(btcpay, config.publicUrl, deps.greenfield) : null;
+  const mailQueue = new MailQueue(deps.logger, deps.mailRetryDelaysMs);
   return {
     ...deps,
+    autoTopUp: autoTopUpOf(deps, accounts, mailer, mailQueue),
     accounts,
     secrets,
     links: new MagicLinks(secrets, clock, deps.store),
     accountLinks: new AccountLinks(secrets, clock, deps.store),
     mailer,
-    mailQueue: new MailQueue(deps.logger, deps.mailRetryDelaysMs),
+    mailQueue,
     payments,
     cryptoPayments,
     origin: new URL(config.publicUrl).origin,

@@ -8,12 +8,14 @@ import type { RuleSet } from '../gateway/policy/ruleset';
 import type { Notifications } from '../gateway/notify';
 import type {
   AccountStore,
+  AutoTopUpStore,
   BillingStore,
   KeyStore,
   MarkStore,
   NotificationStore,
 } from '../gateway/store/ports';
 import type { DashboardConfig } from './config';
+import type { AutoTopUpStripe } from './payments/auto-topup';
 import type { GreenfieldClient } from './payments/btcpay';
 import type { CheckoutClient } from './payments/stripe-provider';
 import type { PaymentProvider } from './payments/types';
@@ -22,7 +24,7 @@ import type { Deployment } from './deployment';
 
 /** Dependencies of createDashboardApp. */
 export interface DashboardDeps {
-  store: AccountStore & KeyStore & BillingStore & NotificationStore & MarkStore;
+  store: AccountStore & KeyStore & BillingStore & NotificationStore & MarkStore & AutoTopUpStore;
   rules: RuleSet;
   /** Server-side secret of key hashes (D14). */
   pepper: string;
@@ -39,6 +41,8 @@ export interface DashboardDeps {
   planCheckout?: CheckoutClient;
   /** The Greenfield client of crypto top-ups and their webhook (tests: one over a local stand-in's fetch). */
   greenfield?: GreenfieldClient;
+  /** The Stripe client of auto top-up (tests: the library pointed at a replay server); built from the config if absent. */
+  stripe?: AutoTopUpStripe;
   mailer?: Mailer;
   /** Waits between attempts of a failed e-mail (default MAIL_RETRY_DELAYS_MS; tests shorten them). */
   mailRetryDelaysMs?: readonly number[];

@@ -12,7 +12,9 @@ import type { AppContext } from './context';
 import { DashboardError } from './errors';
 
 /** What the throttle reads of a context (the dashboard's, or the operator console's). */
-export type ThrottleContext = Pick<AppContext, 'store' | 'clock' | 'trustProxy' | 'trustProxyHeader'>;
+export type ThrottleContext = Pick<AppContext, 'clock' | 'trustProxy' | 'trustProxyHeader'> & {
+  store: Pick<AppContext['store'], 'hitWindow'>;
+};
 
 /** Attempts allowed per window: per (e-mail, client address) and per client address. */
 export const SIGNIN_LIMITS = { perEmail: 10, perAddress: 30, windowMs: 15 * 60_000 };

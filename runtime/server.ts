@@ -147,18 +147,20 @@ export function createGateway(deps: AppDeps): Gateway {
       const urls = await gateway.listen();
       const dashboardUrl = dashboard && listen ? await listenOn(dashboard, listen.host, listen.port) : null;
       notifications?.start();
+      built?.dashboard.autoTopUp?.start();
       return { ...urls, dashboardUrl };
     },
     async close() {
-      await notifications?.stop();
+      await Promise.all([notifications?.stop(), built?.dashboard.autoTopUp?.stop()]);
       await Promise.all([gateway.close(), dashboard ? closeServer(dashboard) : Promise.resolve()]);
     },
     drain: () => {
       gateway.drain();
       void notifications?.stop(); // the other instances deliver what is left
+      void built?.dashboard.autoTopUp?.stop();
     },
     async closeGracefully() {
-      await notifications?.stop();
+      await Promise.all([notifications?.stop(), built?.dashboard.autoTopUp?.stop()]);
       await Promise.all([gateway.closeGracefully(), dashboard ? drainServer(dashboard) : Promise.resolve()]);
     },
   };

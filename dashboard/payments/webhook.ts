@@ -8,6 +8,8 @@ import type pino from 'pino';
 import Stripe from 'stripe';
 import type { AccountsService } from '../../gateway/accounts/service';
 import type { StripeConfig } from '../config';
+import type { AutoTopUps } from './auto-topup';
+import { autoTopUpEvent } from './auto-topup-webhook';
 import { creditOnce } from './credit-once';
 import { handleRefundEvent, REFUND_EVENTS } from './stripe-refunds';
 import { isPlanMetadata } from './unlimited';
@@ -41,6 +43,8 @@ export function stripeWebhook(
     accounts: Pick<AccountsService, 'topUp' | 'refundTopUp' | 'buyPlan'>;
     logger: pino.Logger;
     cfg: StripeConfig;
+    /** Auto top-up's events (saved cards, off-session charges); absent or null: they are acknowledged only. */
+    autoTopUp?: AutoTopUps | null;
   },
 ): void {
   const { logger, cfg } = deps;
@@ -53,6 +57,11 @@ export function stripeWebhook(
       event = stripe.webhooks.constructEvent(req.body, signature, cfg.webhookSecret);
     } catch {
       res.status(400).json({ error: 'invalid signature' });
+      return;
+    }
+    const auto = await autoTopUpEvent(event, deps.autoTopUp);
+    if (auto) {
+      res.json(auto);
       return;
     }
     if (REFUND_EVENTS.includes(event.type)) {

@@ -213,7 +213,9 @@ export function creditPage(ctx: PageContext, v: CreditView): string {
     'Credit',
     html`${v.form?.message ? html`<p class="alert ok" role="status">${v.form.message}</p>` : ''}
       <p class="balance">Balance: <strong data-balance>${balanceText(ctx, v.balance)}</strong>${exact}</p>
-      ${topUpForm(ctx, v, unit)} ${pricesSection(ctx, v)} ${unlimitedSection(ctx, v)}
+      ${topUpForm(ctx, v, unit)}
+      ${v.provider === 'stripe' ? html`<p class="hint" data-auto-topup-link><a href="/credit/auto-top-up">Auto top-up</a>: save a card and top up automatically when the balance falls below a threshold.</p>` : ''}
+      ${pricesSection(ctx, v)} ${unlimitedSection(ctx, v)}
       <h2>Ledger</h2>
       <p class="hint">Receipts of top-ups and packages are on the <a href="/billing">Billing</a> page.</p>
       ${dataTable('ledger', ['When', 'What', { text: 'Amount', num: true }], ledger, 'No entries yet.')}`,

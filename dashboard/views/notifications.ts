@@ -34,6 +34,8 @@ const EVENT: Record<string, string> = {
   'unlimited.ending': 'Unlimited ending',
   'key.revoked': 'Key revoked',
   'notification.test': 'Test',
+  'topup.auto.succeeded': 'Auto top-up',
+  'topup.auto.failed': 'Auto top-up failed',
 };
 
 const iso = (ms: number) => new Date(ms).toISOString();

@@ -44,6 +44,8 @@ export type AuditAction =
   | 'email.changed'
   | 'account.exported'
   | 'billing.updated'
+  | 'autotopup.updated'
+  | 'autotopup.card_removed'
   | 'email.verification_sent'
   | 'email.verified'
   | 'account.deletion_requested'

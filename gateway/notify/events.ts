@@ -167,5 +167,21 @@ export function emailOf(
       );
     case 'notification.test':
       return lines('Test notification', str(data['message']));
+    case 'topup.auto.succeeded':
+      return lines(
+        'Your balance was topped up automatically',
+        `Your balance fell below the threshold you chose, so your saved card was charged for ${amount(data['amount'])} ${str(data['unit'])}. Your balance is now ${amount(data['balance'])} ${str(data['unit'])}.`,
+        ...(data['receipt']
+          ? [`Receipt ${str(data['receipt'])} is on the Billing page of your dashboard.`]
+          : []),
+      );
+    case 'topup.auto.failed':
+      return lines(
+        data['switchedOff'] ? 'Automatic top-up failed and was turned off' : 'Automatic top-up failed',
+        `Your saved card could not be charged for ${amount(data['amount'])} ${str(data['unit'])}: ${str(data['reason'])}.`,
+        data['switchedOff']
+          ? `After ${str(data['failures'])} failures in a row, automatic top-up is now off. Save a card again on the Credit page to turn it back on.`
+          : 'Top up in the dashboard, or save another card on the Credit page (saving a card tries again at once).',
+      );
   }
 }

@@ -7,6 +7,7 @@
 import type {
   AccountStore,
   AdmissionStore,
+  AutoTopUpStore,
   BillingStore,
   ConsoleStore,
   KeyStore,
@@ -28,6 +29,7 @@ export interface StoreParts {
   notifications: NotificationStore;
   marks: MarkStore;
   console: ConsoleStore;
+  autoTopUp: AutoTopUpStore;
   lifecycle: Lifecycle;
 }
 
@@ -115,6 +117,21 @@ const METHODS: { [P in keyof StoreParts]: Names<StoreParts[P]> } = {
     recentRefusals: true,
     refusalsByCode: true,
     overview: true,
+  },
+  autoTopUp: {
+    autoTopUp: true,
+    setAutoTopUp: true,
+    setAutoTopUpCustomer: true,
+    saveAutoTopUpCard: true,
+    removeAutoTopUpCard: true,
+    autoTopUpWatch: true,
+    claimAutoTopUp: true,
+    rearmAutoTopUp: true,
+    setAutoTopUpIntent: true,
+    finishAutoTopUp: true,
+    autoTopUpAttempt: true,
+    pendingAutoTopUps: true,
+    autoTopUpAttempts: true,
   },
   lifecycle: { migrate: true, close: true, readiness: true },
 };

@@ -6,7 +6,14 @@
 
 /** What an account is told about. */
 export type NotificationType =
-  'allowance.80' | 'allowance.100' | 'balance.low' | 'unlimited.ending' | 'key.revoked' | 'notification.test';
+  | 'allowance.80'
+  | 'allowance.100'
+  | 'balance.low'
+  | 'unlimited.ending'
+  | 'key.revoked'
+  | 'notification.test'
+  | 'topup.auto.succeeded'
+  | 'topup.auto.failed';
 
 /** An account's choices (defaults when it never saved any: e-mail alerts on, no low-balance threshold). */
 export interface NotificationSettings {

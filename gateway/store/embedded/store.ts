@@ -21,6 +21,7 @@ import { EmbeddedKeys } from './port-keys';
 import { EmbeddedMarkStore } from './port-marks';
 import { EmbeddedConsoleStore } from './port-console';
 import { EmbeddedNotificationStore } from './port-notifications';
+import { EmbeddedAutoTopUps } from './auto-topup';
 import { foldFirst } from './memory/fold-first';
 import { MemoryAdmission, type MemoryOptions } from './memory/owner';
 import { Pruner } from './prune';
@@ -144,6 +145,7 @@ function build(path: string, logger: StoreLogger | undefined, opts: EmbeddedOpti
     notifications: folded(new EmbeddedNotificationStore(db)),
     marks,
     console: folded(new EmbeddedConsoleStore(db, knex)),
+    autoTopUp: new EmbeddedAutoTopUps(db),
     lifecycle,
   };
   const abandon = async (): Promise<void> => {

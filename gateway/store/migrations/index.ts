@@ -15,6 +15,7 @@ import * as hourlyLedger from './009_hourly_ledger';
 import * as keySecrets from './010_key_secrets';
 import * as planPeriods from './013_plan_periods';
 import * as consoleTables from './015_console';
+import * as autoTopUp from './011_auto_topup';
 
 /** The knex bookkeeping table of the migrations (its lock table is `${MIGRATIONS_TABLE}_lock`). */
 export const MIGRATIONS_TABLE = 'geogate_migrations';
@@ -40,6 +41,7 @@ export const MIGRATIONS: readonly Migration[] = [
   keySecrets,
   planPeriods,
   consoleTables,
+  autoTopUp,
 ];
 
 /** A knex migration source over the explicit list. */

@@ -3,6 +3,7 @@
  * of them, is for the composition root only (runtime/, createStore, test helpers).
  */
 import type { AccountStore } from './accounts';
+import type { AutoTopUpStore } from './auto-topup';
 import type { AdmissionStore } from './admission';
 import type { BillingStore } from './billing';
 import type { ConsoleStore } from './console';
@@ -13,6 +14,7 @@ import type { NotificationStore } from './notifications';
 
 export type {
   AccountStore,
+  AutoTopUpStore,
   AdmissionStore,
   BillingStore,
   ConsoleStore,
@@ -30,4 +32,5 @@ export type Store = AdmissionStore &
   NotificationStore &
   MarkStore &
   ConsoleStore &
+  AutoTopUpStore &
   Lifecycle;

@@ -18,6 +18,7 @@ import { SharedKeys } from './port-keys';
 import { SharedLifecycle } from './port-lifecycle';
 import { SharedMarkStore } from './port-marks';
 import { SharedNotificationStore } from './port-notifications';
+import { SharedAutoTopUps } from './auto-topup';
 import { requireReachable } from './probe';
 import { connectRedis, type RedisClient } from './redis-client';
 import { MARK_TTL_S } from './step';
@@ -85,6 +86,7 @@ function build(redis: RedisClient, knex: Knex, cluster: boolean, opts: SharedSto
       (fn) => c.pg(fn),
       () => c.flushForRead(),
     ),
+    autoTopUp: new SharedAutoTopUps(c),
     lifecycle,
   };
   return { c, admission, lifecycle, parts };
