@@ -9,6 +9,7 @@ import express, { type ErrorRequestHandler } from 'express';
 import { requestIdMiddleware, requestIdOfResponse } from '../gateway/net/request-id-middleware';
 import { createContext, type AppContext } from './context';
 import type { DashboardDeps } from './deps';
+import { invoicePolicy } from './invoice-config';
 import { brandOf } from './brand';
 import type { DashboardConfig } from './config';
 import type { RuleSet } from '../gateway/policy/ruleset';
@@ -88,6 +89,7 @@ export const RELOADABLE_DASHBOARD_FIELDS = [
   'footer',
   'unlimitedPlanPrice',
   'unlimitedPlan',
+  'invoicing',
 ] as const;
 
 /** A dashboard app and how to give it a reloaded config's texts (RELOADABLE_DASHBOARD_FIELDS). */
@@ -123,6 +125,7 @@ export function createDashboard(deps: DashboardDeps): Dashboard {
       for (const f of RELOADABLE_DASHBOARD_FIELDS) delete config[f];
       ctx.config = { ...config, ...texts };
       ctx.brand = brandOf(ctx.config);
+      ctx.accounts.invoicing = invoicePolicy(ctx.config, ctx.rules);
     },
   };
 }

@@ -3,6 +3,7 @@ import { statSync } from 'node:fs';
 import { extname } from 'node:path';
 import { z } from 'zod';
 import { notificationsConfigSchema } from '../gateway/notify/config';
+import { invoicingConfigSchema } from './invoice-config';
 
 const port = z.int().min(0).max(65535);
 
@@ -169,6 +170,8 @@ export const dashboardConfigSchema = z
      * `periodDays` days to the plan. Absent: the plan is set by the operator only. Replaces `unlimitedPlanPrice`.
      */
     unlimitedPlan: unlimitedPlan.optional(),
+    /** Invoices: the seller, tax rates per country, reverse charge (dashboard/invoice-config.ts); absent: receipts. */
+    invoicing: invoicingConfigSchema.optional(),
     /** Alerts by e-mail and signed webhooks (issue 15 item 2, D30); absent: none. See gateway/notify/config.ts. */
     notifications: notificationsConfigSchema.optional(),
     /** Issue 14 item 6: absent, the dashboard runs with top-ups disabled (the credit page says so). */

@@ -16,6 +16,7 @@ import type { PaymentProvider } from './payments/types';
 import { Secrets } from './session';
 import { cookieNames } from './cookies';
 import { mainOnly, type Deployment } from './deployment';
+import { invoicePolicy } from './invoice-config';
 
 /** Sign-in attempts allowed per window (dashboard/throttle.ts). */
 export { SIGNIN_LIMITS } from './throttle';
@@ -67,6 +68,8 @@ export function createContext(deps: DashboardDeps): AppContext {
       : config.payments.provider === 'stripe' && stripe
         ? stripeProvider(stripe, config.publicUrl)
         : testProvider(accounts));
+  // Receipts issued from now on are invoices when the config names a seller (a reload sets it again, app.ts).
+  accounts.invoicing = invoicePolicy(config, deps.rules);
   const mailer = deps.mailer ?? createMailer(config, deps.logger);
   const btcpay = config.payments?.crypto?.btcpay;
   const cryptoPayments = btcpay ? btcpayProvider(btcpay, config.publicUrl, deps.greenfield) : null;

@@ -58,8 +58,10 @@ export function receiptPdf(input: ReceiptDoc): Promise<Buffer> {
     pdf.on('error', reject);
 
     pdf.font('Helvetica-Bold').fontSize(20).text(doc.seller);
+    pdf.font('Helvetica').fontSize(10).fillColor('#444444');
+    for (const line of doc.sellerLines ?? []) pdf.text(line);
     pdf.moveDown(0.5);
-    pdf.font('Helvetica').fontSize(14).text(`Receipt ${doc.number}`);
+    pdf.fillColor('#000000').font('Helvetica').fontSize(14).text(doc.title);
     pdf.fontSize(10).fillColor('#444444').text(`Date: ${doc.date}`);
     pdf.moveDown(1.2);
     pdf.fillColor('#000000').font('Helvetica-Bold').fontSize(11).text('Billed to');
@@ -89,6 +91,7 @@ function safeDoc(d: ReceiptDoc): ReceiptDoc {
     ...d,
     title: pdfSafe(d.title),
     seller: pdfSafe(d.seller),
+    sellerLines: (d.sellerLines ?? []).map(pdfSafe),
     billedTo: d.billedTo.map(pdfSafe),
     rows: d.rows.map(row),
     total: row(d.total),

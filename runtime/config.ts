@@ -29,6 +29,22 @@ export const appConfigSchema = configSchema
         message: 'rule set A sells Unlimited packages from the balance, not a plan: remove this section',
       });
     }
+    const d = c.dashboard;
+    // B's credits need a price in money for an invoice: the section's, or a card or crypto provider's.
+    if (
+      c.policy === 'B' &&
+      d?.invoicing &&
+      !d.invoicing.creditPrice &&
+      !d.payments?.stripe &&
+      !d.payments?.crypto
+    ) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['dashboard', 'invoicing', 'creditPrice'],
+        message:
+          'rule set B invoices credits in money: give creditPrice { currency, creditsPerMinorUnit } (no card or crypto provider names one)',
+      });
+    }
   });
 
 /** A validated config before compilation. */

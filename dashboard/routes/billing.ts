@@ -82,6 +82,7 @@ export function billingRoutes(router: Router, ctx: AppContext): void {
           billingName: str('billingName'),
           billingAddress: str('billingAddress'),
           vatId: str('vatId'),
+          country: str('country'),
         },
         error: { field: err.field, message: err.message },
       });

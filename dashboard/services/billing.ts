@@ -4,6 +4,7 @@
  */
 import type { BillingDetails, Receipt } from '../../gateway/store/receipts';
 import { BILLING_LIMITS, isReceiptNumber } from '../../gateway/store/receipts';
+import { euCountryOfVatId, euVatIdProblem, isCountry } from '../../gateway/store/invoices';
 import { StoreConflict } from '../../gateway/store/types';
 import type { AppContext } from '../context';
 import { DashboardError, invalidField } from '../errors';
@@ -42,10 +43,21 @@ function vatId(raw: unknown): string | null {
   if (!/^[A-Z]{2,3}[A-Z0-9]{2,13}$/.test(compact) || !/\d/.test(compact)) {
     throw invalidField('vatId', 'The VAT id starts with its country code, e.g. DE123456789');
   }
+  // An EU member state's id must have that state's format (checked here; whether it is registered is not).
+  const problem = euVatIdProblem(compact);
+  if (problem !== null) throw invalidField('vatId', problem);
   return compact;
 }
 
-/** Billing details from a form or JSON body: name, address, vatId. */
+/** The billing country: an ISO 3166-1 alpha-2 code ("" or absent: none). */
+function country(raw: unknown): string | null {
+  if (raw === undefined || raw === null || raw === '') return null;
+  const c = typeof raw === 'string' ? raw.trim().toUpperCase() : '';
+  if (!isCountry(c)) throw invalidField('country', 'Choose a country from the list');
+  return c;
+}
+
+/** Billing details from a form or JSON body: name, address, country, vatId. */
 export function parseBilling(body: Record<string, unknown> | undefined): BillingDetails {
   const b = body ?? {};
   const name = text('billingName', 'The billing name', b['billingName'], BILLING_LIMITS.name);
@@ -56,6 +68,12 @@ export function parseBilling(body: Record<string, unknown> | undefined): Billing
       throw invalidField('billingAddress', `The address has at most ${ADDRESS_LINES} lines`);
     }
   }
+  const id = vatId(b['vatId']);
+  const idCountry = id === null ? null : euCountryOfVatId(id);
+  const given = country(b['country']);
+  if (given !== null && idCountry !== null && given !== idCountry) {
+    throw invalidField('vatId', `This VAT id is from ${idCountry}; the country chosen is ${given}`);
+  }
   return {
     name,
     address:
@@ -63,7 +81,9 @@ export function parseBilling(body: Record<string, unknown> | undefined): Billing
         ?.split('\n')
         .map((l) => l.trim())
         .join('\n') ?? null,
-    vatId: vatId(b['vatId']),
+    vatId: id,
+    // An EU VAT id names its country: without a choice, the id's country is taken.
+    country: given ?? idCountry,
   };
 }
 

@@ -1,5 +1,7 @@
 /** Billing page (issue 15 item 3, D31): the billing details printed on receipts, and the list of receipts. */
 import type { BillingDetails, Receipt } from '../../gateway/store/receipts';
+import { COUNTRY_CODES } from '../../gateway/store/invoices';
+import { countryName } from '../invoice-doc';
 import type { ReceiptDoc } from '../receipt-doc';
 import { dataTable, html, time, type Html } from './html';
 import { field, page, type PageContext } from './layout';
@@ -14,7 +16,7 @@ export interface BillingView {
    */
   page?: { after: string | null; older: string | null };
   form?: {
-    values?: { billingName?: string; billingAddress?: string; vatId?: string };
+    values?: { billingName?: string; billingAddress?: string; vatId?: string; country?: string };
     error?: { field: string; message: string };
     message?: string;
   };
@@ -37,6 +39,31 @@ ${value}</textarea>
   </div>`;
 }
 
+/** Every country by its English name, for the billing country's select. */
+const COUNTRIES = COUNTRY_CODES.map((code) => ({ code, name: countryName(code) })).sort((a, b) =>
+  a.name.localeCompare(b.name, 'en'),
+);
+
+function countryField(value: string, error: string | undefined): Html {
+  const id = 'f-country';
+  return html`<div class="field${error ? ' invalid' : ''}">
+    <label for="${id}">Country</label>
+    <select
+      id="${id}"
+      name="country"
+      autocomplete="country"
+      ${error ? html` aria-invalid="true" aria-describedby="${id}-error"` : ''}
+    >
+      <option value="">Not given</option>
+      ${COUNTRIES.map(
+        (c) => html`<option value="${c.code}" ${c.code === value ? html`selected` : ''}>${c.name}</option>`,
+      )}
+    </select>
+    <p class="hint">Decides the VAT on your invoices.</p>
+    ${error ? html`<p class="error" id="${id}-error" role="alert">${error}</p>` : ''}
+  </div>`;
+}
+
 function detailsForm(ctx: PageContext, v: BillingView): Html {
   const err = (name: string): string | undefined =>
     v.form?.error?.field === name ? v.form.error.message : undefined;
@@ -44,17 +71,19 @@ function detailsForm(ctx: PageContext, v: BillingView): Html {
     billingName: v.billing.name ?? '',
     billingAddress: v.billing.address ?? '',
     vatId: v.billing.vatId ?? '',
+    country: v.billing.country ?? '',
   };
   return html`<section class="card" aria-labelledby="details-title">
     <h2 id="details-title">Billing details</h2>
     <p class="hint">
-      Printed on every new receipt. Receipts already issued keep the details they were issued with.
+      Printed on every new receipt and invoice. Those already issued keep the details they were issued with.
     </p>
     <form method="post" action="/billing" novalidate>
       <input type="hidden" name="_csrf" value="${ctx.csrf}" />
       ${field({ name: 'billingName', label: 'Billing name (person or company)', value: val.billingName ?? '', error: err('billingName'), autocomplete: 'organization' })}
       ${addressField(val.billingAddress ?? '', err('billingAddress'))}
-      ${field({ name: 'vatId', label: 'VAT id (optional)', value: val.vatId ?? '', error: err('vatId'), hint: 'With its country code, e.g. DE123456789.' })}
+      ${countryField(val.country ?? '', err('country'))}
+      ${field({ name: 'vatId', label: 'VAT id (optional)', value: val.vatId ?? '', error: err('vatId'), hint: 'With its country code, e.g. DE123456789. A business in another EU country with a valid id pays no VAT (reverse charge).' })}
       <button type="submit">Save billing details</button>
     </form>
   </section>`;
@@ -119,8 +148,15 @@ export function receiptPage(ctx: PageContext, doc: ReceiptDoc): string {
       </p>
       <article class="receipt card" aria-labelledby="receipt-seller">
         <p class="receipt-seller" id="receipt-seller">${doc.seller}</p>
+        ${
+          (doc.sellerLines ?? []).length > 0
+            ? html`<p class="receipt-seller-lines" data-seller>
+                ${(doc.sellerLines ?? []).map((l, i) => html`${i > 0 ? html`<br />` : ''}${l}`)}
+              </p>`
+            : ''
+        }
         <dl class="facts">
-          <dt>Receipt number</dt>
+          <dt>Number</dt>
           <dd data-receipt-number>${doc.number}</dd>
           <dt>Date</dt>
           <dd>${doc.date}</dd>
@@ -129,7 +165,7 @@ export function receiptPage(ctx: PageContext, doc: ReceiptDoc): string {
           ${doc.rows.map(
             (r) =>
               html`<dt>${r.label}</dt>
-                <dd>${r.value}</dd>`,
+                <dd data-row="${r.label}">${r.value}</dd>`,
           )}
           <dt>${doc.total.label}</dt>
           <dd data-receipt-total><strong>${doc.total.value}</strong></dd>

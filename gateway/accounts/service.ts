@@ -20,6 +20,7 @@ import {
 } from '../store/types';
 import type { AccountStore, BillingStore, KeyStore } from '../store/ports';
 import type { PlanPurchase } from '../store/plan-periods';
+import type { InvoicePolicy } from '../store/invoices';
 import type { Receipt, ReceiptInput } from '../store/receipts';
 import type { RefundInput, RefundResult } from '../store/refunds';
 import { normaliseWhitelistAddress } from './address';
@@ -67,6 +68,9 @@ const FEATURE_OF: Record<Feature, (rules: RuleSet) => boolean> = {
 
 /** The shared account rules over one store. */
 export class AccountsService {
+  /** The operator's invoicing (the dashboard sets it from its config): receipts issued meanwhile are invoices. */
+  invoicing: InvoicePolicy | null = null;
+
   constructor(private readonly d: AccountsDeps) {}
 
   /** Write the audit line of an action `actor` took (nothing without an actor or a logger). */
@@ -253,7 +257,11 @@ export class AccountsService {
     const price = this.d.rules.limits.packagePrice;
     try {
       // Every package bought has its receipt (D31), paid from the balance.
-      const receipt: ReceiptInput = { method: 'balance', currency: receiptCurrency(this.d.rules) };
+      const receipt: ReceiptInput = {
+        method: 'balance',
+        currency: receiptCurrency(this.d.rules),
+        invoicing: this.invoicing,
+      };
       const bought = await this.d.store.buyPackageWithReceipt(account.id, price, input, now, receipt);
       const detail = { price, until: iso(until) ?? null, receipt: bought.receipt.number };
       this.audit(actor, 'package.bought', { account: account.id, object: bought.key.id, detail });
@@ -280,6 +288,7 @@ export class AccountsService {
       ? await this.d.store.creditWithReceipt(accountId, units, idempotencyKey, now, {
           ...payment,
           currency: receiptCurrency(this.d.rules),
+          invoicing: this.invoicing,
         })
       : await this.d.store.credit(accountId, units, idempotencyKey, now);
     // A replay changed nothing: it is not a second action.
@@ -318,7 +327,7 @@ export class AccountsService {
     actor?: Actor,
   ): Promise<PlanPurchase> {
     this.require('plan');
-    const receipt = { ...payment, currency: receiptCurrency(this.d.rules) };
+    const receipt = { ...payment, currency: receiptCurrency(this.d.rules), invoicing: this.invoicing };
     const r = await this.d.store.buyPlanPeriod(accountId, { ref, days, receipt }, this.d.clock.now());
     if (!r.replayed) {
       const detail = { days, until: iso(r.period.endsAt) ?? null, receipt: r.receipt.number };

@@ -3,6 +3,14 @@
  * is issued in the transaction that records the top-up or the package purchase, numbered from a gapless series per
  * UTC year ("2026-000123"), with the account's billing details copied as they were then.
  */
+import {
+  invoiceColumns,
+  isCountry,
+  requireInvoicePolicy,
+  toInvoice,
+  type Invoice,
+  type InvoicePolicy,
+} from './invoices';
 import { StoreConflict } from './types';
 
 /** How the customer paid: card (Stripe), crypto (BTCPay), test (demo provider), balance (a package). */
@@ -14,10 +22,12 @@ export interface BillingDetails {
   name: string | null;
   address: string | null;
   vatId: string | null;
+  /** ISO 3166-1 alpha-2, upper case: decides the invoices' tax. Absent when none was given. */
+  country?: string | null;
 }
 
 /** Bounds the stores enforce (the dashboard checks the same, with field errors, before). */
-export const BILLING_LIMITS = { name: 200, address: 1000, vatId: 40 } as const;
+export const BILLING_LIMITS = { name: 200, address: 1000, vatId: 40, country: 2 } as const;
 
 /** What a top-up or purchase tells the store about its receipt. */
 export interface ReceiptInput {
@@ -28,6 +38,8 @@ export interface ReceiptInput {
   paid?: { minor: number; currency: string } | null;
   /** The provider's payment the top-up was paid by (Stripe: its PaymentIntent), which its refunds name. */
   paymentRef?: string | null;
+  /** The operator's invoicing (seller, tax rates): when given, the receipt is also an invoice (invoices.ts). */
+  invoicing?: InvoicePolicy | null;
 }
 
 /** A numbered receipt. */
@@ -55,6 +67,8 @@ export interface Receipt {
   owed: number;
   /** A credit note's top-up receipt number, else null. */
   creditOf: string | null;
+  /** The invoice part (seller, tax, net/tax/gross), or null: issued without invoicing configured, or before it. */
+  invoice?: Invoice | null;
 }
 
 /** The series (UTC year) of a receipt issued at `now`. */
@@ -83,6 +97,7 @@ export function requireReceiptInput(r: ReceiptInput): void {
       throw new StoreConflict('invalid_input', 'paymentRef must be 1..100 printable characters');
     }
   }
+  if (r.invoicing) requireInvoicePolicy(r.invoicing);
   if (r.paid) {
     if (!Number.isSafeInteger(r.paid.minor) || r.paid.minor < 0 || !/^[A-Z]{3}$/.test(r.paid.currency)) {
       throw new StoreConflict('invalid_input', 'paid must be whole minor units of an ISO 4217 currency');
@@ -101,7 +116,16 @@ export function cleanBilling(b: BillingDetails): BillingDetails {
     }
     return t === '' ? null : t;
   };
-  return { name: one('name', b.name), address: one('address', b.address), vatId: one('vatId', b.vatId) };
+  const country = one('country', b.country ?? null);
+  if (country !== null && !isCountry(country)) {
+    throw new StoreConflict('invalid_input', 'country must be an ISO 3166-1 alpha-2 code such as "DE"');
+  }
+  return {
+    name: one('name', b.name),
+    address: one('address', b.address),
+    vatId: one('vatId', b.vatId),
+    ...(country !== null ? { country } : {}),
+  };
 }
 
 type Cells = Record<string, unknown>;
@@ -111,7 +135,13 @@ const strOrNull = (v: unknown): string | null => (v === null || v === undefined 
 export function toBilling(row: object | undefined): BillingDetails {
   if (!row) return { name: null, address: null, vatId: null };
   const r = row as Cells;
-  return { name: strOrNull(r.name), address: strOrNull(r.address), vatId: strOrNull(r.vat_id) };
+  const country = strOrNull(r.country);
+  return {
+    name: strOrNull(r.name),
+    address: strOrNull(r.address),
+    vatId: strOrNull(r.vat_id),
+    ...(country !== null ? { country } : {}),
+  };
 }
 
 /** Map a receipts row. */
@@ -132,6 +162,9 @@ export function toReceipt(row: object): Receipt {
       name: strOrNull(r.billing_name),
       address: strOrNull(r.billing_address),
       vatId: strOrNull(r.billing_vat_id),
+      ...(r.billing_country !== null && r.billing_country !== undefined
+        ? { country: String(r.billing_country) }
+        : {}),
     },
     issuedAt: Number(r.issued_at),
     sourceId: String(r.source_id),
@@ -139,18 +172,24 @@ export function toReceipt(row: object): Receipt {
     refunded: Number(r.refunded ?? 0),
     owed: Number(r.owed ?? 0),
     creditOf: strOrNull(r.credit_of),
+    invoice: toInvoice(r),
   };
 }
 
-/** The receipts row of a new receipt (the caller has allocated `seq` in the same transaction). */
+/**
+ * The receipts row of a new receipt (the caller has allocated `seq` in the same transaction); `invoice`, the invoice
+ * part when one is issued (a top-up's or package's from `input.invoicing`, a credit note's from its invoice).
+ */
 export function receiptRow(
   series: string,
   seq: number,
   src: { accountId: string; sourceId: string; kind: Receipt['kind']; amount: number; now: number },
   input: ReceiptInput,
   billing: BillingDetails,
+  invoice: Invoice | null = null,
 ): Record<string, string | number | null> {
   return {
+    ...invoiceColumns(invoice),
     number: receiptNumber(series, seq),
     series,
     seq,
@@ -165,6 +204,7 @@ export function receiptRow(
     billing_name: billing.name,
     billing_address: billing.address,
     billing_vat_id: billing.vatId,
+    billing_country: billing.country ?? null,
     issued_at: src.now,
     payment_ref: input.paymentRef ?? null,
     refunded: 0,

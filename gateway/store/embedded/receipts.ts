@@ -16,6 +16,7 @@ import {
   type Receipt,
   type ReceiptInput,
 } from '../receipts';
+import { invoiceFor, type Invoice } from '../invoices';
 import type { ApiKey, LedgerEntry, NewKey } from '../types';
 import { buyPackage, credit, requireAccount } from './accounts';
 
@@ -37,17 +38,23 @@ export function setBilling(
     .transaction(() => {
       requireAccount(db, accountId);
       db.prepare(
-        `INSERT INTO account_billing (account_id, name, address, vat_id, updated_at) VALUES (?, ?, ?, ?, ?)
+        `INSERT INTO account_billing (account_id, name, address, vat_id, country, updated_at)
+         VALUES (?, ?, ?, ?, ?, ?)
          ON CONFLICT (account_id) DO UPDATE SET name = excluded.name, address = excluded.address,
-           vat_id = excluded.vat_id, updated_at = excluded.updated_at`,
-      ).run(accountId, b.name, b.address, b.vatId, now);
+           vat_id = excluded.vat_id, country = excluded.country, updated_at = excluded.updated_at`,
+      ).run(accountId, b.name, b.address, b.vatId, b.country ?? null, now);
       return b;
     })
     .immediate();
 }
 
-/** A credit note's own columns (refunds.ts). */
-export type CreditNoteColumns = { credit_of: string; refunded: number; owed: number };
+/** A credit note's own columns (refunds.ts), and its invoice part when the receipt it refunds is an invoice. */
+export type CreditNoteColumns = {
+  credit_of: string;
+  refunded: number;
+  owed: number;
+  invoice?: Invoice | null;
+};
 
 /** The receipt of `sourceId`, or a new one numbered now (call inside the transaction that moved the money). */
 export function issue(
@@ -67,13 +74,20 @@ export function issue(
     )
     .get(series) as { last: number };
   const billing = getBilling(db, src.accountId);
-  const row = { ...receiptRow(series, Number(last), src, input, billing), ...note };
+  const { invoice: noteInvoice, ...noteColumns } = note ?? {};
+  const invoice = note
+    ? (noteInvoice ?? null)
+    : input.invoicing
+      ? invoiceFor(input.invoicing, billing, {
+          amount: src.amount,
+          currency: input.currency,
+          paid: input.paid ?? null,
+        })
+      : null;
+  const row = { ...receiptRow(series, Number(last), src, input, billing, invoice), ...noteColumns };
+  const columns = Object.keys(row);
   db.prepare(
-    `INSERT INTO receipts (number, series, seq, account_id, source_id, kind, method, amount, currency, paid_minor,
-       paid_currency, billing_name, billing_address, billing_vat_id, issued_at, payment_ref, refunded, owed, credit_of)
-     VALUES (@number, @series, @seq, @account_id, @source_id, @kind, @method, @amount, @currency, @paid_minor,
-       @paid_currency, @billing_name, @billing_address, @billing_vat_id, @issued_at, @payment_ref, @refunded, @owed,
-       @credit_of)`,
+    `INSERT INTO receipts (${columns.join(', ')}) VALUES (${columns.map((c) => `@${c}`).join(', ')})`,
   ).run(row);
   return toReceipt(row);
 }

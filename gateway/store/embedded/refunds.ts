@@ -6,6 +6,7 @@
  */
 import type Database from 'better-sqlite3';
 import { newOrderedId } from '../ids';
+import { creditNoteInvoice } from '../invoices';
 import { toReceipt, type Receipt } from '../receipts';
 import {
   creditNoteInput,
@@ -60,7 +61,14 @@ export function refundTopUp(db: Database.Database, input: RefundInput, now: numb
         db,
         { accountId: topUp.accountId, sourceId: id, kind: 'credit_note', amount: delta, now },
         creditNoteInput(topUp, delta),
-        { credit_of: topUp.number, refunded: delta, owed },
+        {
+          credit_of: topUp.number,
+          refunded: delta,
+          owed,
+          invoice: topUp.invoice
+            ? creditNoteInvoice(topUp.invoice, topUp.amount, topUp.refunded, delta)
+            : null,
+        },
       );
       db.prepare(
         `INSERT INTO refunds (id, account_id, receipt_number, claim, event_ref, amount, removed, owed, credit_note,

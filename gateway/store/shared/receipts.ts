@@ -20,6 +20,7 @@ import {
   type Receipt,
   type ReceiptInput,
 } from '../receipts';
+import { invoiceFor, type Invoice } from '../invoices';
 import { requireAccount } from './pg-accounts';
 import { isUniqueViolation } from './pg';
 
@@ -39,9 +40,16 @@ export async function setBilling(
   const b = cleanBilling(input);
   await requireAccount(db, accountId);
   await db('account_billing')
-    .insert({ account_id: accountId, name: b.name, address: b.address, vat_id: b.vatId, updated_at: now })
+    .insert({
+      account_id: accountId,
+      name: b.name,
+      address: b.address,
+      vat_id: b.vatId,
+      country: b.country ?? null,
+      updated_at: now,
+    })
     .onConflict('account_id')
-    .merge(['name', 'address', 'vat_id', 'updated_at']);
+    .merge(['name', 'address', 'vat_id', 'country', 'updated_at']);
   return b;
 }
 
@@ -50,7 +58,7 @@ export async function issue(
   db: Knex,
   src: { accountId: string; sourceId: string; kind: Receipt['kind']; amount: number; now: number },
   input: ReceiptInput,
-  note?: { credit_of: string; refunded: number; owed: number },
+  note?: { credit_of: string; refunded: number; owed: number; invoice?: Invoice | null },
 ): Promise<Receipt> {
   for (let attempt = 0; ; attempt += 1) {
     try {
@@ -65,7 +73,17 @@ export async function issue(
           .returning('last');
         const seq = Number((next as { last: unknown }).last);
         const billing = toBilling(await trx('account_billing').where({ account_id: src.accountId }).first());
-        const row = { ...receiptRow(series, seq, src, input, billing), ...note };
+        const { invoice: noteInvoice, ...noteColumns } = note ?? {};
+        const invoice = note
+          ? (noteInvoice ?? null)
+          : input.invoicing
+            ? invoiceFor(input.invoicing, billing, {
+                amount: src.amount,
+                currency: input.currency,
+                paid: input.paid ?? null,
+              })
+            : null;
+        const row = { ...receiptRow(series, seq, src, input, billing, invoice), ...noteColumns };
         await trx('receipts').insert(row);
         return toReceipt(row);
       });

@@ -11,6 +11,7 @@
  */
 import type { Knex } from 'knex';
 import { newOrderedId } from '../ids';
+import { creditNoteInvoice } from '../invoices';
 import { toReceipt, type Receipt } from '../receipts';
 import {
   creditNoteInput,
@@ -168,11 +169,20 @@ function finish(
     }
     const delta = Number(locked.amount);
     const owed = delta - removed;
+    // The top-up as the credit notes finished so far left it (its running refunded total, under this lock).
+    const current = toReceipt(await trx('receipts').where({ number: topUp.number }).forUpdate().first());
     const note = await issue(
       trx,
       { accountId: topUp.accountId, sourceId: row.id, kind: 'credit_note', amount: delta, now },
       creditNoteInput(topUp, delta),
-      { credit_of: topUp.number, refunded: delta, owed },
+      {
+        credit_of: topUp.number,
+        refunded: delta,
+        owed,
+        invoice: current.invoice
+          ? creditNoteInvoice(current.invoice, current.amount, current.refunded, delta)
+          : null,
+      },
     );
     await trx('refunds').where({ id: row.id }).update({ removed, owed, credit_note: note.number });
     await trx('receipts')
