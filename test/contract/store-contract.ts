@@ -17,6 +17,7 @@ import { planPeriodRules } from './plan-periods.contract';
 import { notificationRules } from './notifications.contract';
 import { propertyRules } from './properties.contract';
 import { quotaRules } from './quota.contract';
+import { invoiceRules } from './invoices.contract';
 import { receiptRules } from './receipts.contract';
 import { refundRules } from './refunds.contract';
 import { refusalRules } from './refusal.contract';
@@ -65,6 +66,7 @@ export function describeStoreContract(name: string, factory: StoreFactory): void
     listingRules(holder);
     receiptRules(holder);
     refundRules(holder);
+    invoiceRules(holder);
     notificationRules(holder);
     restrictionRules(holder);
     accountLifecycleRules(holder);
