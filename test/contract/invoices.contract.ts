@@ -186,6 +186,29 @@ export function invoiceRules(h: StoreHolder): void {
       expect([sum('net'), sum('tax'), sum('gross')]).toEqual([inv.net, inv.tax, inv.gross]);
     });
 
+    it("B's Unlimited plan bought with money gets its invoice; one that names no money gets none", async () => {
+      const a = await account(h.store);
+      await h.store.setBilling(a.id, { name: 'Ada', address: null, vatId: null, country: 'DE' }, T0);
+      const paid = await h.store.buyPlanPeriod(
+        a.id,
+        { ref: uid('stripe:cs_'), days: 30, receipt: { ...card(uid('pi_'), 19_900), paymentRef: null } },
+        T0,
+      );
+      expect(paid.receipt.invoice).toMatchObject({
+        scheme: 'vat',
+        rateBp: 1900,
+        net: 16_723,
+        tax: 3177,
+        gross: 19_900,
+      });
+      const none = await h.store.buyPlanPeriod(
+        a.id,
+        { ref: uid('test:'), days: 30, receipt: { method: 'test', currency: 'credits', invoicing: POLICY } },
+        T0,
+      );
+      expect(none.receipt.invoice).toBeNull();
+    });
+
     it('refunds of a receipt without an invoice give credit notes without one', async () => {
       const a = await account(h.store);
       const pi = uid('pi_');
