@@ -226,7 +226,11 @@ function compileBurst(raw: RawConfig['burst']): BurstConfig | null {
   if (raw === undefined) return null;
   const scope = (b: { perSecond?: number | undefined; perMinute?: number | undefined } | undefined) =>
     b === undefined ? null : { perSecond: b.perSecond ?? null, perMinute: b.perMinute ?? null };
-  const out: BurstConfig = { key: scope(raw.key), account: scope(raw.account), anonymous: scope(raw.anonymous) };
+  const out: BurstConfig = {
+    key: scope(raw.key),
+    account: scope(raw.account),
+    anonymous: scope(raw.anonymous),
+  };
   return out.key === null && out.account === null && out.anonymous === null ? null : out;
 }
 

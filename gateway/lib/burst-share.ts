@@ -30,6 +30,7 @@ export function burstShareSource(store: Store, workers: number, logger: Logger):
     };
   }
   const id = cluster.isWorker ? (cluster.worker?.id ?? 1) : 1;
-  const fixed: BurstShare = workers > 1 && cluster.isWorker ? { peers: workers, rank: (id - 1) % workers } : WHOLE;
+  const fixed: BurstShare =
+    workers > 1 && cluster.isWorker ? { peers: workers, rank: (id - 1) % workers } : WHOLE;
   return { share: () => fixed, start: () => undefined, stop: () => Promise.resolve() };
 }

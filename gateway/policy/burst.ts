@@ -215,7 +215,12 @@ const ITEM: Readonly<Record<BurstWindow, string>> = { second: '"burst"', minute:
 const WINDOW_S: Readonly<Record<BurstWindow, number>> = { second: 1, minute: 60 };
 
 /** The RateLimit-Policy and RateLimit items of one burst window (q: the limit; r: left, approximate; t: reset). */
-export function burstFields(window: BurstWindow, limit: number, remaining: number, reset: number): BurstFields {
+export function burstFields(
+  window: BurstWindow,
+  limit: number,
+  remaining: number,
+  reset: number,
+): BurstFields {
   const item = ITEM[window];
   return {
     policy: `${item};q=${limit};w=${WINDOW_S[window]}`,
