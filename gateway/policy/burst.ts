@@ -44,6 +44,8 @@ export interface BurstRefusal {
   window: BurstWindow;
   limit: number;
   retryAfter: number;
+  /** The RateLimit items of each limited window (the refusing one at r=0). */
+  fields: BurstFields;
 }
 
 /** One counted subject of a request. */
@@ -65,7 +67,7 @@ export interface BurstTaken {
   cells: Cell[];
   second: number;
   minute: number;
-  /** The RateLimit items of the tightest window, for the admitted answer's headers. */
+  /** The RateLimit items of each limited window, for the admitted answer's headers. */
   fields: BurstFields;
 }
 
@@ -135,7 +137,8 @@ export class BurstLimiter {
 
   /**
    * Count one request to every subject, all or none: refused (nothing counted) when a subject's second or minute
-   * already holds this process's share of its limit; the first such subject and window is named.
+   * already holds this process's share of its limit; the first such subject and window is named. Either way the
+   * answer's RateLimit items show each limited window, at its tightest subject.
    */
   take(subjects: readonly Subject[], now: number): BurstTaken | BurstRefusal {
     const second = Math.floor(now / 1000);
@@ -146,7 +149,8 @@ export class BurstLimiter {
     }
     const share = this.share();
     const cells: Cell[] = [];
-    let tightest: { left: number; subject: Subject; window: BurstWindow; limit: number } | null = null;
+    const tight: Tightest = { second: null, minute: null };
+    let refused: { scope: BurstScope; window: BurstWindow; limit: number } | null = null;
     for (const s of subjects) {
       let cell = this.cells.get(s.id);
       if (cell === undefined) {
@@ -159,38 +163,25 @@ export class BurstLimiter {
       const { perSecond, perMinute } = s.limit;
       if (perSecond !== null) {
         const mine = shareOf(perSecond, share, second);
-        if (cell.inSecond >= mine) {
-          return { scope: s.scope, window: 'second', limit: perSecond, retryAfter: secondsLeft(now, 1000) };
-        }
-        const left = (mine - cell.inSecond - 1) / mine;
-        if (tightest === null || left < tightest.left)
-          tightest = { left, subject: s, window: 'second', limit: perSecond };
+        if (cell.inSecond >= mine) refused ??= { scope: s.scope, window: 'second', limit: perSecond };
+        note(tight, 'second', perSecond, mine, cell.inSecond);
       }
       if (perMinute !== null) {
         const mine = shareOf(perMinute, share, minute);
-        if (cell.inMinute >= mine) {
-          return { scope: s.scope, window: 'minute', limit: perMinute, retryAfter: secondsLeft(now, 60_000) };
-        }
-        const left = (mine - cell.inMinute - 1) / mine;
-        if (tightest === null || left < tightest.left)
-          tightest = { left, subject: s, window: 'minute', limit: perMinute };
+        if (cell.inMinute >= mine) refused ??= { scope: s.scope, window: 'minute', limit: perMinute };
+        note(tight, 'minute', perMinute, mine, cell.inMinute);
       }
       cells.push(cell);
+    }
+    if (refused !== null) {
+      const retryAfter = secondsLeft(now, refused.window === 'second' ? 1000 : 60_000);
+      return { ...refused, retryAfter, fields: fieldsOf(tight, now, refused.window) };
     }
     for (const c of cells) {
       c.inSecond++;
       c.inMinute++;
     }
-    const fields =
-      tightest === null
-        ? NO_FIELDS
-        : burstFields(
-            tightest.window,
-            tightest.limit,
-            Math.floor(tightest.left * tightest.limit),
-            secondsLeft(now, tightest.window === 'second' ? 1000 : 60_000),
-          );
-    return { cells, second, minute, fields };
+    return { cells, second, minute, fields: fieldsOf(tight, now, null) };
   }
 
   /** Give back what `take` counted (the admission refused it, D10); a no-op once its windows have passed. */
@@ -204,6 +195,32 @@ export class BurstLimiter {
 }
 
 const NO_FIELDS: BurstFields = Object.freeze({ policy: '', state: '' });
+
+/** Per window, the subject with the least left: its limit and what is left of it after this request. */
+type Tightest = Record<BurstWindow, { limit: number; left: number } | null>;
+
+/** Note one subject's window: what this request would leave of the process's share, as a part of the whole limit. */
+function note(t: Tightest, window: BurstWindow, limit: number, mine: number, used: number): void {
+  const left = mine <= 0 ? 0 : Math.max(0, (mine - used - 1) / mine);
+  const seen = t[window];
+  if (seen === null || left < seen.left) t[window] = { limit, left };
+}
+
+/** The RateLimit items of the noted windows, second first; the refusing window (if any) shows nothing left. */
+function fieldsOf(t: Tightest, now: number, refusing: BurstWindow | null): BurstFields {
+  const items: BurstFields[] = [];
+  for (const window of ['second', 'minute'] as const) {
+    const w = t[window];
+    if (w === null) continue;
+    const remaining = refusing === window ? 0 : Math.floor(w.left * w.limit);
+    items.push(
+      burstFields(window, w.limit, remaining, secondsLeft(now, window === 'second' ? 1000 : 60_000)),
+    );
+  }
+  if (items.length === 0) return NO_FIELDS;
+  if (items.length === 1) return items[0] as BurstFields;
+  return { policy: items.map((f) => f.policy).join(', '), state: items.map((f) => f.state).join(', ') };
+}
 
 /** Whether `take` refused. */
 export function isBurstRefusal(x: BurstTaken | BurstRefusal): x is BurstRefusal {

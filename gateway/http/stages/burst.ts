@@ -6,7 +6,6 @@
 import type { RequestContext, Refusal } from '../context';
 import {
   addBurstFields,
-  burstFields,
   burstSubjects,
   isBurstRefusal,
   type BurstRefusal,
@@ -31,14 +30,14 @@ export function takeBurst(ctx: RequestContext, now: number): BurstOutcome {
   return burstRefusal(taken);
 }
 
-/** The refusal of a met burst limit: 429, Retry-After (≥ 1 s), the window's RateLimit fields. */
+/** The refusal of a met burst limit: 429, Retry-After (≥ 1 s), the RateLimit items of each limited window. */
 function burstRefusal(r: BurstRefusal): Refusal {
   const headers: Record<string, string> = { 'retry-after': String(r.retryAfter) };
-  addBurstFields(headers, burstFields(r.window, r.limit, 0, r.retryAfter));
-  const per = r.window === 'second' ? 'second' : 'minute';
+  addBurstFields(headers, r.fields);
+  const who = r.scope === 'anonymous' ? 'address' : r.scope;
   return {
     code: 'rate_limited',
-    detail: `More than ${r.limit} requests per ${per} for this ${r.scope === 'anonymous' ? 'address' : r.scope}; retry in ${r.retryAfter} s.`,
+    detail: `More than ${r.limit} requests per ${r.window} for this ${who}; retry in ${r.retryAfter} s.`,
     facts: { retryAfter: r.retryAfter, rateWindow: r.window },
     headers,
   };

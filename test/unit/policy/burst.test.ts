@@ -47,7 +47,13 @@ describe('burst limiter: one process', () => {
     const c = config({ key: { perSecond: 5, perMinute: null } });
     expect(run(l, c, key(), T0 + 100, 8)).toBe(5);
     const refused = l.take(burstSubjects(c, key(), RULE_SET_A, ADDRESS), T0 + 999);
-    expect(refused).toEqual({ scope: 'key', window: 'second', limit: 5, retryAfter: 1 });
+    expect(refused).toEqual({
+      scope: 'key',
+      window: 'second',
+      limit: 5,
+      retryAfter: 1,
+      fields: { policy: '"burst";q=5;w=1', state: '"burst";r=0;t=1' },
+    });
     expect(run(l, c, key(), T0 + 1000, 8)).toBe(5);
   });
 
@@ -57,7 +63,8 @@ describe('burst limiter: one process', () => {
     expect(run(l, c, key(), T0 + 1_000, 10)).toBe(10);
     expect(run(l, c, key(), T0 + 20_000, 10)).toBe(2);
     const r = l.take(burstSubjects(c, key(), RULE_SET_A, ADDRESS), T0 + 20_500);
-    expect(r).toEqual({ scope: 'key', window: 'minute', limit: 12, retryAfter: 40 });
+    expect(r).toMatchObject({ scope: 'key', window: 'minute', limit: 12, retryAfter: 40 });
+    expect(isBurstRefusal(r) && r.fields.state).toBe('"burst";r=97;t=1, "burst-minute";r=0;t=40');
     const late = l.take(burstSubjects(c, key(), RULE_SET_A, ADDRESS), T0 + 59_999);
     expect(isBurstRefusal(late) && late.retryAfter).toBe(1);
     // The next minute starts empty (its map replaced the last one's).
@@ -119,12 +126,15 @@ describe('burst limiter: one process', () => {
     expect(run(l, c, key(), T0 + 60_000, 3)).toBe(0);
   });
 
-  it('an admitted request carries the tightest window as RateLimit items', () => {
+  it('an admitted request carries each limited window as RateLimit items, at its tightest subject', () => {
     const l = new BurstLimiter();
-    const c = config({ key: { perSecond: 10, perMinute: 600 } });
-    const taken = l.take(burstSubjects(c, key(), RULE_SET_A, ADDRESS), T0 + 250);
+    const c = config({ key: { perSecond: 10, perMinute: 600 }, account: { perSecond: 4, perMinute: null } });
+    const taken = l.take(burstSubjects(c, key(), RULE_SET_A, ADDRESS), T0 + 17_250);
     if (isBurstRefusal(taken)) throw new Error('refused');
-    expect(taken.fields).toEqual({ policy: '"burst";q=10;w=1', state: '"burst";r=9;t=1' });
+    expect(taken.fields).toEqual({
+      policy: '"burst";q=4;w=1, "burst-minute";q=600;w=60',
+      state: '"burst";r=3;t=1, "burst-minute";r=599;t=43',
+    });
   });
 });
 
