@@ -64,7 +64,10 @@ export function requireKeyBurst(burst: KeyBurst | null): void {
   if (burst === null) return;
   const windows = [burst.perSecond, burst.perMinute].filter((v) => v !== undefined);
   if (windows.length === 0) {
-    throw new StoreConflict('invalid_input', 'burst limits need perSecond, perMinute or both (or null for none)');
+    throw new StoreConflict(
+      'invalid_input',
+      'burst limits need perSecond, perMinute or both (or null for none)',
+    );
   }
   for (const v of windows) {
     if (!Number.isSafeInteger(v) || (v as number) < 1 || (v as number) > MAX_BURST) {

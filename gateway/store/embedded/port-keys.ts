@@ -3,7 +3,15 @@ import type Database from 'better-sqlite3';
 import type { Knex } from 'knex';
 import type { KeyQuery } from '../listing';
 import type { KeyStore } from '../ports';
-import type { ApiKey, KeyBurst, KeyRestrictions, NewKey, NewSecret, SlotView, WhitelistEntry } from '../types';
+import type {
+  ApiKey,
+  KeyBurst,
+  KeyRestrictions,
+  NewKey,
+  NewSecret,
+  SlotView,
+  WhitelistEntry,
+} from '../types';
 import * as secrets from './key-secrets';
 import * as keys from './keys';
 import * as listing from './listing';

@@ -1,6 +1,14 @@
 /** The keys port: API keys, key restrictions, IP slots and the whitelist. */
 import type { KeyQuery } from '../listing';
-import type { ApiKey, KeyBurst, KeyRestrictions, NewKey, NewSecret, SlotView, WhitelistEntry } from '../types';
+import type {
+  ApiKey,
+  KeyBurst,
+  KeyRestrictions,
+  NewKey,
+  NewSecret,
+  SlotView,
+  WhitelistEntry,
+} from '../types';
 
 /** Keys and addresses of an account. Operations on an unknown account or key id → StoreConflict('not_found'). */
 export interface KeyStore {

@@ -5,8 +5,13 @@
  * is its place among their sorted ids. No request waits for it: the share a request reads is the last one learned.
  */
 import { randomBytes } from 'node:crypto';
-import type { BurstShare } from '../../policy/burst';
 import type { RedisClient } from './redis-client';
+
+/** How many live processes share the store, and this one's place among them (0-based). */
+export interface PeerShare {
+  peers: number;
+  rank: number;
+}
 
 /** How often a process writes its heartbeat, and how long one counts it as alive. */
 export const PEER_BEAT_MS = 1_000;
@@ -14,7 +19,7 @@ export const PEER_TTL_MS = 3_000;
 
 /** One process's membership in the store's peer set. */
 export class PeerHeartbeat {
-  private current: BurstShare = { peers: 1, rank: 0 };
+  private current: PeerShare = { peers: 1, rank: 0 };
   private timer: NodeJS.Timeout | null = null;
   readonly id = `${process.pid}-${randomBytes(6).toString('hex')}`;
 
@@ -28,7 +33,7 @@ export class PeerHeartbeat {
   ) {}
 
   /** The share last learned (one process until the first heartbeat answers). */
-  get share(): BurstShare {
+  get share(): PeerShare {
     return this.current;
   }
 
@@ -40,7 +45,7 @@ export class PeerHeartbeat {
   }
 
   /** One heartbeat: record this process, drop the silent ones, read the live set (one MULTI on one key). */
-  async beat(): Promise<BurstShare> {
+  async beat(): Promise<PeerShare> {
     const now = Date.now();
     const replies = await this.redis
       .multi()

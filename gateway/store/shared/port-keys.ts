@@ -3,7 +3,15 @@ import type { KeyQuery } from '../listing';
 import type { KeyStore } from '../ports';
 import { toKey } from '../rows';
 import { liveSlots } from '../slot-view';
-import type { ApiKey, KeyBurst, KeyRestrictions, NewKey, NewSecret, SlotView, WhitelistEntry } from '../types';
+import type {
+  ApiKey,
+  KeyBurst,
+  KeyRestrictions,
+  NewKey,
+  NewSecret,
+  SlotView,
+  WhitelistEntry,
+} from '../types';
 import type { SharedContext } from './context';
 import { redisFault } from './errors';
 import * as listing from './listing';
