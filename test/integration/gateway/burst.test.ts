@@ -10,6 +10,8 @@ import { ADAPTERS } from '../../../adapters';
 import { call, T0, type Answer, type Harness } from '../../helpers/gateway-harness';
 import { useGatewayFixture } from './fixture';
 
+jest.setTimeout(60_000);
+
 const gw = useGatewayFixture();
 const REVERSE = '/v1/reverse?lat=48.8584&lon=2.2945';
 const ADMIN = { authorization: 'Bearer admin-token-0123456789', 'content-type': 'application/json' };
