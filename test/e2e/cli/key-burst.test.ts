@@ -6,7 +6,7 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { repoRoot } from '../../../gateway/core/paths';
-import { RULE_SET_A } from '../../../gateway/policy/ruleset';
+import { RULE_SET_B } from '../../../gateway/policy/ruleset';
 import { runNode, useAdminListener, type Run } from '../harness';
 
 const CLI = join(repoRoot(), 'dist', 'gateway', 'cli', 'main.js');
@@ -19,7 +19,7 @@ beforeAll(() => {
   if (!existsSync(CLI)) throw new Error(`${CLI} is missing: run "npm run build:ts" before the CLI e2e tests`);
 });
 
-const api = useAdminListener(RULE_SET_A, ADMIN);
+const api = useAdminListener(RULE_SET_B, ADMIN);
 const cli = (args: string[]): Promise<Run> =>
   runNode(CLI, args, {
     PATH: process.env.PATH ?? '',
