@@ -46,7 +46,7 @@ test("keys burst sets, shows and clears a key's own burst limits; bad values are
   const zero = await cli(['keys', 'burst', id, '--per-second', '0']);
   expect(zero.code).not.toBe(0);
   expect(zero.stderr).toMatch(/perSecond/);
-  const negative = await cli(['keys', 'burst', id, '--per-minute', '-5']);
+  const negative = await cli(['keys', 'burst', id, '--per-minute=-5']);
   expect(negative.code).not.toBe(0);
   expect(negative.stderr).toMatch(/perMinute/);
   const words = await cli(['keys', 'burst', id, '--per-second', 'ten']);
