@@ -54,6 +54,7 @@ export const BING_ERRORS: ErrorTable<BingError> = {
   account_suspended: { status: 403, auth: 'NotAuthorized' },
   key_restricted: { status: 403, auth: 'NotAuthorized' },
   quota_exceeded: { status: 429, auth: 'ValidCredentials' },
+  rate_limited: { status: 429, auth: 'ValidCredentials' },
   conflicting_credentials: { status: 400, auth: 'None' },
   invalid_parameter: { status: 400, auth: 'None' },
   invalid_forwarded: { status: 400, auth: 'None' },

@@ -59,6 +59,7 @@ export const GEOAPIFY_ERRORS: ErrorTable<GeoapifyError> = {
   account_suspended: { status: 403, error: 'Forbidden' },
   key_restricted: { status: 403, error: 'Forbidden' },
   quota_exceeded: { status: 429, error: 'Too Many Requests' },
+  rate_limited: { status: 429, error: 'Too Many Requests' },
   conflicting_credentials: { status: 400, error: 'Bad Request' },
   invalid_parameter: { status: 400, error: 'Bad Request' },
   invalid_forwarded: { status: 400, error: 'Bad Request' },

@@ -49,6 +49,7 @@ export const GEOCODIO_ERRORS: ErrorTable<GeocodioError> = {
   account_suspended: { status: 403, error: 'This account is suspended.' },
   key_restricted: { status: 403, error: 'This API key may not be used from this web page or address.' },
   quota_exceeded: { status: 403, error: "You can't make this request as it is above your daily maximum." },
+  rate_limited: { status: 429, error: 'Too Many Requests' },
   conflicting_credentials: { status: 422, error: 'Conflicting API keys' },
   invalid_parameter: { status: 422, error: 'Invalid request' },
   invalid_forwarded: { status: 422, error: 'Invalid request' },

@@ -77,6 +77,11 @@ export const GOOGLE_ERRORS: ErrorTable<GoogleError> = {
     message: 'This IP, site or mobile application is not authorized to use this API key.',
   },
   quota_exceeded: { http: 200, status: 'OVER_QUERY_LIMIT', message: 'You are over your daily quota.' },
+  rate_limited: {
+    http: 200,
+    status: 'OVER_QUERY_LIMIT',
+    message: 'You have exceeded your rate-limit for this API.',
+  },
   conflicting_credentials: {
     http: 200,
     status: 'INVALID_REQUEST',

@@ -55,6 +55,7 @@ export const HERE_ERRORS: ErrorTable<HereError> = {
   account_suspended: auth(403, 'Forbidden'),
   key_restricted: auth(403, 'Forbidden'),
   quota_exceeded: auth(429, 'Too Many Requests'),
+  rate_limited: auth(429, 'Too Many Requests'),
   conflicting_credentials: api(400, 'Conflicting credentials'),
   invalid_parameter: api(400, 'Illegal input for parameter'),
   invalid_forwarded: api(400, 'Illegal input for parameter'),

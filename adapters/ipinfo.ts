@@ -92,6 +92,7 @@ export const IPINFO_ERRORS: ErrorTable<IpinfoError> = {
   account_suspended: { status: 403, title: 'Forbidden' },
   key_restricted: { status: 403, title: 'Forbidden' },
   quota_exceeded: { status: 429, title: 'Rate limit exceeded' },
+  rate_limited: { status: 429, title: 'Rate limit exceeded' },
   conflicting_credentials: { status: 400, title: 'Bad request' },
   invalid_parameter: { status: 404, title: 'Wrong ip' },
   invalid_forwarded: { status: 400, title: 'Bad request' },

@@ -75,6 +75,12 @@ export const IPSTACK_ERRORS: ErrorTable<IpstackError> = {
     type: 'usage_limit_reached',
     info: 'The maximum allowed amount of API requests has been reached.',
   },
+  // ipstack documents no per-second limit: its nearest code is the usage limit's.
+  rate_limited: {
+    code: 104,
+    type: 'usage_limit_reached',
+    info: 'Too many requests in a short time; try again in a moment.',
+  },
   conflicting_credentials: {
     code: 400,
     type: 'conflicting_access_keys',

@@ -47,6 +47,7 @@ export const LOCATIONIQ_ERRORS: ErrorTable<LocationiqError> = {
   account_suspended: { status: 401, error: 'Key not active' },
   key_restricted: { status: 403, error: 'Access restricted' },
   quota_exceeded: { status: 429, error: 'Rate Limited Day' },
+  rate_limited: { status: 429, error: 'Rate Limited Second' },
   conflicting_credentials: { status: 400, error: 'Invalid Request' },
   invalid_parameter: { status: 400, error: 'Invalid Request' },
   invalid_forwarded: { status: 400, error: 'Invalid Request' },
@@ -121,6 +122,9 @@ function parse(req: AdapterRequest): ParseResult<LocationiqState> {
   return { ok: true, request: { call: { kind: 'reverse', lat: read.lat, lon: read.lon }, state: read.view } };
 }
 
+/** A burst refusal of the per-minute window: LocationIQ names the window it met ("Rate Limited Second" otherwise). */
+const RATE_LIMITED_MINUTE: LocationiqError = { status: 429, error: 'Rate Limited Minute' };
+
 /**
  * Renders a refusal with LocationIQ's fixed texts (clients match them; the gateway's detail is not added). A
  * `not_found` with a parsed request is the backend's "no result": LocationIQ's 404 "Unable to geocode".
@@ -129,12 +133,14 @@ function renderError(
   state: LocationiqState | null,
   code: GatewayCode,
   _detail: string,
-  _f: ErrorFacts,
+  f: ErrorFacts,
 ): AdapterResponse {
   const row =
     code === 'not_found' && state !== null
       ? { status: 404, error: 'Unable to geocode' }
-      : LOCATIONIQ_ERRORS[code];
+      : code === 'rate_limited' && f.rateWindow === 'minute'
+        ? RATE_LIMITED_MINUTE
+        : LOCATIONIQ_ERRORS[code];
   if (state?.format === 'xml') {
     return xml(row.status, `<?xml version="1.0" encoding="UTF-8" ?>\n<error>${xmlEscape(row.error)}</error>`);
   }

@@ -58,6 +58,7 @@ export const MAPBOX_ERRORS: ErrorTable<MapboxError> = {
   account_suspended: { status: 403, message: 'Forbidden' },
   key_restricted: { status: 403, message: 'Forbidden' },
   quota_exceeded: { status: 429, message: 'Too Many Requests' },
+  rate_limited: { status: 429, message: 'Too Many Requests' },
   conflicting_credentials: { status: 422, message: 'Conflicting credentials' },
   invalid_parameter: { status: 422, message: 'Invalid query' },
   invalid_forwarded: { status: 422, message: 'Invalid query' },

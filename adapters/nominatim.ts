@@ -55,6 +55,7 @@ export const NOMINATIM_ERRORS: ErrorTable<NominatimError> = {
   account_suspended: access(403, 'Account suspended'),
   key_restricted: access(403, 'API key not allowed from this page or address'),
   quota_exceeded: access(429, 'Daily quota exceeded'),
+  rate_limited: access(429, 'Too Many Requests'),
   conflicting_credentials: own(400, 'Conflicting credentials'),
   invalid_parameter: own(400, 'Invalid parameter'),
   invalid_forwarded: own(400, 'Invalid parameter'),

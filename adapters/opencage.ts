@@ -50,6 +50,7 @@ export const OPENCAGE_ERRORS: ErrorTable<OpencageError> = {
   account_suspended: { status: 403, message: 'suspended' },
   key_restricted: { status: 403, message: 'forbidden' },
   quota_exceeded: { status: 402, message: 'quota exceeded' },
+  rate_limited: { status: 429, message: 'too many requests' },
   conflicting_credentials: { status: 400, message: 'invalid request' },
   invalid_parameter: { status: 400, message: 'invalid request' },
   invalid_forwarded: { status: 400, message: 'invalid request' },

@@ -57,6 +57,7 @@ export const PELIAS_ERRORS: ErrorTable<PeliasError> = {
   account_suspended: { status: 403, error: 'Forbidden: account suspended' },
   key_restricted: { status: 403, error: 'Forbidden: api_key not allowed from this page or address' },
   quota_exceeded: { status: 429, error: 'Too Many Requests: daily limit exceeded' },
+  rate_limited: { status: 429, error: 'Too Many Requests: rate limit exceeded' },
   conflicting_credentials: { status: 400, error: 'conflicting api_key values' },
   invalid_parameter: { status: 400, error: 'invalid parameter' },
   invalid_forwarded: { status: 400, error: 'invalid forwarding header' },

@@ -42,6 +42,7 @@ export const PHOTON_ERRORS: ErrorTable<PhotonError> = {
   account_suspended: { status: 403, message: 'Account suspended' },
   key_restricted: { status: 403, message: 'API key not allowed from this page or address' },
   quota_exceeded: { status: 429, message: 'Daily quota exceeded' },
+  rate_limited: { status: 429, message: 'Too many requests' },
   conflicting_credentials: { status: 400, message: 'Conflicting credentials' },
   invalid_parameter: { status: 400, message: 'Invalid parameter' },
   invalid_forwarded: { status: 400, message: 'Invalid forwarding header' },

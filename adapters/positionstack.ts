@@ -37,6 +37,7 @@ export const POSITIONSTACK_ERRORS: ErrorTable<PositionstackError> = {
   account_suspended: { status: 401, code: 'inactive_user' },
   key_restricted: { status: 403, code: 'access_restricted' },
   quota_exceeded: { status: 429, code: 'usage_limit_reached' },
+  rate_limited: { status: 429, code: 'rate_limit_reached' },
   conflicting_credentials: { status: 422, code: 'validation_error' },
   invalid_parameter: { status: 422, code: 'validation_error' },
   invalid_forwarded: { status: 422, code: 'validation_error' },

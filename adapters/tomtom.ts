@@ -42,6 +42,7 @@ export const TOMTOM_ERRORS: ErrorTable<TomtomError> = {
   account_suspended: { status: 403, code: 'AccountInactive' },
   key_restricted: { status: 403, code: 'Forbidden' },
   quota_exceeded: { status: 403, code: 'AccountOverRateLimit' },
+  rate_limited: { status: 429, code: 'TooManyRequests' },
   conflicting_credentials: { status: 400, code: 'BadRequest' },
   invalid_parameter: { status: 400, code: 'BadRequest' },
   invalid_forwarded: { status: 400, code: 'BadRequest' },

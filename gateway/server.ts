@@ -20,6 +20,8 @@ import { gatewayReadiness } from './http/readiness';
 import { GatewayMetrics } from './metrics/gateway-metrics';
 import { admissionStore, createRequestPath } from './lib/request-path';
 import { RefusalLog } from './http/refusal-log';
+import { burstShareSource } from './lib/burst-share';
+import { BurstLimiter } from './policy/burst';
 import { limitedServer } from './net/server-limits';
 import type { Notifications } from './notify';
 import type { ApiKey } from './store/types';
@@ -163,6 +165,10 @@ export function createGateway(deps: GatewayDeps): Gateway {
   const metrics = deps.metrics ?? new GatewayMetrics(deps.config.hosts);
   const admission = admissionStore(deps.store, metrics, deps.admission);
   const refusals = new RefusalLog(deps.store, deps.clock, deps.logger);
+  // Burst windows outlive config generations (a reload swaps the limits, not the counts); the share is the process's.
+  const burstShare = burstShareSource(deps.store, deps.config.workers, deps.logger);
+  const burst = new BurstLimiter(burstShare.share);
+  burstShare.start();
   let draining = false;
 
   const build = (config: CompiledConfig): Generation => {
@@ -172,6 +178,7 @@ export function createGateway(deps: GatewayDeps): Gateway {
       clock: deps.clock,
       logger: deps.logger,
       metrics,
+      burst,
       ...(deps.forward ? { forward: deps.forward } : {}),
       ...(deps.notifications ? { allowance: deps.notifications.allowance } : {}),
       ...(deps.stages ? { stages: deps.stages } : {}),
@@ -263,6 +270,7 @@ export function createGateway(deps: GatewayDeps): Gateway {
   /** Generations replaced by a reload, closed once their requests can no longer need their pools. */
   const retired = new Set<Generation>();
   const closeAll = (): void => {
+    void burstShare.stop();
     forwardAuth?.close();
     gen.close();
     for (const g of retired) g.close();

@@ -74,6 +74,11 @@ export function problemText(rules: RuleSet, code: GatewayCode): ProblemText {
         what: 'The account is suspended, so its keys are refused.',
         todo: 'Contact support (the address is at the foot of the dashboard).',
       };
+    case 'rate_limited':
+      return {
+        what: 'Too many requests came in one second or one minute (this deployment limits bursts per key, per account and per address).',
+        todo: 'Wait the number of seconds in the Retry-After header, then retry; spread requests out. The RateLimit header says which window ("burst": a second, "burst-minute": a minute) and its limit.',
+      };
     case 'key_restricted':
       return {
         what: 'The key is restricted to some web sites or addresses, and this request came from elsewhere.',

@@ -29,6 +29,7 @@ export type AuditAction =
   | 'key.restricted'
   | 'key.rotated'
   | 'key.expiry_set'
+  | 'key.burst_set'
   | 'package.bought'
   | 'account.topped_up'
   | 'plan.set'

@@ -13,11 +13,13 @@ import {
   StoreConflict,
   type Account,
   type ApiKey,
+  type KeyBurst,
   type LedgerEntry,
   type NewKey,
   type SlotView,
   type WhitelistEntry,
 } from '../store/types';
+import { MAX_BURST } from '../store/checks';
 import type { AccountStore, BillingStore, KeyStore } from '../store/ports';
 import type { PlanPurchase } from '../store/plan-periods';
 import type { InvoicePolicy } from '../store/invoices';
@@ -191,6 +193,31 @@ export class AccountsService {
       account: key.accountId,
       object: key.id,
       detail: { expiresAt: iso(expiresAt) },
+    });
+    return changed;
+  }
+
+  /**
+   * Set (null: clear) a key's own burst limits: each window a whole number from 1 (InputError naming the window
+   * otherwise); an absent window keeps the deployment's key limit for it.
+   */
+  async setKeyBurst(key: ApiKey, burst: KeyBurst | null, actor?: Actor): Promise<ApiKey> {
+    for (const field of ['perSecond', 'perMinute'] as const) {
+      const value = burst?.[field];
+      if (value !== undefined && !(Number.isSafeInteger(value) && value >= 1 && value <= MAX_BURST)) {
+        throw new InputError(
+          field,
+          `must be a whole number of requests from 1 to ${MAX_BURST} (or null: the deployment's limit)`,
+        );
+      }
+    }
+    const given =
+      burst === null || (burst.perSecond === undefined && burst.perMinute === undefined) ? null : burst;
+    const changed = await this.d.store.setKeyBurst(key.id, given);
+    this.audit(actor, 'key.burst_set', {
+      account: key.accountId,
+      object: key.id,
+      detail: { perSecond: given?.perSecond ?? null, perMinute: given?.perMinute ?? null },
     });
     return changed;
   }

@@ -38,6 +38,11 @@ export function keyView(key: ApiKey, now: number) {
   };
 }
 
+/** A key's own burst limits: null windows follow the deployment's key limits (config `burst.key`). */
+export function burstView(key: ApiKey) {
+  return { perSecond: key.burst?.perSecond ?? null, perMinute: key.burst?.perMinute ?? null };
+}
+
 /** A whitelist entry. */
 export function whitelistView(entry: WhitelistEntry) {
   return { id: entry.id, address: entry.cidr, createdAt: iso(entry.createdAt) };

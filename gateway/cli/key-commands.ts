@@ -16,6 +16,17 @@ export function durationSeconds(value: string): number {
   return Number(m[1]) * (UNIT_SECONDS[m[2] || 's'] as number);
 }
 
+/** A burst option's value as a number (the admin API says what range it takes); null for "default". */
+function burstValue(option: string, value: string | boolean | undefined): number | null | undefined {
+  const text = str(value);
+  if (text === undefined) return undefined;
+  if (text === 'default') return null;
+  if (!/^-?\d{1,12}$/.test(text.trim())) {
+    throw new UsageError(`--${option}: "${text}" is not a whole number of requests (or "default")`);
+  }
+  return Number(text.trim());
+}
+
 /** The commands. */
 export const KEY_COMMANDS: Command[] = [
   {
@@ -72,5 +83,37 @@ export const KEY_COMMANDS: Command[] = [
       return api.call('PUT', `/admin/keys/${id(args.KEY_ID ?? '')}/expiry`, { expiresAt: at ?? null });
     },
     text: render.keyText,
+  },
+  {
+    name: 'keys burst',
+    args: ['KEY_ID'],
+    options: {
+      'per-second': {
+        type: 'string',
+        help: 'requests per second for this key (from 1), or "default" for the deployment\'s',
+        value: 'N',
+      },
+      'per-minute': {
+        type: 'string',
+        help: 'requests per minute for this key (from 1), or "default" for the deployment\'s',
+        value: 'N',
+      },
+      clear: { type: 'boolean', help: "remove the key's own limits (the deployment's apply)" },
+    },
+    summary: "show or set a key's own burst limits (requests per second and per minute)",
+    run({ api, args, opts }: CommandInput) {
+      const path = `/admin/keys/${id(args.KEY_ID ?? '')}/burst`;
+      const perSecond = burstValue('per-second', opts['per-second']);
+      const perMinute = burstValue('per-minute', opts['per-minute']);
+      if (opts.clear === true) {
+        if (perSecond !== undefined || perMinute !== undefined) {
+          throw new UsageError('keys burst: --clear takes no --per-second or --per-minute');
+        }
+        return api.call('PUT', path, { perSecond: null, perMinute: null });
+      }
+      if (perSecond === undefined && perMinute === undefined) return api.call('GET', path);
+      return api.call('PUT', path, { perSecond: perSecond ?? null, perMinute: perMinute ?? null });
+    },
+    text: render.burstText,
   },
 ];

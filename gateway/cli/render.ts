@@ -93,6 +93,16 @@ export function restrictionsText(r: J): string {
   return `${head}\n\nAllowed pages (Origin, else Referer)\n${list(r.referrers)}\n\nAllowed addresses\n${list(r.cidrs)}`;
 }
 
+/** A key's own burst limits: each window, or the deployment's key limit when the key has none of its own. */
+export function burstText(b: J): string {
+  const limit = (v: unknown): string =>
+    typeof v === 'number' ? `${v} requests` : "the deployment's key limit";
+  return fields([
+    ['Per second', limit(b.perSecond)],
+    ['Per minute', limit(b.perMinute)],
+  ]);
+}
+
 /** A newly created key: the value, shown once. */
 export function newKeyText(k: J): string {
   const extra: [string, string][] =

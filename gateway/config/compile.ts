@@ -5,6 +5,7 @@ import { ADAPTERS } from '../../adapters';
 import type { Adapter } from '../../adapters/types';
 import { parseCidr, type Cidr } from '../net/address';
 import type { ForwardedHeader } from '../net/client-address';
+import type { BurstConfig } from '../policy/burst';
 import { compileServerLimits, type ListenerLimits } from '../net/server-limits';
 import { ruleSetFor, type Limits, type RuleSet } from '../policy/ruleset';
 import {
@@ -134,6 +135,8 @@ export interface CompiledConfig {
   logRequestId: boolean;
   /** D38: forward auth's listener, or null when the config has none. */
   forwardAuth: ForwardAuthConfig | null;
+  /** Burst limits (gateway/policy/burst.ts), or null when the config sets none; taken by a reload. */
+  burst: BurstConfig | null;
 }
 
 /** Drop undefined members so `Partial<Limits>` stays exact. */
@@ -214,7 +217,21 @@ export function compileConfig(raw: RawConfig, file: string): CompiledConfig {
     logFormat: raw.log?.format ?? 'json',
     logRequestId: raw.log?.requestId ?? true,
     forwardAuth: raw.forwardAuth ?? null,
+    burst: compileBurst(raw.burst),
   };
+}
+
+/** The burst section as the limiter reads it: absent windows null, absent scopes null, nothing at all null. */
+function compileBurst(raw: RawConfig['burst']): BurstConfig | null {
+  if (raw === undefined) return null;
+  const scope = (b: { perSecond?: number | undefined; perMinute?: number | undefined } | undefined) =>
+    b === undefined ? null : { perSecond: b.perSecond ?? null, perMinute: b.perMinute ?? null };
+  const out: BurstConfig = {
+    key: scope(raw.key),
+    account: scope(raw.account),
+    anonymous: scope(raw.anonymous),
+  };
+  return out.key === null && out.account === null && out.anonymous === null ? null : out;
 }
 
 /** Lease constants as given (keys left out stay out, so D33's defaults apply to them). */

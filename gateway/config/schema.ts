@@ -39,6 +39,21 @@ const publicUrl = httpUrl.refine(
 
 const count = z.int().min(0);
 
+/** A burst limit: a whole number of requests above 0 (0 would refuse everything: leave the window out instead). */
+const burstCount = z.int().min(1).max(1_000_000_000);
+/** One scope's burst limits (docs/gateway.md, "Burst limits"); at least one window. */
+const burstLimit = z
+  .strictObject({ perSecond: burstCount.optional(), perMinute: burstCount.optional() })
+  .refine((b) => b.perSecond !== undefined || b.perMinute !== undefined, {
+    message: 'give perSecond, perMinute or both (or leave the scope out)',
+  });
+/** Burst limits per key, per account and per anonymous counting unit; reloadable. */
+const burst = z.strictObject({
+  key: burstLimit.optional(),
+  account: burstLimit.optional(),
+  anonymous: burstLimit.optional(),
+});
+
 /** D25: the kinds of backend a name can stand for (gateway/backends/). */
 export const BACKEND_KINDS = ['geogate', 'nominatim', 'photon', 'pelias', 'http'] as const;
 export type BackendKind = (typeof BACKEND_KINDS)[number];
@@ -312,6 +327,8 @@ export const configSchema = z.strictObject({
   credentials: z.strictObject({ accept: z.array(position).min(1) }).optional(),
   hosts: z.array(host).min(1),
   limits: limits.default({}),
+  /** Requests per second and per minute per key, account and anonymous unit (gateway/policy/burst.ts). */
+  burst: burst.optional(),
   forwardAuth: forwardAuth.optional(),
   /**
    * Issue 6: the customer dashboard's section. The gateway does not read it: the composition root

@@ -13,7 +13,8 @@ export type RefusalCode =
   | 'account_ip_limit'
   | 'account_suspended'
   | 'key_restricted'
-  | 'quota_exceeded';
+  | 'quota_exceeded'
+  | 'rate_limited'; // burst limits: requests per second or minute
 
 /** Every code the gateway can answer with. */
 export type GatewayCode =
@@ -41,6 +42,7 @@ export const ALL_GATEWAY_CODES: readonly GatewayCode[] = [
   'account_suspended',
   'key_restricted',
   'quota_exceeded',
+  'rate_limited',
   'conflicting_credentials',
   'invalid_parameter',
   'invalid_forwarded',
@@ -78,6 +80,7 @@ export function codeToStatus(code: GatewayCode): number {
     case 'method_not_allowed':
       return 405;
     case 'quota_exceeded':
+    case 'rate_limited':
       return 429;
     case 'internal':
       return 500;
@@ -96,8 +99,10 @@ export function codeToStatus(code: GatewayCode): number {
 export interface ErrorFacts {
   /** The offending parameter or credential position (invalid_parameter, conflicting_credentials). */
   parameter?: string;
-  /** Seconds until 00:00 UTC (quota_exceeded in A: Retry-After). */
+  /** Seconds until 00:00 UTC (quota_exceeded in A: Retry-After); rate_limited: until its window ends. */
   retryAfter?: number;
+  /** rate_limited: the burst window whose limit the request met (LocationIQ names it: "Rate Limited Second"). */
+  rateWindow?: 'second' | 'minute';
   /** Unix seconds of the next 00:00 UTC (quota_exceeded in B: X-Quota-Reset). */
   quotaReset?: number;
   /** Epoch ms when the next IP slot frees (key_ip_limit, account_ip_limit). */
@@ -145,6 +150,7 @@ export const TITLES: Readonly<Record<GatewayCode, string>> = {
   account_suspended: 'Account suspended',
   key_restricted: 'API key restricted',
   quota_exceeded: 'Daily quota exceeded',
+  rate_limited: 'Too many requests',
   conflicting_credentials: 'Conflicting credentials',
   invalid_parameter: 'Invalid parameter',
   invalid_forwarded: 'Invalid forwarding header',
@@ -173,6 +179,7 @@ export const MESSAGES: Readonly<Record<GatewayCode, string>> = {
   account_suspended: 'The account is suspended. Contact support.',
   key_restricted: 'This API key is not allowed from this web page or address.',
   quota_exceeded: 'The daily free allowance is used up; it resets at 00:00 UTC.',
+  rate_limited: 'Too many requests in a short time; retry after the number of seconds in Retry-After.',
   conflicting_credentials: 'Different keys were sent.',
   invalid_parameter: 'The request was rejected as malformed.',
   invalid_forwarded: 'The forwarding header names no valid client address.',

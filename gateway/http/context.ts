@@ -17,6 +17,7 @@ import type { Identity } from '../policy/identity';
 import type { AdmissionStore } from '../store/ports';
 import type { Ticket } from '../store/types';
 import type { AllowanceObserver } from '../notify/allowance';
+import type { BurstLimiter } from '../policy/burst';
 import type { Forwarder } from './backend';
 import type { PassthroughProxy } from './passthrough-proxy';
 
@@ -35,6 +36,8 @@ export interface PipelineDeps {
   allowance?: AllowanceObserver;
   /** Recent refusals of identified callers (the operator console); absent: not recorded. */
   refusals?: RefusalNotes;
+  /** The process's burst windows (policy/burst.ts), kept across reloads; the limits are `config.burst`. */
+  burst?: BurstLimiter;
 }
 
 /** A refusal is a value a stage returns (STYLE.md); the render stage answers it in the host's shape. */

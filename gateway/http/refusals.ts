@@ -46,6 +46,7 @@ export function describeRefusal(
     }
     case 'account_suspended':
     case 'key_restricted':
+    case 'rate_limited':
     case 'missing_key':
     case 'invalid_key':
     case 'key_revoked':

@@ -16,6 +16,7 @@ import type { GatewayMetrics } from '../metrics/gateway-metrics';
 import { measuredStore } from '../metrics/measured';
 import type { AllowanceObserver } from '../notify/allowance';
 import type { RefusalNotes } from '../http/refusal-log';
+import { BurstLimiter } from '../policy/burst';
 import type { AdmissionStore } from '../store/ports';
 
 /** What a request path is built from. */
@@ -34,6 +35,8 @@ export interface RequestPathDeps {
   refusals?: RefusalNotes;
   /** Request stages replaced at construction (benchmarks' ablations); none in production. */
   stages?: Partial<Stages>;
+  /** Burst windows shared by the generations of one process (default: this path's own, the whole limit). */
+  burst?: BurstLimiter;
 }
 
 /** A built request path. */
@@ -80,6 +83,7 @@ export function createRequestPath(deps: RequestPathDeps): RequestPath {
     passthrough,
     ...(deps.allowance ? { allowance: deps.allowance } : {}),
     ...(deps.refusals ? { refusals: deps.refusals } : {}),
+    burst: deps.burst ?? new BurstLimiter(),
   };
   let closed = false;
   return {

@@ -100,6 +100,12 @@ export class GatewayMetrics {
     'Requests the admission refused, by refusal code (quota, credits, slots, rate).',
     ['code'],
   );
+  private readonly burstRefusals = this.counter(
+    'geogate_burst_refusals_total',
+    'Requests refused 429 rate_limited by a burst limit, by scope (key, account, anonymous) and window (second, minute).',
+    ['scope', 'window'],
+  );
+  private readonly burstCells = new Map<string, CounterCell>();
   private readonly cacheLookups = this.counter(
     'geogate_key_cache_lookups_total',
     'Key identity cache lookups of the shared store, by result (hit or miss).',
@@ -168,6 +174,15 @@ export class GatewayMetrics {
     let c = this.refusalCells.get(code);
     if (c === undefined) this.refusalCells.set(code, (c = this.refusals.cell({ code })));
     c.n += 1;
+  }
+
+  /** Count a burst refusal (also counted as the admission refusal `rate_limited`); labels are bounded, no key. */
+  burstRefused(scope: 'key' | 'account' | 'anonymous', window: 'second' | 'minute'): void {
+    const name = `${scope}/${window}`;
+    let c = this.burstCells.get(name);
+    if (c === undefined) this.burstCells.set(name, (c = this.burstRefusals.cell({ scope, window })));
+    c.n += 1;
+    this.refused('rate_limited');
   }
 
   /** Record the time the backend took for a call of this kind (from the pipeline's forward step). */

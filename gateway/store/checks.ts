@@ -1,6 +1,6 @@
 /** Input checks and management decisions that both stores make the same way (before or around their own SQL). */
 import { cidrRange, type AddressRange } from './ranges';
-import { StoreConflict, type LedgerEntry, type NewKey } from './types';
+import { StoreConflict, type KeyBurst, type LedgerEntry, type NewKey } from './types';
 
 /** Trimmed and lower-cased: e-mail addresses are unique case-insensitively. */
 export function normaliseEmail(email: string): string {
@@ -53,5 +53,25 @@ export function sameWhitelistRow<R extends { account_id: unknown; cidr: unknown 
 export function requireSameTopup(prior: LedgerEntry, amount: number): void {
   if (prior.kind !== 'topup' || prior.amount !== amount) {
     throw new StoreConflict('idempotency_mismatch', 'this idempotency key was used with another amount');
+  }
+}
+
+/** The most requests a burst window may be set to (the config's bound too). */
+export const MAX_BURST = 1_000_000_000;
+
+/** Throw invalid_input unless a key's own burst limits are null or name at least one window of a whole number ≥ 1. */
+export function requireKeyBurst(burst: KeyBurst | null): void {
+  if (burst === null) return;
+  const windows = [burst.perSecond, burst.perMinute].filter((v) => v !== undefined);
+  if (windows.length === 0) {
+    throw new StoreConflict(
+      'invalid_input',
+      'burst limits need perSecond, perMinute or both (or null for none)',
+    );
+  }
+  for (const v of windows) {
+    if (!Number.isSafeInteger(v) || (v as number) < 1 || (v as number) > MAX_BURST) {
+      throw new StoreConflict('invalid_input', `burst limits must be whole numbers from 1 to ${MAX_BURST}`);
+    }
   }
 }

@@ -74,6 +74,7 @@ const METHODS: { [P in keyof StoreParts]: Names<StoreParts[P]> } = {
     setKeyRestrictions: true,
     rotateKey: true,
     setKeyExpiry: true,
+    setKeyBurst: true,
     revokeKeyByHash: true,
   },
   billing: {

@@ -11,6 +11,7 @@ import {
   StoreConflict,
   type Account,
   type ApiKey,
+  type KeyBurst,
   type KeyIdentity,
   type LedgerEntry,
   type NewAccount,
@@ -58,6 +59,8 @@ export const KEY_COLUMNS = [
   'rotated_at',
   'previous_until',
   'expires_at',
+  'burst_per_second',
+  'burst_per_minute',
 ] as const;
 type KeyColumn = (typeof KEY_COLUMNS)[number];
 
@@ -99,6 +102,15 @@ export function toKey(row: object, prefix = ''): ApiKey {
   if (previousUntil !== null && previousUntil !== undefined) key.previousUntil = num(previousUntil);
   const expiresAt = r[c.expires_at];
   if (expiresAt !== null && expiresAt !== undefined) key.expiresAt = num(expiresAt);
+  // Burst limits of the key's own: absent when none, so a key without them costs the request path one check.
+  const perSecond = r[c.burst_per_second];
+  const perMinute = r[c.burst_per_minute];
+  if ((perSecond !== null && perSecond !== undefined) || (perMinute !== null && perMinute !== undefined)) {
+    const burst: KeyBurst = {};
+    if (perSecond !== null && perSecond !== undefined) burst.perSecond = num(perSecond);
+    if (perMinute !== null && perMinute !== undefined) burst.perMinute = num(perMinute);
+    key.burst = burst;
+  }
   return key;
 }
 

@@ -57,6 +57,14 @@ export interface ApiKey {
   previousUntil?: number;
   /** The end the owner set for the key (epoch ms); absent when none. */
   expiresAt?: number;
+  /** The key's own burst limits (operator-set); absent when the deployment's key limits apply. */
+  burst?: KeyBurst;
+}
+
+/** A key's own burst limits: each window set replaces the deployment's key limit for that window (whole, ≥ 1). */
+export interface KeyBurst {
+  perSecond?: number;
+  perMinute?: number;
 }
 
 /** What a key is restricted to: canonical referrer patterns and CIDRs (gateway/policy/restrictions.ts). */

@@ -107,6 +107,26 @@ export function keySecretRules(h: StoreHolder): void {
       await expectConflict(h.store.setKeyExpiry('key_nope', null), 'not_found');
     });
 
+    it("sets and clears a key's own burst limits, seen by identification at once; bad values change nothing", async () => {
+      const { hash, key } = await newKey();
+      expect('burst' in key).toBe(false);
+      const set = await h.store.setKeyBurst(key.id, { perSecond: 20 });
+      expect(set.burst).toEqual({ perSecond: 20 });
+      expect((await h.store.findKeyByHash(hash))?.key.burst).toEqual({ perSecond: 20 });
+      expect((await h.store.setKeyBurst(key.id, { perSecond: 5, perMinute: 100 })).burst).toEqual({
+        perSecond: 5,
+        perMinute: 100,
+      });
+      for (const bad of [{ perSecond: 0 }, { perMinute: -1 }, { perSecond: 1.5 }, {}]) {
+        await expectConflict(h.store.setKeyBurst(key.id, bad), 'invalid_input');
+      }
+      expect((await h.store.getKey(key.id))?.burst).toEqual({ perSecond: 5, perMinute: 100 });
+      const cleared = await h.store.setKeyBurst(key.id, null);
+      expect('burst' in cleared).toBe(false);
+      expect('burst' in ((await h.store.findKeyByHash(hash))?.key ?? {})).toBe(false);
+      await expectConflict(h.store.setKeyBurst('key_nope', null), 'not_found');
+    });
+
     it('revokes by a working secret: the current one, or the previous one within its overlap only', async () => {
       const { hash, key } = await newKey();
       expect(await h.store.revokeKeyByHash(uid('unknown_'), T0)).toBeNull();

@@ -6,7 +6,9 @@ import { route } from '../http';
 import { InputError } from '../../accounts/errors';
 import { invalid } from '../problem';
 import * as v from '../validate';
-import { keyView, restrictionsView, slotView } from '../views';
+import { burstView, keyView, restrictionsView, slotView } from '../views';
+import { MAX_BURST } from '../../store/checks';
+import type { KeyBurst } from '../../store/types';
 import { param } from './common';
 
 /** Register the key routes. */
@@ -40,6 +42,7 @@ export function keyRoutes(router: Router, deps: RouteDeps): void {
       const detail = await accounts.keyDetail(await accounts.key(param(req, 'id')));
       res.json({
         ...keyView(detail.key, clock.now()),
+        burst: burstView(detail.key),
         slotCapacity: detail.slotCapacity,
         slots: detail.slots.map(slotView),
       });
@@ -96,6 +99,34 @@ export function keyRoutes(router: Router, deps: RouteDeps): void {
       const at = b.expiresAt === null ? null : v.futureDateTime('expiresAt', b.expiresAt, clock.now());
       const key = await accounts.key(param(req, 'id'));
       res.json(keyView(await accounts.setKeyExpiry(key, at, operator(req, res)), clock.now()));
+    },
+  });
+
+  // Burst limits of the key's own: a whole number of requests per second and per minute (from 1), or null for the
+  // deployment's key limit; both null clear them.
+  route(router, '/keys/:id/burst', {
+    get: async (req, res) => {
+      res.json(burstView(await accounts.key(param(req, 'id'))));
+    },
+    put: async (req, res) => {
+      const b = v.parseBody(req.body, ['perSecond', 'perMinute']);
+      const burst: KeyBurst = {};
+      for (const field of ['perSecond', 'perMinute'] as const) {
+        const value = b[field];
+        if (value === undefined || value === null) continue;
+        if (typeof value !== 'number' || !Number.isInteger(value) || value < 1 || value > MAX_BURST) {
+          throw invalid(
+            field,
+            `must be a whole number of requests from 1 to ${MAX_BURST}, or null for the deployment's limit`,
+          );
+        }
+        burst[field] = value;
+      }
+      const key = await accounts.key(param(req, 'id'));
+      const changed = await accounts.setKeyBurst(key, burst, operator(req, res)).catch((err: unknown) => {
+        throw err instanceof InputError ? invalid(err.field, err.detail) : err;
+      });
+      res.json(burstView(changed));
     },
   });
 

@@ -8,6 +8,7 @@ import { storeFault } from '../fault';
 import { quotaHeaders, retryAfterHost } from '../headers';
 import { rateOf } from '../account-call';
 import { describeRefusal } from '../refusals';
+import { burstRefused, settleBurst, takeBurst } from './burst';
 
 const PAYMENT_REQUIRED: ReadonlySet<string> = new Set(['quota_exceeded', 'no_credits']);
 
@@ -27,11 +28,15 @@ export async function admitRequest(ctx: RequestContext, units: number): Promise<
   const rules = config.rules;
   const now = clock.now();
   const id = newOrderedId('adm');
+  // Burst limits: decided in memory in this step, before the store; a refusal here is counted nowhere (D10).
+  const burst = takeBurst(ctx, now);
+  if (burstRefused(burst)) return burst;
   const plan = planAdmission({ rules, identity, address: ctx.address, now, id, units });
   let result: AdmissionResult;
   try {
     result = await store.admit(plan);
   } catch (err) {
+    if (burst !== null) settleBurst(ctx, burst, false);
     throw storeFault(err);
   }
   // Allowance alerts (D30): one null check when off, nothing for anonymous callers.
@@ -44,8 +49,10 @@ export async function admitRequest(ctx: RequestContext, units: number): Promise<
     ctx.quota = quotaHeaders(rules, result.quota, now, false);
     // Only hosts that show it (OpenCage) pay for the rate object.
     if (ctx.host.adapter.withRate) ctx.rate = rateOf(plan, result.quota);
+    if (burst !== null) settleBurst(ctx, burst, true);
     return null;
   }
+  if (burst !== null) settleBurst(ctx, burst, false);
   store
     .recordRefusal(plan.usage, plan.day)
     .catch((err: unknown) => logger.warn({ err, requestId: ctx.requestId }, 'recordRefusal failed'));

@@ -1,7 +1,8 @@
 /** A key's secrets on the embedded store (D39): rotation with an overlap, the owner's end date, revocation by hash. */
 import type Database from 'better-sqlite3';
 import { toKey } from '../rows';
-import { StoreConflict, type ApiKey, type NewSecret } from '../types';
+import { requireKeyBurst } from '../checks';
+import { StoreConflict, type ApiKey, type KeyBurst, type NewSecret } from '../types';
 import { getKey } from './keys';
 
 /**
@@ -57,4 +58,14 @@ export function revokeKeyByHash(db: Database.Database, hash: string, now: number
       return { ...key, status: 'revoked' as const, revokedAt: now };
     })
     .immediate();
+}
+
+/** Set (or clear, null) a key's own burst limits, active or revoked (KeyStore.setKeyBurst); unknown → not_found. */
+export function setKeyBurst(db: Database.Database, id: string, burst: KeyBurst | null): ApiKey {
+  requireKeyBurst(burst);
+  const changed = db
+    .prepare('UPDATE api_keys SET burst_per_second = ?, burst_per_minute = ? WHERE id = ?')
+    .run(burst?.perSecond ?? null, burst?.perMinute ?? null, id).changes;
+  if (changed === 0) throw new StoreConflict('not_found', `key ${id} not found`);
+  return getKey(db, id) as ApiKey;
 }

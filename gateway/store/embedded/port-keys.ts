@@ -3,7 +3,15 @@ import type Database from 'better-sqlite3';
 import type { Knex } from 'knex';
 import type { KeyQuery } from '../listing';
 import type { KeyStore } from '../ports';
-import type { ApiKey, KeyRestrictions, NewKey, NewSecret, SlotView, WhitelistEntry } from '../types';
+import type {
+  ApiKey,
+  KeyBurst,
+  KeyRestrictions,
+  NewKey,
+  NewSecret,
+  SlotView,
+  WhitelistEntry,
+} from '../types';
 import * as secrets from './key-secrets';
 import * as keys from './keys';
 import * as listing from './listing';
@@ -48,6 +56,9 @@ export class EmbeddedKeys implements KeyStore {
   }
   async setKeyExpiry(id: string, expiresAt: number | null): Promise<ApiKey> {
     return this.changed(secrets.setKeyExpiry(this.db, id, expiresAt));
+  }
+  async setKeyBurst(id: string, burst: KeyBurst | null): Promise<ApiKey> {
+    return this.changed(secrets.setKeyBurst(this.db, id, burst));
   }
   async revokeKeyByHash(hash: string, now: number): Promise<ApiKey | null> {
     return this.changed(secrets.revokeKeyByHash(this.db, hash, now));

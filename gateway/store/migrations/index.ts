@@ -17,6 +17,7 @@ import * as planPeriods from './013_plan_periods';
 import * as consoleTables from './015_console';
 import * as autoTopUp from './011_auto_topup';
 import * as invoices from './012_invoices';
+import * as keyBurst from './016_key_burst';
 
 /** The knex bookkeeping table of the migrations (its lock table is `${MIGRATIONS_TABLE}_lock`). */
 export const MIGRATIONS_TABLE = 'geogate_migrations';
@@ -44,6 +45,7 @@ export const MIGRATIONS: readonly Migration[] = [
   consoleTables,
   autoTopUp,
   invoices,
+  keyBurst,
 ];
 
 /** A knex migration source over the explicit list. */

@@ -1,6 +1,14 @@
 /** The keys port: API keys, key restrictions, IP slots and the whitelist. */
 import type { KeyQuery } from '../listing';
-import type { ApiKey, KeyRestrictions, NewKey, NewSecret, SlotView, WhitelistEntry } from '../types';
+import type {
+  ApiKey,
+  KeyBurst,
+  KeyRestrictions,
+  NewKey,
+  NewSecret,
+  SlotView,
+  WhitelistEntry,
+} from '../types';
 
 /** Keys and addresses of an account. Operations on an unknown account or key id → StoreConflict('not_found'). */
 export interface KeyStore {
@@ -44,6 +52,11 @@ export interface KeyStore {
   rotateKey(id: string, secret: NewSecret, previousUntil: number | null, now: number): Promise<ApiKey>;
   /** Set (null: clear) the end the owner chose for a key; unknown → 'not_found'. Seen within 1 s, like a revocation. */
   setKeyExpiry(id: string, expiresAt: number | null): Promise<ApiKey>;
+  /**
+   * Set (null: clear) a key's own burst limits, active or revoked; each window a whole number ≥ 1 ('invalid_input'
+   * otherwise), at least one window; unknown → 'not_found'. Seen by every process within 1 s, like a revocation.
+   */
+  setKeyBurst(id: string, burst: KeyBurst | null): Promise<ApiKey>;
   /**
    * Revoke the active key this hash is a working secret of (the current one, or the previous one in its overlap at
    * `now`): the leaked-key report (D39). The key revoked, or null when no active key has this secret.

@@ -1,7 +1,8 @@
 /** A key's secrets on the shared store (D39): rotation with an overlap, the owner's end date, revocation by hash. */
 import type { Knex } from 'knex';
 import { toKey } from '../rows';
-import { StoreConflict, type ApiKey, type NewSecret } from '../types';
+import { requireKeyBurst } from '../checks';
+import { StoreConflict, type ApiKey, type KeyBurst, type NewSecret } from '../types';
 
 /** Give an active key a new secret (see KeyStore.rotateKey); the key and the hash it had. */
 export async function rotateKey(
@@ -59,4 +60,19 @@ export async function revokeKeyByHash(
     .update({ status: 'revoked', revoked_at: now })
     .returning('*');
   return row ? { key: toKey(row as object), hash: String((row as { hash: string }).hash) } : null;
+}
+
+/** Set (or clear) a key's own burst limits (KeyStore.setKeyBurst); the key and its hash. */
+export async function setKeyBurst(
+  knex: Knex,
+  id: string,
+  burst: KeyBurst | null,
+): Promise<{ key: ApiKey; hash: string }> {
+  requireKeyBurst(burst);
+  const [row] = await knex('api_keys')
+    .where({ id })
+    .update({ burst_per_second: burst?.perSecond ?? null, burst_per_minute: burst?.perMinute ?? null })
+    .returning('*');
+  if (!row) throw new StoreConflict('not_found', `key ${id} not found`);
+  return { key: toKey(row as object), hash: String((row as { hash: string }).hash) };
 }

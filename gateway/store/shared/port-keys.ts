@@ -3,7 +3,15 @@ import type { KeyQuery } from '../listing';
 import type { KeyStore } from '../ports';
 import { toKey } from '../rows';
 import { liveSlots } from '../slot-view';
-import type { ApiKey, KeyRestrictions, NewKey, NewSecret, SlotView, WhitelistEntry } from '../types';
+import type {
+  ApiKey,
+  KeyBurst,
+  KeyRestrictions,
+  NewKey,
+  NewSecret,
+  SlotView,
+  WhitelistEntry,
+} from '../types';
 import type { SharedContext } from './context';
 import { redisFault } from './errors';
 import * as listing from './listing';
@@ -63,6 +71,13 @@ export class SharedKeys implements KeyStore {
 
   async setKeyExpiry(id: string, expiresAt: number | null): Promise<ApiKey> {
     const { key, hash } = await this.c.pg(() => secrets.setKeyExpiry(this.c.knex, id, expiresAt));
+    await this.c.changed({ k: 'key', hash, id: key.id });
+    return key;
+  }
+
+  async setKeyBurst(id: string, burst: KeyBurst | null): Promise<ApiKey> {
+    const { key, hash } = await this.c.pg(() => secrets.setKeyBurst(this.c.knex, id, burst));
+    // Cached identities carry the key's limits: every instance drops them at once, like a revocation.
     await this.c.changed({ k: 'key', hash, id: key.id });
     return key;
   }
