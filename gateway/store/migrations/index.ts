@@ -16,6 +16,7 @@ import * as keySecrets from './010_key_secrets';
 import * as planPeriods from './013_plan_periods';
 import * as consoleTables from './015_console';
 import * as autoTopUp from './011_auto_topup';
+import * as twoFactor from './014_two_factor';
 
 /** The knex bookkeeping table of the migrations (its lock table is `${MIGRATIONS_TABLE}_lock`). */
 export const MIGRATIONS_TABLE = 'geogate_migrations';
@@ -42,6 +43,7 @@ export const MIGRATIONS: readonly Migration[] = [
   planPeriods,
   consoleTables,
   autoTopUp,
+  twoFactor,
 ];
 
 /** A knex migration source over the explicit list. */
