@@ -11,7 +11,7 @@
 import { createCipheriv, createDecipheriv, createHmac, randomBytes } from 'node:crypto';
 import type { Request } from 'express';
 import { Secret, TOTP } from 'otpauth';
-import { toString as qrString } from 'qrcode';
+import qrcode from 'qrcode-generator';
 import type { AppContext } from './context';
 import { DashboardError } from './errors';
 import { limitAttempt } from './throttle';
@@ -91,8 +91,11 @@ export function recoveryHash(pepper: string, normalised: string): string {
 }
 
 /** The enrolment QR code (the otpauth:// URI) as an SVG data URL: drawn here, no request leaves the page. */
-export async function qrDataUrl(uri: string): Promise<string> {
-  const svg = await qrString(uri, { type: 'svg', errorCorrectionLevel: 'M', margin: 2 });
+export function qrDataUrl(uri: string): string {
+  const qr = qrcode(0, 'M');
+  qr.addData(uri);
+  qr.make();
+  const svg = qr.createSvgTag({ cellSize: 4, margin: 4, scalable: true });
   return `data:image/svg+xml;base64,${Buffer.from(svg).toString('base64')}`;
 }
 

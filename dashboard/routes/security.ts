@@ -95,7 +95,7 @@ export function securityRoutes(router: Router, ctx: AppContext): void {
     const { account } = signed(res);
     const secret = openSecret(ctx.pepper, account.id, sealed);
     const uri = totpOf(secret, ctx.brand.productName, account.email).toString();
-    send(res, status, views.enrolPage(pageContext(ctx, res), { qr: await qrDataUrl(uri), secret, error }));
+    send(res, status, views.enrolPage(pageContext(ctx, res), { qr: qrDataUrl(uri), secret, error }));
   };
 
   router.get(
