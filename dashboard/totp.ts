@@ -113,15 +113,16 @@ export function codeStep(base32: string, code: string, now: number): number | nu
 }
 
 /**
- * Count one second-factor attempt: the sign-in limits (per client address, per e-mail and address) and the
- * account's own (throws 429 rate_limited past either).
+ * Count one second-factor attempt: the sign-in limits (per client address, per e-mail and address; counted apart
+ * from sign-in's own, so a first factor and its code, or a change and its code, are not two sign-in attempts) and
+ * the account's own (throws 429 rate_limited past any).
  */
 export async function limitSecondFactor(
   ctx: AppContext,
   req: Request,
   account: { id: string; email: string },
 ): Promise<void> {
-  await limitAttempt(ctx, req, account.email);
+  await limitAttempt(ctx, req, account.email, '2fa');
   const now = ctx.clock.now();
   const hit = await ctx.store.hitWindow(`2fa:acct:${account.id}`, SECOND_FACTOR_LIMIT.windowMs, now);
   if (hit.count > SECOND_FACTOR_LIMIT.perAccount) {
