@@ -5,7 +5,8 @@
  * code refused, the right one signs in), the code asked again before a key is created, new recovery codes, and the
  * account deletion confirmed by a recovery code. The dashboard runs over a real embedded store and mails through a
  * real SMTP server (a local capture); its clock is a manual one, moved on by 30 s for each new code. No console
- * errors, no horizontal overflow. Screenshots go to test-artifacts/2fa/ (copied to docs/screenshots/2fa-*.png).
+ * errors, no horizontal overflow, no WCAG 2.1 AA violation found by axe-core. Screenshots go to
+ * test-artifacts/2fa/ (copied to docs/screenshots/2fa-*.png).
  */
 import http from 'node:http';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -28,6 +29,7 @@ import {
   watchErrors,
   type ErrorWatch,
 } from '../../helpers/browser';
+import { axeViolations } from '../../helpers/axe';
 import { useFixture } from '../../helpers/fixture';
 import { linkIn, startSmtpCapture, type CapturedMail, type SmtpCapture } from '../../helpers/smtp-capture';
 
@@ -94,9 +96,13 @@ afterAll(async () => {
   await browser?.close();
 });
 
-/** No horizontal overflow, then a screenshot. */
+/** WCAG 2.1 AA violations of every page shot (axe-core), checked at the end of each walk. */
+const violations: string[] = [];
+
+/** No horizontal overflow, the page's accessibility checked, then a screenshot. */
 async function shot(page: Page, name: string): Promise<void> {
   expect({ name, overflow: await horizontalOverflow(page) }).toEqual({ name, overflow: 0 });
+  violations.push(...(await axeViolations(page)));
   await screenshot(page, '2fa', name);
 }
 
@@ -307,6 +313,7 @@ describe.each(['A', 'B'] as const)('rule set %s', (set) => {
       await phone.ctx.close();
       await desk.close();
       expect([...watch.errors, ...phone.watch.errors, ...fresh.watch.errors]).toEqual([]);
+      expect(violations).toEqual([]);
     },
   );
 });
