@@ -33,15 +33,14 @@ export function securityPage(ctx: PageContext, v: SecurityView): string {
         <h2>Recovery codes</h2>
         <p>
           <strong>${v.codesLeft}</strong> unused recovery code${v.codesLeft === 1 ? '' : 's'} left. Each works
-          once, in place of a code from the app, if you lose your phone.
+          once, in place of a code from the app, if you lose your phone. New codes void the old ones.
         </p>
-        <form method="post" action="/settings/security/recovery-codes" class="card inline">
+        <form method="post" action="/settings/security/recovery-codes">
           ${csrfInput(ctx)}
           <button type="submit" class="secondary">Make new recovery codes</button>
-          <p class="hint">The old ones stop working.</p>
         </form>
         <h2>Turn it off</h2>
-        <form method="post" action="/settings/security/disable" class="card inline">
+        <form method="post" action="/settings/security/disable">
           ${csrfInput(ctx)}
           <button type="submit" class="danger">Turn two-factor authentication off</button>
         </form>`
@@ -52,7 +51,7 @@ export function securityPage(ctx: PageContext, v: SecurityView): string {
           ${ctx.rules.signupNeedsNameAndPassword ? 'Your password' : 'The link we e-mail you'} stays the first
           factor.
         </p>
-        <form method="post" action="/settings/security/setup" class="card inline">
+        <form method="post" action="/settings/security/setup">
           ${csrfInput(ctx)}
           <button type="submit">Set up two-factor authentication</button>
         </form>`;
