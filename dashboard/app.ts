@@ -4,6 +4,8 @@
  */
 import { keySecretRoutes } from './routes/key-secrets';
 import { restrictionRoutes } from './routes/restrictions';
+import { securityRoutes } from './routes/security';
+import { stepUp } from './second-step';
 import path from 'node:path';
 import express, { type ErrorRequestHandler } from 'express';
 import { requestIdMiddleware, requestIdOfResponse } from '../gateway/net/request-id-middleware';
@@ -170,8 +172,9 @@ function dashboardApp(deps: DashboardDeps, ctx: AppContext): express.Express {
     });
   }
   router.use(express.urlencoded({ extended: false, limit: '16kb' }), express.json({ limit: '16kb' }));
-  router.use(loadSession(ctx), csrf(ctx), verifiedForChanges);
+  router.use(loadSession(ctx), csrf(ctx), verifiedForChanges, stepUp(ctx));
   authRoutes(router, ctx);
+  securityRoutes(router, ctx);
   accountRoutes(router, ctx);
   lifecycleRoutes(router, ctx);
   apiRoutes(router, ctx);

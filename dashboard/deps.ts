@@ -13,6 +13,7 @@ import type {
   KeyStore,
   MarkStore,
   NotificationStore,
+  SecurityStore,
 } from '../gateway/store/ports';
 import type { DashboardConfig } from './config';
 import type { AutoTopUpStripe } from './payments/auto-topup';
@@ -24,7 +25,13 @@ import type { Deployment } from './deployment';
 
 /** Dependencies of createDashboardApp. */
 export interface DashboardDeps {
-  store: AccountStore & KeyStore & BillingStore & NotificationStore & MarkStore & AutoTopUpStore;
+  store: AccountStore &
+    KeyStore &
+    BillingStore &
+    NotificationStore &
+    MarkStore &
+    AutoTopUpStore &
+    SecurityStore;
   rules: RuleSet;
   /** Server-side secret of key hashes (D14). */
   pepper: string;

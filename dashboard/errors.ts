@@ -10,6 +10,7 @@ export type DashboardCode =
   | 'unauthorized'
   | 'csrf_failed'
   | 'email_unverified'
+  | 'second_factor_required'
   | 'not_found'
   | 'not_in_rule_set'
   | 'email_taken'
@@ -34,6 +35,7 @@ const STATUS: Record<DashboardCode, number> = {
   insufficient_balance: 402,
   csrf_failed: 403,
   email_unverified: 403,
+  second_factor_required: 403,
   not_found: 404,
   not_in_rule_set: 404,
   email_taken: 409,

@@ -39,26 +39,34 @@ function emailName(email: string): string {
   return createHash('sha256').update(email.trim().toLowerCase()).digest('base64url').slice(0, 22);
 }
 
-function tooMany(resetAt: number, now: number): DashboardError {
+function tooMany(resetAt: number, now: number, kind: AttemptKind): DashboardError {
   const wait = Math.max(1, Math.ceil((resetAt - now) / 1000));
   const minutes = Math.ceil(wait / 60);
   return new DashboardError(
     'rate_limited',
-    `Too many sign-in attempts. Try again in ${minutes} minute${minutes === 1 ? '' : 's'}.`,
+    `Too many ${kind === '2fa' ? 'code' : 'sign-in'} attempts. Try again in ${minutes} minute${minutes === 1 ? '' : 's'}.`,
     undefined,
     wait,
   );
 }
 
+/** What is attempted: signing in (and up, and links), or a second-factor code (counted apart, with the same limits). */
+export type AttemptKind = 'signin' | '2fa';
+
 /** Count an attempt for the client address and (when given) the e-mail from it; throws 429 when over either limit. */
-export async function limitAttempt(ctx: ThrottleContext, req: Request, email: string | null): Promise<void> {
+export async function limitAttempt(
+  ctx: ThrottleContext,
+  req: Request,
+  email: string | null,
+  kind: AttemptKind = 'signin',
+): Promise<void> {
   const { store, clock } = ctx;
   const { perAddress, perEmail, windowMs } = SIGNIN_LIMITS;
   const address = addressName(ctx, req);
   const now = clock.now();
-  const byAddress = await store.hitWindow(`signin:ip:${address}`, windowMs, now);
-  if (byAddress.count > perAddress) throw tooMany(byAddress.resetAt, now);
+  const byAddress = await store.hitWindow(`${kind}:ip:${address}`, windowMs, now);
+  if (byAddress.count > perAddress) throw tooMany(byAddress.resetAt, now, kind);
   if (!email) return;
-  const byPair = await store.hitWindow(`signin:pair:${emailName(email)}:${address}`, windowMs, now);
-  if (byPair.count > perEmail) throw tooMany(byPair.resetAt, now);
+  const byPair = await store.hitWindow(`${kind}:pair:${emailName(email)}:${address}`, windowMs, now);
+  if (byPair.count > perEmail) throw tooMany(byPair.resetAt, now, kind);
 }

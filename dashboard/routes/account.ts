@@ -13,7 +13,9 @@ import { customer } from '../actor';
 import type { AppContext } from '../context';
 import { DashboardError } from '../errors';
 import { handle, preSessionToken, requirePageSession, signed } from '../middleware';
+import { beginSecondStep } from '../second-step';
 import { credentialStamp, startSession } from '../session';
+import { secondFactorOn } from '../totp';
 import { limitAttempt } from '../throttle';
 import * as v from '../validate';
 import type { FormState } from '../views/auth';
@@ -216,8 +218,10 @@ export function accountRoutes(router: Router, ctx: AppContext): void {
       }
       // The link was opened from the new mailbox: the address is proven (an unverified sign-up is verified by it).
       if (changed.emailVerifiedAt === null) changed = await store.markEmailVerified(account.id, clock.now());
-      await startSession(res, ctx.secrets, clock, changed);
       ctx.accounts.audit(customer(ctx, req, res, account.id), 'email.changed', { account: account.id });
+      // A link from a mailbox is one factor: with the second factor on, the code is asked before a session.
+      if (await secondFactorOn(ctx, account.id)) return beginSecondStep(ctx, res, changed);
+      await startSession(res, ctx.secrets, clock, changed);
       res.redirect(303, '/settings?done=email');
     }),
   );
@@ -310,8 +314,9 @@ function passwordResetRoutes(router: Router, ctx: AppContext): void {
       // The link came from the mailbox: an unverified sign-up is proven by it as by the verification link.
       if (account.emailVerifiedAt === null) await store.markEmailVerified(account.id, clock.now());
       const fresh = (await store.getAccount(account.id)) ?? account;
-      await startSession(res, ctx.secrets, clock, fresh);
       ctx.accounts.audit(customer(ctx, req, res, account.id), 'password.reset', { account: account.id });
+      if (await secondFactorOn(ctx, account.id)) return beginSecondStep(ctx, res, fresh);
+      await startSession(res, ctx.secrets, clock, fresh);
       res.redirect(303, '/?reset=1');
     }),
   );

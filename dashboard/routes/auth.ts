@@ -12,7 +12,9 @@ import { DashboardError } from '../errors';
 import { customer } from '../actor';
 import { LINK_MINUTES } from '../magic-link';
 import { handle, preSessionToken, type Signed } from '../middleware';
+import { beginSecondStep } from '../second-step';
 import { endSession, startSession } from '../session';
+import { secondFactorOn } from '../totp';
 import { limitAttempt } from '../throttle';
 import { sendVerification } from './lifecycle';
 import * as v from '../validate';
@@ -117,6 +119,7 @@ export function authRoutes(router: Router, ctx: AppContext): void {
         if (!account || !account.passwordHash || !ok) {
           throw new DashboardError('invalid_credentials', 'E-mail address or password is wrong', 'password');
         }
+        if (await secondFactorOn(ctx, account.id)) return await beginSecondStep(ctx, res, account);
         await startSession(res, ctx.secrets, clock, account);
         ctx.accounts.audit(customer(ctx, req, res, account.id), 'session.signed_in', { account: account.id });
         res.redirect(303, '/');
@@ -162,6 +165,8 @@ export function authRoutes(router: Router, ctx: AppContext): void {
         }
       }
       if (!account) return void res.status(400).type('html').send(views.linkInvalidPage(ctx.brand));
+      // The mailed link is one factor: with the second factor on, the code is asked next.
+      if (await secondFactorOn(ctx, account.id)) return beginSecondStep(ctx, res, account);
       await startSession(res, ctx.secrets, clock, account);
       ctx.accounts.audit(customer(ctx, req, res, account.id), 'session.signed_in', { account: account.id });
       res.redirect(303, '/');

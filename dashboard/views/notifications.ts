@@ -33,6 +33,7 @@ const EVENT: Record<string, string> = {
   'balance.low': 'Low balance',
   'unlimited.ending': 'Unlimited ending',
   'key.revoked': 'Key revoked',
+  'key.expiring': 'Key ending',
   'notification.test': 'Test',
   'topup.auto.succeeded': 'Auto top-up',
   'topup.auto.failed': 'Auto top-up failed',

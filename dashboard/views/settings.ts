@@ -127,6 +127,11 @@ export function settingsPage(ctx: PageContext, rules: RuleSet, forms: SettingsFo
         ${passwords ? field({ name: 'email_current', label: 'Current password', type: 'password', error: em.errors?.['email_current'], autocomplete: 'current-password', required: true }) : ''}
         <button type="submit">Send a confirmation link</button>
       </form>
+      <h2>Two-factor authentication</h2>
+      <p>
+        <a href="/settings/security">Security settings</a>: a code from an authenticator app at sign-in and
+        before sensitive changes.
+      </p>
       <h2>Your data</h2>
       <p>
         <a href="/settings/export.json" download>Download your data (JSON)</a>: the account, your keys (never

@@ -53,7 +53,11 @@ export type AuditAction =
   | 'account.deleted'
   | 'operator.created'
   | 'operator.signed_in'
-  | 'operator.signed_out';
+  | 'operator.signed_out'
+  | 'two_factor.enabled'
+  | 'two_factor.disabled'
+  | 'two_factor.confirmed'
+  | 'two_factor.recovery_codes_renewed';
 
 /** The object acted on: the account and, where there is one, the object's id; plus non-secret facts. */
 export interface AuditObject {

@@ -52,6 +52,8 @@ export const notificationsConfigSchema = z
     worker: worker.prefault({}),
     /** How often low balances and Unlimited packages or plans ending within 7 days are looked for. */
     sweepIntervalMs: z.int().min(10).max(3_600_000).default(60_000),
+    /** Days before a key's end date (set by its owner) that the owner is reminded, once per key and end. */
+    keyExpiryReminderDays: z.int().min(1).max(90).default(7),
   })
   .superRefine((c, ctx) => {
     // A delivery whose send outlives its lease could be claimed and sent again by another process.

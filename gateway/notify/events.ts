@@ -105,6 +105,28 @@ export function revokedNotice(
   };
 }
 
+/** A key ends (the end date its owner set, D39) at `expiresAt`, within the reminder's days: once per key and end. */
+export function expiringNotice(key: {
+  id: string;
+  accountId: string;
+  prefix: string;
+  label: string | null;
+  expiresAt: number;
+}): Notice {
+  return {
+    type: 'key.expiring',
+    accountId: key.accountId,
+    name: `key.expiring:${key.id}:${key.expiresAt}`,
+    data: {
+      accountId: key.accountId,
+      keyId: key.id,
+      prefix: key.prefix,
+      label: key.label,
+      expiresAt: iso(key.expiresAt),
+    },
+  };
+}
+
 /** The dashboard's "send test event": a new event every time. */
 export function testNotice(accountId: string): Notice {
   return {
@@ -164,6 +186,12 @@ export function emailOf(
               'Create a new key in the dashboard and keep it out of public code.',
             ]
           : []),
+      );
+    case 'key.expiring':
+      return lines(
+        'A key ends soon',
+        `The key ${str(data['prefix'])}… (${str(data['keyId'])}${data['label'] ? `, "${str(data['label'])}"` : ''}) stops working at ${str(data['expiresAt'])}, the end date set for it.`,
+        'Create or rotate a key in the dashboard before then, or change or remove the end date on the key page.',
       );
     case 'notification.test':
       return lines('Test notification', str(data['message']));

@@ -6,7 +6,7 @@
 import type { Clock } from '../core/clock';
 import type { RuleSet } from '../policy/ruleset';
 import type { ApiKey } from '../store/types';
-import type { AccountStore, NotificationStore } from '../store/ports';
+import type { AccountStore, NotificationStore, SecurityStore } from '../store/ports';
 import { AllowanceWatch } from './allowance';
 import type { NotificationsConfig } from './config';
 import { revokedNotice, testNotice } from './events';
@@ -20,7 +20,7 @@ export type { NoticeMailer } from './worker';
 
 /** What notifications need. */
 export interface NotificationsDeps {
-  store: NotificationStore & AccountStore;
+  store: NotificationStore & AccountStore & Pick<SecurityStore, 'keysExpiring' | 'markKeyExpiryNotified'>;
   rules: RuleSet;
   clock: Clock;
   config: NotificationsConfig;
@@ -74,7 +74,13 @@ export class Notifications {
   sweep(): Promise<void> {
     if (this.sweeping) return this.sweeping;
     const { store, rules, clock } = this.d;
-    this.sweeping = sweepOnce({ store, rules, clock, record: (n) => this.notifier.record(n) })
+    this.sweeping = sweepOnce({
+      store,
+      rules,
+      clock,
+      keyExpiryDays: this.d.config.keyExpiryReminderDays,
+      record: (n) => this.notifier.record(n),
+    })
       .catch((err: unknown) =>
         this.d.logger.warn({ err: (err as Error).message }, 'notifications: sweep failed'),
       )

@@ -6,8 +6,8 @@
 import type { Clock } from '../core/clock';
 import type { RuleSet } from '../policy/ruleset';
 import type { NotificationSettings } from '../store/notifications';
-import type { AccountStore, NotificationStore } from '../store/ports';
-import { endingNotice, lowBalanceNotice, type Notice } from './events';
+import type { AccountStore, NotificationStore, SecurityStore } from '../store/ports';
+import { endingNotice, expiringNotice, lowBalanceNotice, type Notice } from './events';
 
 const WEEK_MS = 7 * 86_400_000;
 /** Accounts read per page of the low-balance list. */
@@ -20,9 +20,13 @@ export interface SweepDeps {
   store: Pick<
     NotificationStore & AccountStore,
     'lowBalanceWatch' | 'getAccount' | 'armLowBalance' | 'unlimitedEnding' | 'pruneNotifications'
-  >;
+  > &
+    /** The key-expiry reminder's reads and marks (every store has them; a sweep over a store without skips it). */
+    Partial<Pick<SecurityStore, 'keysExpiring' | 'markKeyExpiryNotified'>>;
   rules: RuleSet;
   clock: Clock;
+  /** Days before a key's end date that its owner is reminded (config keyExpiryReminderDays; default 7). */
+  keyExpiryDays?: number;
   record(n: Notice): Promise<unknown>;
 }
 
@@ -41,6 +45,28 @@ async function lowBalance(d: SweepDeps, s: NotificationSettings): Promise<void> 
     await d.store.armLowBalance(account.id, s.lowBalanceSeq, false);
   } else if (account.balance >= threshold && !s.lowBalanceArmed) {
     await d.store.armLowBalance(account.id, s.lowBalanceSeq, true);
+  }
+}
+
+/** Keys read per page of the key-expiry reminder. */
+const EXPIRING_PAGE = 500;
+
+/**
+ * Key end dates within the reminder's days: record the reminder (insert-once by key and end), then mark the key
+ * reminded, so the next sweep (of any instance) does not list it again. A crash in between records it again:
+ * the same event id, stored once. A key whose mark another instance set first is skipped.
+ */
+async function keyExpiry(d: SweepDeps, now: number): Promise<void> {
+  const { keysExpiring, markKeyExpiryNotified } = d.store;
+  if (!keysExpiring || !markKeyExpiryNotified) return;
+  const until = now + (d.keyExpiryDays ?? 7) * 86_400_000;
+  for (;;) {
+    const page = await keysExpiring.call(d.store, now, until, EXPIRING_PAGE);
+    for (const k of page) {
+      await d.record(expiringNotice(k));
+      await markKeyExpiryNotified.call(d.store, k.id, k.expiresAt, now);
+    }
+    if (page.length < EXPIRING_PAGE) break;
   }
 }
 
@@ -72,6 +98,7 @@ export async function sweepOnce(d: SweepDeps): Promise<void> {
       await attempt(() => d.record(endingNotice(e.accountId, e.keyId, e.until)));
     }
   });
+  await attempt(() => keyExpiry(d, now));
   await attempt(() => d.store.pruneNotifications(now - KEEP_MS));
   if (failures.length > 0) throw failures[0];
 }

@@ -14,6 +14,7 @@ import type {
   Lifecycle,
   MarkStore,
   NotificationStore,
+  SecurityStore,
   Store,
 } from './ports';
 
@@ -30,6 +31,7 @@ export interface StoreParts {
   marks: MarkStore;
   console: ConsoleStore;
   autoTopUp: AutoTopUpStore;
+  security: SecurityStore;
   lifecycle: Lifecycle;
 }
 
@@ -133,6 +135,18 @@ const METHODS: { [P in keyof StoreParts]: Names<StoreParts[P]> } = {
     autoTopUpAttempt: true,
     pendingAutoTopUps: true,
     autoTopUpAttempts: true,
+  },
+  security: {
+    totpState: true,
+    beginTotp: true,
+    enableTotp: true,
+    acceptTotpStep: true,
+    useRecoveryCode: true,
+    replaceRecoveryCodes: true,
+    recoveryCodesLeft: true,
+    disableTotp: true,
+    keysExpiring: true,
+    markKeyExpiryNotified: true,
   },
   lifecycle: { migrate: true, close: true, readiness: true },
 };

@@ -11,6 +11,7 @@ export type NotificationType =
   | 'balance.low'
   | 'unlimited.ending'
   | 'key.revoked'
+  | 'key.expiring'
   | 'notification.test'
   | 'topup.auto.succeeded'
   | 'topup.auto.failed';

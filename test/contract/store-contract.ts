@@ -28,6 +28,7 @@ import { slotRules } from './slots.contract';
 import { unitRules } from './units.contract';
 import { whitelistRules } from './whitelist.contract';
 import { restrictionRules } from './restrictions.contract';
+import { securityRules } from './security.contract';
 
 export { T0 } from './helpers';
 
@@ -71,5 +72,6 @@ export function describeStoreContract(name: string, factory: StoreFactory): void
     restrictionRules(holder);
     accountLifecycleRules(holder);
     planPeriodRules(holder);
+    securityRules(holder);
   });
 }

@@ -22,6 +22,7 @@ import { EmbeddedMarkStore } from './port-marks';
 import { EmbeddedConsoleStore } from './port-console';
 import { EmbeddedNotificationStore } from './port-notifications';
 import { EmbeddedAutoTopUps } from './auto-topup';
+import { EmbeddedSecurity } from './security';
 import { foldFirst } from './memory/fold-first';
 import { MemoryAdmission, type MemoryOptions } from './memory/owner';
 import { Pruner } from './prune';
@@ -146,6 +147,7 @@ function build(path: string, logger: StoreLogger | undefined, opts: EmbeddedOpti
     marks,
     console: folded(new EmbeddedConsoleStore(db, knex)),
     autoTopUp: new EmbeddedAutoTopUps(db),
+    security: new EmbeddedSecurity(db),
     lifecycle,
   };
   const abandon = async (): Promise<void> => {

@@ -18,6 +18,7 @@ import * as consoleTables from './015_console';
 import * as autoTopUp from './011_auto_topup';
 import * as invoices from './012_invoices';
 import * as keyBurst from './016_key_burst';
+import * as twoFactor from './014_two_factor';
 
 /** The knex bookkeeping table of the migrations (its lock table is `${MIGRATIONS_TABLE}_lock`). */
 export const MIGRATIONS_TABLE = 'geogate_migrations';
@@ -46,6 +47,7 @@ export const MIGRATIONS: readonly Migration[] = [
   autoTopUp,
   invoices,
   keyBurst,
+  twoFactor,
 ];
 
 /** A knex migration source over the explicit list. */

@@ -11,6 +11,7 @@ import type { KeyStore } from './keys';
 import type { Lifecycle } from './lifecycle';
 import type { MarkStore } from './marks';
 import type { NotificationStore } from './notifications';
+import type { SecurityStore } from './security';
 
 export type {
   AccountStore,
@@ -23,6 +24,7 @@ export type {
   MarkStore,
   NotificationStore,
 };
+export type { SecurityStore };
 
 /** Every port of one store: the composition root's view. */
 export type Store = AdmissionStore &
@@ -33,4 +35,5 @@ export type Store = AdmissionStore &
   MarkStore &
   ConsoleStore &
   AutoTopUpStore &
+  SecurityStore &
   Lifecycle;

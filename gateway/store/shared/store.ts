@@ -19,6 +19,7 @@ import { SharedLifecycle } from './port-lifecycle';
 import { SharedMarkStore } from './port-marks';
 import { SharedNotificationStore } from './port-notifications';
 import { SharedAutoTopUps } from './auto-topup';
+import { SharedSecurity } from './security';
 import { requireReachable } from './probe';
 import { connectRedis, type RedisClient } from './redis-client';
 import { MARK_TTL_S } from './step';
@@ -87,6 +88,7 @@ function build(redis: RedisClient, knex: Knex, cluster: boolean, opts: SharedSto
       () => c.flushForRead(),
     ),
     autoTopUp: new SharedAutoTopUps(c),
+    security: new SharedSecurity(c),
     lifecycle,
   };
   return { c, admission, lifecycle, parts };
