@@ -61,6 +61,8 @@ interface Held {
   lastRate: number;
   /** Counters: the owner's `used` when last read (quota headers, D36). */
   seenUsed: number;
+  /** Counters: the limit the owner's `used` had reached (used only grows within its day), or null. */
+  spent: number | null;
 }
 
 interface SlotHold {
@@ -119,6 +121,11 @@ class LostLeases extends Error {}
  */
 const SCOPE_TTL_MS = 1000;
 
+/** How long an owner's "too few" answers a refusal without asking again (when nothing was written since). */
+const SHORT_MS = 250;
+/** An idle holder renews its incarnation this often (the TTL is D33's 10 s). */
+const RENEW_MS = 1000;
+
 export const LEASE_UNDO = Object.freeze({ v: 'lease' as const });
 const RESOLVED = Promise.resolve();
 const NONE: never[] = [];
@@ -140,7 +147,7 @@ export class LeaseHolder extends EmbeddedAdmission {
     { at: number; members: Map<string, { first: number; last: number }> }
   >();
   /** The owner said a subject had this many unleased units, at this owner version. */
-  private readonly short = new Map<string, { version: string; a: number }>();
+  private readonly short = new Map<string, { version: string; a: number; at: number }>();
   private epoch = 0;
   private renewedAt = 0;
   private seq = 0;
@@ -375,6 +382,7 @@ export class LeaseHolder extends EmbeddedAdmission {
         winUnits: 0,
         lastRate: 0,
         seenUsed: 0,
+        spent: null,
       };
       this.held.set(subject, h);
     }
@@ -550,16 +558,26 @@ export class LeaseHolder extends EmbeddedAdmission {
   ): number | typeof OWNER {
     const usable = this.usable(h, now);
     if (usable && h.left >= n) return n;
+    if (h.spent !== null && c.limit <= h.spent && h.left === 0) return 0; // the day's allowance is used up
     const short = this.short.get(h.subject);
-    const known = short !== undefined && short.version === this.version();
+    const known = this.current(short, now);
     if (!atOwner) {
-      if (known && usable) return Math.min(n, h.left + short.a);
+      if (known && usable && short !== undefined) return Math.min(n, h.left + short.a);
       return OWNER;
     }
     const used = this.rows.used(day, c.id);
     h.seenUsed = used;
+    if (used >= c.limit) h.spent = c.limit;
     const a = c.limit - used - this.rows.leased(h.subject, now) + h.left;
     return Math.min(n, this.grantAt(h, Math.max(0, a), n, now));
+  }
+
+  /**
+   * Whether the owner's last "too few" still holds: nothing was written at the owner since, and a dead holder's
+   * leases (which come back without a write, at its TTL) are at most SHORT_MS older than it.
+   */
+  private current(short: { version: string; at: number } | undefined, now: number): boolean {
+    return short !== undefined && short.version === this.version() && now - short.at < SHORT_MS;
   }
 
   /** Whether the balance lease covers `need` (a grant at the owner when `atOwner`). */
@@ -574,9 +592,7 @@ export class LeaseHolder extends EmbeddedAdmission {
     if (this.usable(h, now) && h.left >= need) return true;
     const short = this.short.get(h.subject);
     if (!atOwner)
-      return short !== undefined && short.version === this.version() && short.a + h.left < need
-        ? false
-        : OWNER;
+      return short !== undefined && this.current(short, now) && short.a + h.left < need ? false : OWNER;
     const balance = this.rows.balance(accountId);
     if (balance === null) throw new Error(`admission plan ${plan.id}: unknown account ${accountId}`);
     const a = balance - this.rows.leased(h.subject, now) + h.left;
@@ -607,7 +623,7 @@ export class LeaseHolder extends EmbeddedAdmission {
       h.grantedAt = now;
       h.usedAt = now;
     }
-    if (granted < need) this.short.set(h.subject, { version: '', a: a - granted });
+    if (granted < need) this.short.set(h.subject, { version: '', a: a - granted, at: now });
     else this.short.delete(h.subject);
     return granted;
   }
@@ -628,8 +644,7 @@ export class LeaseHolder extends EmbeddedAdmission {
           .immediate();
         this.renewedAt = now;
         this.ownWrites += 1;
-        for (const [s, v] of this.short)
-          if (v.version === '') this.short.set(s, { version: this.version(), a: v.a });
+        for (const v of this.short.values()) if (v.version === '') v.version = this.version();
         return d;
       } catch (err) {
         this.restore(before);
@@ -904,6 +919,26 @@ export class LeaseHolder extends EmbeddedAdmission {
     this.register();
   }
 
+  /**
+   * Renew this incarnation and reclaim the leases of holders past their TTL (the fold does it every second when
+   * there is something to fold; an idle holder still holding admissions in flight renews here).
+   */
+  heartbeat(): void {
+    if (this.epoch === 0 || !this.sqlite.open) return;
+    const now = this.clock.now();
+    const alive = this.sqlite
+      .transaction(() => {
+        if (!this.rows.alive(this.epoch, now)) return false;
+        this.rows.renew(this.epoch, now + this.p.ttlMs);
+        this.rows.reap(now);
+        return true;
+      })
+      .immediate();
+    this.ownWrites += 1;
+    if (!alive) return this.lose(now);
+    this.renewedAt = now;
+  }
+
   /** Idle leases (and all after an invalidation) go back to the owner; empty ones are forgotten. */
   private tick(): void {
     if (this.epoch === 0 || this.journal === null || !this.sqlite.open) return;
@@ -917,7 +952,10 @@ export class LeaseHolder extends EmbeddedAdmission {
       else if (h.row === 0 && h.inflight === 0 && h.unposted === 0 && now - h.usedAt >= 10_000)
         this.held.delete(s);
     }
-    if (back.length === 0) return;
+    if (back.length === 0) {
+      if (now - this.renewedAt >= RENEW_MS) this.heartbeat();
+      return;
+    }
     let lost = false;
     this.sqlite
       .transaction(() => {
