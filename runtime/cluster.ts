@@ -69,9 +69,12 @@ export interface PrimaryOptions {
   exit?: (code: number) => void;
 }
 
-/** Fork one worker and resolve once it listens (or reject when it exits first). */
-function fork(): Promise<Worker> {
-  const worker = cluster.fork();
+/**
+ * Fork one worker and resolve once it listens (or reject when it exits first). `slot` (1..N) names the worker's
+ * lease journal (GEOGATE_WORKER_SLOT): a replacement takes the dead worker's slot and replays its journal.
+ */
+function fork(slot: number): Promise<Worker> {
+  const worker = cluster.fork({ GEOGATE_WORKER_SLOT: String(slot) });
   return new Promise((resolve, reject) => {
     const onExit = (code: number | null) =>
       reject(new Error(`worker ${worker.process.pid} exited ${code} on start`));
@@ -91,7 +94,7 @@ export async function runPrimary(o: PrimaryOptions): Promise<void> {
   let draining = false;
   let failed = false;
 
-  const watch = (w: Worker): void => {
+  const watch = (w: Worker, slot: number): void => {
     alive.add(w);
     w.once('exit', (code, signal) => {
       alive.delete(w);
@@ -110,9 +113,9 @@ export async function runPrimary(o: PrimaryOptions): Promise<void> {
         exit(1);
         return;
       }
-      fork().then(
+      fork(slot).then(
         (next) => {
-          watch(next);
+          watch(next, slot);
           if (draining) next.send(DRAIN);
         },
         (err: unknown) => o.logger.error({ err }, 'gateway worker did not start'),
@@ -139,8 +142,8 @@ export async function runPrimary(o: PrimaryOptions): Promise<void> {
   for (const s of ['SIGTERM', 'SIGINT'] as const) process.on(s, onSignal);
   // Installed before the first fork: a signal during start-up drains the workers started so far.
   for (let i = 0; i < o.workers && !draining; i++) {
-    const w = await fork();
-    watch(w);
+    const w = await fork(i + 1);
+    watch(w, i + 1);
     if (draining) w.send(DRAIN);
   }
 }

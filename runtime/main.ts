@@ -63,13 +63,18 @@ async function main(compose?: Compose): Promise<void> {
   const token = adminToken(config, process.env);
   if (config.workers > 1 && !isWorker()) return primary(config, token.source, logger);
   // With workers, the embedded store's file is written by every worker (docs/decisions.md, "Several processes") and
-  // checkpointed by the primary alone, and admissions are direct; one process owns the file and decides in memory
-  // unless the config says direct (D33).
+  // checkpointed by the primary alone; admissions are direct unless the config says memory, where each worker holds
+  // leases on the file's rows (D33, docs/shared-state.md). One process owns the file and decides in memory unless
+  // the config says direct.
   const shared =
     config.store.kind !== 'embedded'
       ? {}
       : config.workers > 1
-        ? { sharedByProcesses: true, checkpointedElsewhere: true, admission: 'direct' as const }
+        ? {
+            sharedByProcesses: true,
+            checkpointedElsewhere: true,
+            admission: config.store.admission ?? ('direct' as const),
+          }
         : { admission: config.store.admission ?? ('memory' as const) };
   const metrics = new GatewayMetrics(config.hosts);
   if (isWorker()) shareWorkerMetrics(metrics);

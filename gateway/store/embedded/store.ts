@@ -25,6 +25,9 @@ import { EmbeddedAutoTopUps } from './auto-topup';
 import { EmbeddedSecurity } from './security';
 import { foldFirst } from './memory/fold-first';
 import { MemoryAdmission, type MemoryOptions } from './memory/owner';
+import { LeaseHolder, type LeaseHolderOptions } from './lease/holder';
+import { foldHolderJournals } from './lease/orphans';
+import type { LeaseParams } from '../../lease/lease';
 import { Pruner } from './prune';
 
 /** The embedded store's options (createStore passes them from the config). */
@@ -53,6 +56,34 @@ export interface EmbeddedOptions {
   foldEveryMs?: number;
   /** The memory owner drops state unused this long (plan time), once folded (default 60,000 ms). */
   idleMs?: number;
+  /**
+   * With `sharedByProcesses` and `admission: 'memory'`: this process holds leases (lease/holder.ts) under this
+   * name (default: `worker-` + GEOGATE_WORKER_SLOT, set by the cluster primary, else `worker-p` + the pid).
+   */
+  holderName?: string;
+  /** D33's lease constants for a lease holder (default gateway/lease LEASE_DEFAULTS). */
+  lease?: Partial<LeaseParams>;
+}
+
+/** Whether `opts` on `path` make this process a lease holder (D33 with several processes on the file). */
+export function decidesWithLeases(path: string, opts: EmbeddedOptions): boolean {
+  return opts.admission === 'memory' && path !== ':memory:' && opts.sharedByProcesses === true;
+}
+
+/** The lease holder's options from the store's. */
+function holderOptions(path: string, opts: EmbeddedOptions): LeaseHolderOptions {
+  const slot = process.env.GEOGATE_WORKER_SLOT;
+  const name =
+    opts.holderName ??
+    (slot !== undefined && /^[0-9]+$/.test(slot) ? `worker-${slot}` : `worker-p${process.pid}`);
+  return {
+    name,
+    journalDir: opts.journalDir ?? `${path}.journal`,
+    ...(opts.foldEveryMs !== undefined ? { foldEveryMs: opts.foldEveryMs } : {}),
+    ...(opts.lease !== undefined ? { lease: opts.lease } : {}),
+    ...(opts.reservationTimeoutMs !== undefined ? { reservationTimeoutMs: opts.reservationTimeoutMs } : {}),
+    ...(opts.clock !== undefined ? { clock: opts.clock } : {}),
+  };
 }
 
 /** Whether `opts` on `path` decide admissions in memory (EmbeddedOptions.admission). */
@@ -99,15 +130,19 @@ function build(path: string, logger: StoreLogger | undefined, opts: EmbeddedOpti
   const owner = decidesInMemory(path, opts)
     ? new MemoryAdmission(db, keyCache, memoryOptions(path, opts), logger)
     : null;
+  const holder = decidesWithLeases(path, opts)
+    ? new LeaseHolder(db, keyCache, holderOptions(path, opts), logger)
+    : null;
+  const inMemory = owner ?? holder;
   // A key or an account changed through this store (everything but an admission's debit, whose balance the cached
   // identity does not decide on): forget the cached identities so the change is seen at once (and the memory
   // owner's state is read again).
   const changed = <T>(result: T): T => {
     keyCache.clear();
-    owner?.invalidate();
+    inMemory?.invalidate();
     return result;
   };
-  const admission = owner ?? new EmbeddedAdmission(db, keyCache, opts, logger);
+  const admission = inMemory ?? new EmbeddedAdmission(db, keyCache, opts, logger);
   const marks = new EmbeddedMarkStore();
   // Other processes, or the checkpointer's WAL restarts, take the write lock: batches retry instead of blocking.
   const others = opts.sharedByProcesses === true || elsewhere || checkpointer !== null;
@@ -116,11 +151,14 @@ function build(path: string, logger: StoreLogger | undefined, opts: EmbeddedOpti
       await runMigrations(knex);
       admission.start(new Pruner(db), others ? BUSY_TIMEOUT_MS : null);
       await owner?.open();
+      // Alone on the file: what lease holders kept and never folded is charged, and no lease is held any more.
+      if (owner) await foldHolderJournals(db, opts.journalDir ?? `${path}.journal`);
+      await holder?.open();
       marks.start(db);
     },
     async close() {
-      if (owner)
-        await owner.close(); // folds what was kept
+      if (inMemory)
+        await inMemory.close(); // folds what was kept
       else admission.stop(); // admissions and keeps still queued
       await checkpointer?.stop();
       checkpointer = null;
@@ -137,7 +175,7 @@ function build(path: string, logger: StoreLogger | undefined, opts: EmbeddedOpti
       }
     },
   };
-  const folded = <T extends object>(part: T): T => (owner ? foldFirst(part, owner) : part);
+  const folded = <T extends object>(part: T): T => (inMemory ? foldFirst(part, inMemory) : part);
   const parts: StoreParts = {
     admission,
     accounts: folded(new EmbeddedAccounts(db, knex, changed)),
@@ -151,7 +189,7 @@ function build(path: string, logger: StoreLogger | undefined, opts: EmbeddedOpti
     lifecycle,
   };
   const abandon = async (): Promise<void> => {
-    owner?.abandon();
+    inMemory?.abandon();
     await checkpointer?.stop();
     checkpointer = null;
     await knex.destroy();
@@ -198,8 +236,13 @@ export class EmbeddedStore extends ComposedStore {
     return this.admission instanceof MemoryAdmission ? this.admission : null;
   }
 
-  /** Fold what the memory owner kept into SQLite now (a no-op on the direct path, which commits per turn). */
+  /** The lease holder (admission: 'memory' with sharedByProcesses), or null; for tests and benchmarks. */
+  leaseHolder(): LeaseHolder | null {
+    return this.admission instanceof LeaseHolder ? this.admission : null;
+  }
+
+  /** Fold what the memory owner or lease holder kept into SQLite now (a no-op on the direct path). */
   async foldNow(): Promise<void> {
-    await this.memoryOwner()?.foldNow();
+    await (this.memoryOwner() ?? this.leaseHolder())?.foldNow();
   }
 }
