@@ -28,7 +28,8 @@ export async function untilNoLease(
 ): Promise<number> {
   const start = performance.now();
   while ((await leaseFields(redisUrl, prefix, accountId)).length > 0) {
-    if (performance.now() - start > limitMs) throw new Error(`a lease still in the wallet after ${limitMs} ms`);
+    if (performance.now() - start > limitMs)
+      throw new Error(`a lease still in the wallet after ${limitMs} ms`);
     await new Promise((r) => setTimeout(r, 100));
   }
   return performance.now() - start;
@@ -42,6 +43,10 @@ export async function untilNoLease(
 export const UNFLUSHED_WINDOW_MS = 1_000;
 
 /** How many of `times` (performance.now() of answers) are in the window before `killedAt`, or later. */
-export function answeredSince(times: readonly number[], killedAt: number, windowMs = UNFLUSHED_WINDOW_MS): number {
+export function answeredSince(
+  times: readonly number[],
+  killedAt: number,
+  windowMs = UNFLUSHED_WINDOW_MS,
+): number {
   return times.filter((t) => t >= killedAt - windowMs).length;
 }

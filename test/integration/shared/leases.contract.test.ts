@@ -7,7 +7,7 @@ import { describeStoreContract } from '../../contract/store-contract';
 import { startRedisCluster } from '../../helpers/redis-cluster';
 import { describeShared, sharedEnv } from './harness';
 
-jest.setTimeout(Number(process.env.JEST_TO ?? 90_000));
+jest.setTimeout(90_000);
 
 describeShared(
   'shared store with credit leases (D33)',
