@@ -17,6 +17,7 @@ import {
   take,
   type Lease,
 } from '../../../lease/lease';
+import { hourStartOf } from '../../charge-hour';
 import { tightestQuota } from '../../quota';
 import type { AdmissionPlan, AdmissionResult, Ticket } from '../../types';
 import type { Invalidation } from '../cache';
@@ -40,8 +41,6 @@ interface InFlight {
   plan: AdmissionPlan;
   /** Charged at the owner by a flush before it was settled (counted in its credit's `pif`). */
   posted: boolean;
-  /** The time of the flush that charged it (its hour row), when posted. */
-  postedAt: number;
 }
 
 /** Kept answers of one key, account and day not posted yet. */
@@ -51,7 +50,7 @@ interface Charges {
   usage: string;
   charged: number;
   requests: number;
-  /** The hour row's time (releases of admissions an earlier flush charged); −1: the next flush's. */
+  /** The start of the UTC hour of the admissions' time (plan.now): their hourly ledger row (D35). */
   at: number;
 }
 
@@ -205,8 +204,8 @@ export class LeaseHolder {
     }
     credit.lease = taken;
     if (taken.left < this.opts.refreshAt * credit.lastGrant) this.askGrant(credit, of.price);
-    this.inFlight.set(plan.id, { credit, price: of.price, plan, posted: false, postedAt: 0 });
-    tally(credit, plan, 1, of.price, -1);
+    this.inFlight.set(plan.id, { credit, price: of.price, plan, posted: false });
+    tally(credit, plan, 1, of.price);
     this.stats.leased += 1;
     const ticket: Ticket = { planId: plan.id, undo: LEASE_UNDO };
     return { admitted: true, billed: true, charged: of.price, quota: tightestQuota(plan.free, used), ticket };
@@ -269,8 +268,7 @@ export class LeaseHolder {
       c.pif -= f.price;
       c.refund += f.price;
     } else c.lease = releaseUnits(c.lease, f.price);
-    // its usage and charge, counted at admission, are taken back (from the hour row a flush charged it to)
-    tally(c, f.plan, -1, -f.price, f.posted ? f.postedAt : -1);
+    tally(c, f.plan, -1, -f.price); // its usage and charge, counted at admission, are taken back
     return true;
   }
 
@@ -357,13 +355,12 @@ export class LeaseHolder {
       if (c.busy) continue;
       if (!f.posted) {
         f.posted = true;
-        f.postedAt = now;
         c.lease = keepUnits(c.lease, f.price);
         c.pif += f.price;
       }
       // where each unsettled charge went: a reclaim after this holder's death refunds it there (D35)
       const p = f.plan;
-      const line = `${p.keyId ?? ''}\t${p.day}\t${f.postedAt}\t${p.usage.join(' ')}`;
+      const line = `${p.keyId ?? ''}\t${p.day}\t${hourStartOf(p.now)}\t${p.usage.join(' ')}`;
       let m = detail.get(c);
       if (m === undefined) detail.set(c, (m = new Map()));
       const d = m.get(line);
@@ -409,7 +406,7 @@ export class LeaseHolder {
           usage: ch.usage,
           charged: ch.charged,
           requests: ch.requests,
-          ...(ch.at >= 0 ? { at: ch.at } : {}),
+          at: ch.at,
         });
       }
       c.charges.clear();
@@ -514,10 +511,12 @@ export class LeaseHolder {
 }
 
 /**
- * Add an admission (+1 request, at admission: usage counts admitted requests, as at the owner), a release (−1) or a
- * keep (its charge) to what the next flush reports for the plan's key and day.
+ * Add an admission (+1 request and its charge, at admission: usage counts admitted requests, as at the owner) or a
+ * release (−1) to what the next flush reports for the plan's key, day and hour (the hour of the plan's time, as the
+ * owner's script records its admissions: one hourly row whichever path decided them).
  */
-function tally(c: Credit, plan: AdmissionPlan, requests: number, charged: number, at: number): void {
+function tally(c: Credit, plan: AdmissionPlan, requests: number, charged: number): void {
+  const at = hourStartOf(plan.now);
   const k = `${plan.keyId ?? ''}\t${plan.day}\t${at}`;
   const agg = c.charges.get(k);
   if (agg !== undefined) {

@@ -40,7 +40,7 @@ export interface ChargeEvent {
   usage: string;
   charged: number;
   requests: number;
-  /** The time of the hour row it goes to (releases of admissions charged by an earlier flush); absent: the flush's. */
+  /** A time in the hour row it goes to (the admissions' time, plan.now); absent: the flush's. */
   at?: number;
 }
 
