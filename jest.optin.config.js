@@ -1,8 +1,8 @@
 /**
  * Opt-in suites outside `npm test`: `npm run test:nominatim` needs software the setup scripts install;
  * `npm run test:library` installs the packed package with its dependencies into a temporary project;
- * `npm run test:leases` runs the store contract on the shared store with credit leases (opt-in `store.leases`), whose
- * random-steps property still finds a ledger that lags a release (docs/shared-state.md, "Credit leases").
+ * `npm run test:leases` runs the store contract on the shared store with credit leases alone (it is also part of
+ * `npm test`, in the integration project).
  */
 const transform = {
   '^.+\\.tsx?$': ['ts-jest', { tsconfig: '<rootDir>/tsconfig.jest.json', diagnostics: false }],
@@ -28,7 +28,7 @@ module.exports = {
       testEnvironment: 'node',
       moduleFileExtensions: ['ts', 'js', 'json'],
       displayName: 'leases',
-      testMatch: ['<rootDir>/test/optin/shared-leases.contract.test.ts'],
+      testMatch: ['<rootDir>/test/integration/shared/leases.contract.test.ts'],
     },
   ],
   testTimeout: 60_000,

@@ -250,7 +250,7 @@ const store = z.discriminatedUnion('kind', [
     postgres: z.string().min(1),
     redis: z.string().min(1),
     keyPrefix: z.string().min(1).optional(),
-    /** D33's credit leases: true (D33's defaults) or the constants to change turn them on (docs/shared-state.md). */
+    /** D33's credit leases: on by default; an object changes its constants, false turns them off (docs/shared-state.md). */
     leases: z
       .union([
         z.boolean(),
@@ -264,6 +264,7 @@ const store = z.discriminatedUnion('kind', [
           refreshAt: z.number().min(0).max(1).optional(),
           directBackoffMs: z.number().int().min(0).optional(),
           viewMs: z.number().int().min(1).optional(),
+          reclaimMs: z.number().int().min(0).optional(),
         }),
       ])
       .optional(),

@@ -31,7 +31,7 @@ export type StoreConfig =
       reservationTimeoutMs?: number;
       /** How often the ledger drain runs (SharedStoreOptions.drainIntervalMs; benchmarks drain by hand). */
       drainIntervalMs?: number;
-      /** D33's credit leases (SharedStoreOptions.leases); absent or false: off. */
+      /** D33's credit leases (SharedStoreOptions.leases); absent or true: on (D33's defaults); false: off. */
       leases?: Partial<LeaseOptions> | boolean;
     };
 

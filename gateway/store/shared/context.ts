@@ -146,7 +146,7 @@ export class SharedContext {
   /** Write pending events to the ledger now (best effort: the background drain retries). */
   async settleLedger(): Promise<void> {
     await this.leases
-      ?.flush()
+      ?.flushForRead()
       .catch((err: unknown) => this.warn(err, 'shared store: lease flush will retry'));
     await this.drain.flush().catch((err: unknown) => this.warn(err, 'shared store: ledger drain will retry'));
   }
@@ -154,7 +154,7 @@ export class SharedContext {
   /** Before a history read: drain pending events (Redis down: read what PostgreSQL has). */
   async flushForRead(): Promise<void> {
     try {
-      await this.leases?.flush();
+      await this.leases?.flushForRead();
       await this.drain.flush();
     } catch (err) {
       if (!(err instanceof StoreUnavailableError && err.backend === 'redis')) throw err;

@@ -74,6 +74,14 @@ export class Layout {
     return this.key(shard, `lf:${holderId}`);
   }
 
+  /**
+   * A shard's index of accounts with credit leases (D33): member account id → the earliest expiry of its leases, so
+   * a background reclaim finds the expired ones of accounts no script touches again (lease/holder.ts).
+   */
+  leaseIndex(shard: number): string {
+    return this.key(shard, 'leases');
+  }
+
   /** A top-up's idempotency mark. */
   topupMark(accountId: string, ref: string): string {
     return this.key(shardOf(`account:${accountId}`), `top:${accountId}:${ref}`);

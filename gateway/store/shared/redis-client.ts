@@ -7,7 +7,7 @@
 import { Cluster, Redis, type RedisOptions } from 'ioredis';
 import { ADMIT_LUA, KEEP_LUA, REBUILD_LUA, RELEASE_LUA } from './lua-admit';
 import { CREDIT_LUA, DEBIT_LUA, WALLET_INIT_LUA } from './lua-wallet';
-import { FLUSH_LUA, GRANT_LUA } from './lease/lua-lease';
+import { FLUSH_LUA, GRANT_LUA, RECLAIM_LUA } from './lease/lua-lease';
 
 export type RedisClient = Redis | Cluster;
 
@@ -24,6 +24,7 @@ export interface Scripts {
   ggDebit: Script;
   ggGrant: Script;
   ggFlush: Script;
+  ggReclaim: Script;
 }
 
 const SCRIPTS: Record<keyof Scripts, string> = {
@@ -36,6 +37,7 @@ const SCRIPTS: Record<keyof Scripts, string> = {
   ggDebit: DEBIT_LUA,
   ggGrant: GRANT_LUA,
   ggFlush: FLUSH_LUA,
+  ggReclaim: RECLAIM_LUA,
 };
 
 /**

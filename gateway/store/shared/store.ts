@@ -47,8 +47,8 @@ export interface SharedStoreOptions {
   /** How often the ledger drain runs (default 250 ms). */
   drainIntervalMs?: number;
   /**
-   * Credit leases (D33; lease/options.ts for the keys and D33's defaults): true or an object turns them on; absent
-   * or false: every admission asks Redis (docs/shared-state.md says what still holds only without them).
+   * Credit leases (D33; lease/options.ts for the keys and D33's defaults): on by default (absent, true, or an object
+   * of the constants to change); false turns them off, and every admission asks Redis.
    */
   leases?: Partial<LeaseOptions> | boolean;
   logger?: { warn(o: object, msg?: string): void; error(o: object, msg?: string): void };
@@ -71,7 +71,7 @@ function build(redis: RedisClient, knex: Knex, cluster: boolean, opts: SharedSto
     prefix,
     opts.cacheTtlMs ?? 5_000,
     opts.logger,
-    opts.leases === true ? {} : (opts.leases ?? false),
+    opts.leases === undefined || opts.leases === true ? {} : opts.leases,
   );
   const admission = new SharedAdmission(c);
   const lifecycle = new SharedLifecycle(c, admission, opts);

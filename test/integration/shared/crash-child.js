@@ -4,6 +4,7 @@
  * kills it with SIGKILL mid-load. Runs the TS sources through TypeScript's transpileModule (no build needed).
  * With GEOGATE_KEEP=1 it waits for each admission's keep (Store.keep) before printing it: "answered" then means
  * kept. (The gateway's settle stage does not wait; an answer whose keep a crash cut short is released by the sweeper.)
+ * Each line is `billed <plan id> lease|owner` (decided from the credit lease, D33, or by the owner's script).
  * Usage: node crash-child.js <postgresUrl> <redisUrl> <keyPrefix> <accountId> <keyId>
  */
 'use strict';
@@ -25,6 +26,19 @@ require.extensions['.ts'] = (module, filename) => {
 
 const root = path.join(__dirname, '..', '..', '..');
 const { openSharedStore } = require(path.join(root, 'gateway', 'store', 'shared', 'index.ts'));
+
+/** Write a line whole, waiting while the pipe is full (EAGAIN: the parent reads slower than the loops print). */
+function print(line) {
+  const buf = Buffer.from(line);
+  let off = 0;
+  while (off < buf.length) {
+    try {
+      off += fs.writeSync(1, buf, off);
+    } catch (err) {
+      if (err.code !== 'EAGAIN') throw err;
+    }
+  }
+}
 
 async function main() {
   const [postgres, redis, keyPrefix, accountId, keyId] = process.argv.slice(2);
@@ -54,12 +68,17 @@ async function main() {
         usage: [`key:${keyId}`],
         keyId,
       };
+      // a paced client (about one admission per loop and millisecond), as a gateway's requests come from the network:
+      // a lease decides without I/O, so unpaced loops would starve the holder's flush timer and flood the pipe
+      await new Promise((resolve) => setTimeout(resolve, 1));
       const r = await store.admit(plan);
       if (!r.admitted) throw new Error(`refused: ${r.code}`);
       // GEOGATE_KEEP=1: an answer counts only once its keep landed (the sweeper test checks answered = charged).
       if (process.env.GEOGATE_KEEP === '1') await store.keep(r.ticket);
       // A pipe write is synchronous on Linux: once written, the parent can read it even after a SIGKILL.
-      fs.writeSync(1, `billed ${plan.id}\n`);
+      // "lease": decided from this instance's credit lease (D33), "owner": by the owner's script in Redis
+      const via = r.ticket.undo && r.ticket.undo.v === 'lease-1' ? 'lease' : 'owner';
+      print(`billed ${plan.id} ${via}\n`);
     }
   };
   await Promise.all(Array.from({ length: 8 }, loop));

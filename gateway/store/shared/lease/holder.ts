@@ -17,6 +17,7 @@ import {
   take,
   type Lease,
 } from '../../../lease/lease';
+import { hourStartOf } from '../../charge-hour';
 import { tightestQuota } from '../../quota';
 import type { AdmissionPlan, AdmissionResult, Ticket } from '../../types';
 import type { Invalidation } from '../cache';
@@ -49,6 +50,8 @@ interface Charges {
   usage: string;
   charged: number;
   requests: number;
+  /** The start of the UTC hour of the admissions' time (plan.now): their hourly ledger row (D35). */
+  at: number;
 }
 
 /** One account's credit lease and what is known about its traffic. */
@@ -73,6 +76,8 @@ class Credit {
    * this holder dies before settling them (its lease expires), so an unanswered request is never charged (D34).
    */
   pif = 0;
+  /** `pif` as the owner last heard it (a keep of a charged admission changes it: the next flush reports it). */
+  sentPif = 0;
   /** Units of posted admissions released since (D11): the next flush gives them back. */
   refund = 0;
   /** Return what is left at the next flush (revocation, suspension, whitelist change). */
@@ -105,6 +110,8 @@ export class LeaseHolder {
   private unsent: FlushBatch | null = null;
   private flushing: Promise<void> | null = null;
   private timer: NodeJS.Timeout | null = null;
+  private reclaimTimer: NodeJS.Timeout | null = null;
+  private reclaiming: Promise<number> | null = null;
 
   constructor(
     redis: RedisClient,
@@ -121,17 +128,44 @@ export class LeaseHolder {
     this.seq = this.clock.now(); // flush numbers grow across restarts of this holder id too
   }
 
-  /** Start the flush timer. */
+  /** Start the flush timer and the background reclaim. */
   start(): void {
     if (this.timer !== null) return;
     this.timer = setInterval(() => void this.flush().catch(() => undefined), this.opts.flushMs);
     this.timer.unref();
+    if (this.opts.reclaimMs > 0) {
+      const run = () =>
+        void this.reclaim().catch((err: unknown) => this.warn(err, 'shared store: lease reclaim will retry'));
+      this.reclaimTimer = setInterval(run, this.opts.reclaimMs);
+      this.reclaimTimer.unref();
+    }
   }
 
-  /** Stop the flush timer (what is kept and leased then waits for `flush`, or for the owner's TTL). */
+  /** Stop the timers (what is kept and leased then waits for `flush`, or for the owner's TTL). */
   stop(): void {
     if (this.timer !== null) clearInterval(this.timer);
+    if (this.reclaimTimer !== null) clearInterval(this.reclaimTimer);
     this.timer = null;
+    this.reclaimTimer = null;
+  }
+
+  /**
+   * Reclaim the expired leases of every account whose earliest lease expiry has passed, whichever holder they were
+   * granted to (a dead holder's units and unsettled charges come back even when no script touches the wallet
+   * again): the accounts due, from the shards' lease indexes, then one script per such account. One run at a time;
+   * resolves to the number of accounts visited.
+   */
+  reclaim(): Promise<number> {
+    if (this.reclaiming !== null) return this.reclaiming;
+    const run = (async () => {
+      const now = this.clock.now();
+      const due = await this.owner.dueAccounts(now);
+      for (const id of due) await this.owner.reclaim(id, now);
+      this.stats.reclaimed += due.length;
+      return due.length;
+    })().finally(() => (this.reclaiming = null));
+    this.reclaiming = run;
+    return run;
   }
 
   /** Stop the timer and post what is kept, returning every lease (the store's close). */
@@ -282,6 +316,17 @@ export class LeaseHolder {
   }
 
   /**
+   * A flush before a read of the ledger, usage or balance: the grants on their way are awaited first, so no account
+   * is left out of it for being busy (a release's refund then reaches the ledger with the read that follows it).
+   */
+  async flushForRead(): Promise<void> {
+    const grants: Promise<void>[] = [];
+    for (const c of this.credits.values()) if (c.granting !== null) grants.push(c.granting);
+    if (grants.length > 0) await Promise.all(grants);
+    await this.flush();
+  }
+
+  /**
    * Post kept units, return idle, stopped and voided leases, move slots' lastSeen: one script per flush (one per
    * shard on a cluster). A flush whose reply was lost is sent again, unchanged, before anything new.
    */
@@ -304,12 +349,23 @@ export class LeaseHolder {
     this.seq += 1;
     // Admissions in flight are charged now, as the owner's script charges at admission (the port's contract); a
     // later release refunds them, and the owner refunds them itself if this holder dies first (`pif`).
+    const detail = new Map<Credit, Map<string, [number, number]>>();
     for (const f of this.inFlight.values()) {
       const c = f.credit;
-      if (f.posted || c.busy) continue;
-      f.posted = true;
-      c.lease = keepUnits(c.lease, f.price);
-      c.pif += f.price;
+      if (c.busy) continue;
+      if (!f.posted) {
+        f.posted = true;
+        c.lease = keepUnits(c.lease, f.price);
+        c.pif += f.price;
+      }
+      // where each unsettled charge went: a reclaim after this holder's death refunds it there (D35)
+      const p = f.plan;
+      const line = `${p.keyId ?? ''}\t${p.day}\t${hourStartOf(p.now)}\t${p.usage.join(' ')}`;
+      let m = detail.get(c);
+      if (m === undefined) detail.set(c, (m = new Map()));
+      const d = m.get(line);
+      if (d === undefined) m.set(line, [1, f.price]);
+      else [d[0], d[1]] = [d[0] + 1, d[1] + f.price];
     }
     for (const c of this.credits.values()) {
       if (c.busy) continue;
@@ -317,7 +373,8 @@ export class LeaseHolder {
       const stopped = now - l.grantedAt >= this.opts.stopMs;
       const back = c.voidAll || idle(l, now, this.opts) || stopped ? l.left : 0;
       const renew = l.reserved > 0 && now - l.grantedAt >= this.opts.ttlMs / 4;
-      const quiet = l.unposted === 0 && back === 0 && c.refund === 0 && c.charges.size === 0;
+      const quiet =
+        l.unposted === 0 && back === 0 && c.refund === 0 && c.charges.size === 0 && c.pif === c.sentPif;
       if (quiet && !renew && !c.resync) {
         if (l.reserved === 0 && now - l.usedAt > this.opts.ttlMs) this.credits.delete(c.accountId);
         continue;
@@ -330,9 +387,13 @@ export class LeaseHolder {
         void: back,
         refund: c.refund,
         pif: c.pif,
+        pifDetail: [...(detail.get(c) ?? new Map<string, [number, number]>()).entries()]
+          .map(([line, [n, units]]) => `${line}\t${n}\t${units}`)
+          .join('\n'),
         set: c.resync ? reserved : -1,
       });
       c.resync = false;
+      c.sentPif = c.pif;
       c.posting = l.unposted - c.refund;
       c.refund = 0;
       for (const ch of c.charges.values()) {
@@ -345,6 +406,7 @@ export class LeaseHolder {
           usage: ch.usage,
           charged: ch.charged,
           requests: ch.requests,
+          at: ch.at,
         });
       }
       c.charges.clear();
@@ -449,11 +511,13 @@ export class LeaseHolder {
 }
 
 /**
- * Add an admission (+1 request, at admission: usage counts admitted requests, as at the owner), a release (−1) or a
- * keep (its charge) to what the next flush reports for the plan's key and day.
+ * Add an admission (+1 request and its charge, at admission: usage counts admitted requests, as at the owner) or a
+ * release (−1) to what the next flush reports for the plan's key, day and hour (the hour of the plan's time, as the
+ * owner's script records its admissions: one hourly row whichever path decided them).
  */
 function tally(c: Credit, plan: AdmissionPlan, requests: number, charged: number): void {
-  const k = `${plan.keyId ?? ''}\t${plan.day}`;
+  const at = hourStartOf(plan.now);
+  const k = `${plan.keyId ?? ''}\t${plan.day}\t${at}`;
   const agg = c.charges.get(k);
   if (agg !== undefined) {
     agg.requests += requests;
@@ -461,5 +525,5 @@ function tally(c: Credit, plan: AdmissionPlan, requests: number, charged: number
     return;
   }
   const usage = plan.usage.join(' ');
-  c.charges.set(k, { keyId: plan.keyId ?? '', day: plan.day, usage, charged, requests });
+  c.charges.set(k, { keyId: plan.keyId ?? '', day: plan.day, usage, charged, requests, at });
 }

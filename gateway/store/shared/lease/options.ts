@@ -14,6 +14,11 @@ export interface LeaseOptions extends LeaseParams {
   directBackoffMs: number;
   /** A slot member read from the owner is trusted this long without a flush confirming it. */
   viewMs: number;
+  /**
+   * Every this many ms the holder reclaims the expired leases of any account (a dead holder's, D33), so they return
+   * within `ttlMs + reclaimMs` even when no script touches the account again; 0: only the scripts reclaim.
+   */
+  reclaimMs: number;
 }
 
 /** D33's defaults. */
@@ -23,6 +28,7 @@ export const LEASE_OPTION_DEFAULTS: LeaseOptions = {
   refreshAt: 0.2,
   directBackoffMs: 250,
   viewMs: 1_000,
+  reclaimMs: 1_000,
 };
 
 /** The defaults with `given` over them, checked (a bad value is a configuration error naming the key). */

@@ -4,7 +4,7 @@
  * one per shard on a cluster, each applied once per flush number).
  */
 import { redisFault } from '../errors';
-import { shardOf, type Layout } from '../layout';
+import { SHARDS, shardOf, type Layout } from '../layout';
 import { scriptsOf, type RedisClient } from '../redis-client';
 
 /** How long a holder's flush mark stays (a flush is re-sent within seconds; the mark only has to outlive that). */
@@ -25,6 +25,8 @@ export interface WalletFlush {
   refund: number;
   /** Units charged while in flight and not settled yet: refunded by the owner if the lease expires (D34). */
   pif: number;
+  /** Where `pif` was posted: lines "key\tday\thour\tusage\trequests\tunits" (a reclaim refunds them there). */
+  pifDetail: string;
   /** ≥ 0: the lease is at most this (resynchronising after a lost reply); −1: no bound. */
   set: number;
 }
@@ -38,6 +40,8 @@ export interface ChargeEvent {
   usage: string;
   charged: number;
   requests: number;
+  /** A time in the hour row it goes to (the admissions' time, plan.now); absent: the flush's. */
+  at?: number;
 }
 
 /** A slot member whose lastSeen the flush moves. */
@@ -77,18 +81,60 @@ export class Owner {
     this.field = `h:${holderId}`;
   }
 
+  /**
+   * Accounts of the shards' lease indexes whose earliest lease expiry is past `now` (at most `max` per shard): one
+   * pipelined round trip on one Redis server, one command per shard on a cluster.
+   */
+  async dueAccounts(now: number, max = 100): Promise<string[]> {
+    const out: string[] = [];
+    const args = (shard: number) => [this.layout.leaseIndex(shard), '-inf', now, 'LIMIT', 0, max] as const;
+    if (!this.cluster && 'pipeline' in this.redis) {
+      const p = this.redis.pipeline();
+      for (let shard = 0; shard < SHARDS; shard++) p.zrangebyscore(...args(shard));
+      const res = await this.call(() => p.exec());
+      for (const [err, ids] of res ?? []) {
+        if (err) throw redisFault(err);
+        out.push(...(ids as string[]));
+      }
+      return out;
+    }
+    const all = await Promise.all(
+      Array.from({ length: SHARDS }, (_, shard) => this.call(() => this.redis.zrangebyscore(...args(shard)))),
+    );
+    for (const ids of all) out.push(...ids);
+    return out;
+  }
+
+  /** Reclaim the expired leases of `accountId` (RECLAIM_LUA); the units still leased by live holders. */
+  async reclaim(accountId: string, now: number): Promise<number> {
+    const shard = this.layout.accountShard(accountId);
+    const r = await this.call(() =>
+      scriptsOf(this.redis).ggReclaim(
+        3,
+        this.layout.wallet(accountId),
+        this.layout.stream(shard),
+        this.layout.leaseIndex(shard),
+        now,
+        accountId,
+      ),
+    );
+    return Number(r);
+  }
+
   /** Ask for `ask` requests' worth of credit at `price` each (GRANT_LUA). */
   async grant(accountId: string, ask: number, price: number, now: number): Promise<GrantReply> {
     const r = (await this.call(() =>
       scriptsOf(this.redis).ggGrant(
-        2,
+        3,
         this.layout.wallet(accountId),
         this.layout.stream(this.layout.accountShard(accountId)),
+        this.layout.leaseIndex(this.layout.accountShard(accountId)),
         this.field,
         now,
         this.ttlMs,
         ask,
         price,
+        accountId,
       ),
     )) as number[];
     if (Number(r[0]) === 2) return { kind: 'needs-wallet' };
@@ -157,7 +203,20 @@ export class Owner {
       keys.push(this.layout.wallet(x.accountId));
       const k = keys.length;
       const s = streamOf(x.accountId);
-      return { k, s, post: x.post, void: x.void, refund: x.refund, pif: x.pif, set: x.set };
+      keys.push(this.layout.leaseIndex(this.layout.accountShard(x.accountId)));
+      const ix = keys.length;
+      return {
+        k,
+        s,
+        x: ix,
+        a: x.accountId,
+        post: x.post,
+        void: x.void,
+        refund: x.refund,
+        pif: x.pif,
+        pd: x.pifDetail,
+        set: x.set,
+      };
     });
     const ev = events.map((e) => {
       return {
@@ -165,7 +224,7 @@ export class Owner {
         w: wallets.findIndex((wi) => batch.wallets[wi]?.accountId === e.accountId) + 1,
         id: e.id,
         d: e.day,
-        n: batch.now,
+        n: e.at ?? batch.now,
         u: e.usage,
         a: e.accountId,
         c: e.charged,
@@ -179,6 +238,7 @@ export class Owner {
     });
     const spec = JSON.stringify({
       h: this.field,
+      p: `p:${this.holderId}`,
       now: batch.now,
       ttl: this.ttlMs,
       seq: batch.seq,

@@ -1,10 +1,11 @@
 /**
- * The store contract against the shared store with credit leases on (D33), on one Redis and on a three-node Redis
- * Cluster: plans the holder decides in memory and those the owner's script decides keep every rule of the port.
+ * The store contract against the shared store with credit leases on (D33, the default), on one Redis and on a
+ * three-node Redis Cluster: plans the holder decides in memory and those the owner's script decides keep every rule
+ * of the port. (Part of `npm test`; `npm run test:leases` runs this file alone.)
  */
-import { describeStoreContract } from '../contract/store-contract';
-import { startRedisCluster } from '../helpers/redis-cluster';
-import { describeShared, sharedEnv } from '../integration/shared/harness';
+import { describeStoreContract } from '../../contract/store-contract';
+import { startRedisCluster } from '../../helpers/redis-cluster';
+import { describeShared, sharedEnv } from './harness';
 
 jest.setTimeout(90_000);
 
