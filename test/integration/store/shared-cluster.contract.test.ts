@@ -15,7 +15,7 @@ describeShared(
       const cluster = await startRedisCluster();
       try {
         const env = await sharedEnv(cluster.url, 'cluster');
-        const store = await env.open();
+        const store = await env.open({ leases: false });
         if (!store.cluster) throw new Error('the store did not open in cluster mode');
         return {
           store,
