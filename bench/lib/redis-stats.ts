@@ -36,12 +36,13 @@ export function resetStats(port: number): Promise<unknown> {
   return withRedis(port, (r) => r.config('RESETSTAT'));
 }
 
-/** Command names the store's Lua scripts call (`redis.call('X'` in gateway/store/shared/*.ts), lower case. */
+/** Command names the store's Lua scripts call (`redis.call('X'` in gateway/store/shared/**.ts), lower case. */
 export function scriptCommandNames(root: string): string[] {
   const dir = path.join(root, 'gateway', 'store', 'shared');
   const names = new Set<string>();
   if (!existsSync(dir)) return [];
-  for (const f of readdirSync(dir).filter((n) => n.endsWith('.ts'))) {
+  const files = readdirSync(dir, { recursive: true, encoding: 'utf8' }).filter((n) => n.endsWith('.ts'));
+  for (const f of files) {
     const text = readFileSync(path.join(dir, f), 'utf8');
     for (const m of text.matchAll(/redis\.p?call\(\s*['"]([A-Za-z]+)['"]/g))
       names.add((m[1] as string).toLowerCase());

@@ -5,7 +5,7 @@
  * is its place among their sorted ids. No request waits for it: the share a request reads is the last one learned.
  */
 import { randomBytes } from 'node:crypto';
-import type { RedisClient } from './redis-client';
+import { scriptsOf, type RedisClient } from './redis-client';
 
 /** How many live processes share the store, and this one's place among them (0-based). */
 export interface PeerShare {
@@ -44,17 +44,10 @@ export class PeerHeartbeat {
     this.timer.unref();
   }
 
-  /** One heartbeat: record this process, drop the silent ones, read the live set (one MULTI on one key). */
+  /** One heartbeat: record this process, drop the silent ones, read the live set (one script call on one key). */
   async beat(): Promise<PeerShare> {
     const now = Date.now();
-    const replies = await this.redis
-      .multi()
-      .zadd(this.key, now, this.id)
-      .zremrangebyscore(this.key, '-inf', now - this.ttlMs)
-      .zrange(this.key, 0, -1)
-      .pexpire(this.key, this.ttlMs * 10)
-      .exec();
-    const members = replies?.[2]?.[1];
+    const members = await scriptsOf(this.redis).ggPeers(1, this.key, now, this.id, this.ttlMs);
     if (!Array.isArray(members)) return this.current;
     const ids = (members as string[]).slice().sort();
     const rank = ids.indexOf(this.id);

@@ -25,7 +25,31 @@ export interface Scripts {
   ggGrant: Script;
   ggFlush: Script;
   ggReclaim: Script;
+  ggDue: Script;
+  ggPeers: Script;
 }
+
+/**
+ * The lease indexes' due accounts in one call (one Redis server: every shard's index is on it): KEYS the indexes,
+ * ARGV now and the most per index. Reply: the account ids, index by index.
+ */
+const DUE_LUA = `local out = {}
+for _, index in ipairs(KEYS) do
+  local ids = redis.call('ZRANGEBYSCORE', index, '-inf', ARGV[1], 'LIMIT', 0, tonumber(ARGV[2]))
+  for _, id in ipairs(ids) do out[#out + 1] = id end
+end
+return out`;
+
+/**
+ * One burst-limit heartbeat (peers.ts) in one call: KEYS[1] the peer set; ARGV now, this process's id, the TTL in ms.
+ * Records the process, drops the silent ones, keeps the set alive, and replies with the live ids.
+ */
+const PEERS_LUA = `local now = tonumber(ARGV[1])
+local ttl = tonumber(ARGV[3])
+redis.call('ZADD', KEYS[1], now, ARGV[2])
+redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now - ttl)
+redis.call('PEXPIRE', KEYS[1], ttl * 10)
+return redis.call('ZRANGE', KEYS[1], 0, -1)`;
 
 const SCRIPTS: Record<keyof Scripts, string> = {
   ggAdmit: ADMIT_LUA,
@@ -38,6 +62,8 @@ const SCRIPTS: Record<keyof Scripts, string> = {
   ggGrant: GRANT_LUA,
   ggFlush: FLUSH_LUA,
   ggReclaim: RECLAIM_LUA,
+  ggDue: DUE_LUA,
+  ggPeers: PEERS_LUA,
 };
 
 /**

@@ -83,20 +83,16 @@ export class Owner {
 
   /**
    * Accounts of the shards' lease indexes whose earliest lease expiry is past `now` (at most `max` per shard): one
-   * pipelined round trip on one Redis server, one command per shard on a cluster.
+   * script call on one Redis server, one command per shard on a cluster.
    */
   async dueAccounts(now: number, max = 100): Promise<string[]> {
     const out: string[] = [];
     const args = (shard: number) => [this.layout.leaseIndex(shard), '-inf', now, 'LIMIT', 0, max] as const;
-    if (!this.cluster && 'pipeline' in this.redis) {
-      const p = this.redis.pipeline();
-      for (let shard = 0; shard < SHARDS; shard++) p.zrangebyscore(...args(shard));
-      const res = await this.call(() => p.exec());
-      for (const [err, ids] of res ?? []) {
-        if (err) throw redisFault(err);
-        out.push(...(ids as string[]));
-      }
-      return out;
+    if (!this.cluster) {
+      // One script over every shard's index: one call a reclaim tick, busy or idle (a pipeline is one call per shard).
+      const keys = Array.from({ length: SHARDS }, (_, shard) => this.layout.leaseIndex(shard));
+      const ids = await this.call(() => scriptsOf(this.redis).ggDue(keys.length, ...keys, now, max));
+      return ids as string[];
     }
     const all = await Promise.all(
       Array.from({ length: SHARDS }, (_, shard) => this.call(() => this.redis.zrangebyscore(...args(shard)))),
