@@ -10,6 +10,7 @@ import type {
   AccountStore,
   AutoTopUpStore,
   BillingStore,
+  ConsoleStore,
   KeyStore,
   MarkStore,
   NotificationStore,
@@ -31,7 +32,8 @@ export interface DashboardDeps {
     NotificationStore &
     MarkStore &
     AutoTopUpStore &
-    SecurityStore;
+    SecurityStore &
+    Pick<ConsoleStore, 'recentRefusals'>;
   rules: RuleSet;
   /** Server-side secret of key hashes (D14). */
   pepper: string;

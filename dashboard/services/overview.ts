@@ -13,11 +13,26 @@ type Deps = Pick<AppContext, 'store' | 'rules' | 'clock'>;
 /** What the overview says about the account today. */
 export interface OverviewState {
   /** Requests are being refused: the last ones were, and nothing lets the next through. */
-  refusing: { lastPaidHour: number | null; count: number } | null;
+  refusing: { lastPaidHour: number | null; count: number; since: number | null } | null;
   /** Free requests today: used, and left (across the active keys in rule set A). */
   free: { used: number; left: number };
   /** Money spent per day over the last 7 days (integer units, rounded up) and the whole days the balance lasts. */
   burn: { perDay: number; days: number } | null;
+}
+
+/** Refusals for want of money or allowance: the ones a top-up ends. */
+const MONEY_CODES: ReadonlySet<string> = new Set(['no_credits', 'quota_exceeded']);
+
+/**
+ * When the current run of refusals began: the oldest refusal for want of money or allowance at or after `from` (the
+ * hour the balance last paid in, else today's start) among the recent refusals the gateway records per account (24 h,
+ * written within a second of the refusal); null when none is recorded yet.
+ */
+async function refusedSince(store: Deps['store'], accountId: string, from: number): Promise<number | null> {
+  const rows = await store.recentRefusals(accountId, from, 1000);
+  let first: number | null = null;
+  for (const r of rows) if (MONEY_CODES.has(r.code) && (first === null || r.at < first)) first = r.at;
+  return first;
 }
 
 /** Days the balance lasts at `perDay` (whole days, down); null when nothing is spent. */
@@ -68,9 +83,11 @@ export async function overviewState(d: Deps, account: Account, usage: UsageRepor
     // one, the balance paid nothing today and the refusals began when the free allowance ran out.
     const [last] = await store.ledger(account.id, 1);
     const hour = last && last.kind === 'charge' ? (last.hourStart ?? last.createdAt) : null;
+    const lastPaidHour = hour !== null && utcDay(hour) === utcDay(now) ? hour : null;
     refusing = {
-      lastPaidHour: hour !== null && utcDay(hour) === utcDay(now) ? hour : null,
+      lastPaidHour,
       count: usage.today.refused,
+      since: await refusedSince(store, account.id, lastPaidHour ?? Date.parse(`${utcDay(now)}T00:00:00Z`)),
     };
   }
   const week = usage.days.slice(-7);

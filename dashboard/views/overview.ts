@@ -28,6 +28,11 @@ export function overviewPage(
       ? ''
       : html` The balance last paid in the hour
           <span data-last-paid>${hhmm(hour)}–${hhmm(hour + 3_600_000)} UTC</span>.`;
+  const since = s.refusing?.since ?? null;
+  const sinceText =
+    since === null
+      ? ''
+      : html` Refused since <span data-refused-since>${hhmm(since)} UTC</span>: top up to end it.`;
   const burnText = s.burn
     ? s.burn.days === 0
       ? 'runs out today'
@@ -47,7 +52,7 @@ export function overviewPage(
           ? html`<div class="alert error refusing" role="alert" data-refusing>
               <p>
                 <strong>Requests are being refused</strong> (${nf.format(s.refusing.count)} today): the free
-                requests are used and the balance is empty.${paid}
+                requests are used and the balance is empty.${paid}${sinceText}
               </p>
               <p><a class="button" href="/credit">Top up</a></p>
             </div>`

@@ -182,9 +182,17 @@ describe.each(['A', 'B'] as const)('rule set %s', (set) => {
     expect(await page.getAttribute('main a.button', 'href')).toBe('/credit');
     await shot(page, `${set}-problem-page`);
 
-    await page.goto('/');
+    // The refusal's time reaches the store within a second (the gateway's recent-refusals buffer): the banner names it.
+    let since = 0;
+    for (const t0 = Date.now(); since === 0 && Date.now() - t0 < 5_000;) {
+      await page.goto('/');
+      since = await page.locator('[data-refused-since]').count();
+      if (since === 0) await new Promise((r) => setTimeout(r, 300));
+    }
     const banner = ((await page.textContent('[data-refusing]')) ?? '').replace(/\s+/g, ' ');
     expect(banner).toContain('Requests are being refused (1 today): the free requests are used');
+    expect(await page.textContent('[data-refused-since]')).toMatch(/^\d\d:\d\d UTC$/);
+    expect(banner).toContain('top up to end it');
     expect(await page.textContent('[data-free]')).toBe('1 used / 0 left');
     expect(await page.textContent('[data-burn]')).toBe('no paid requests in the last 7 days');
     await shot(page, `${set}-overview-refusing`);
