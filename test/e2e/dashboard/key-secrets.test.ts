@@ -2,7 +2,8 @@
  * Test keys (D40) and rotation (D39) in the browser, both rule sets, Playwright on Debian's Chromium against the real
  * gateway: the customer creates a test key with the keys page's Test key box, sees it shown once with what it answers
  * and badged in the list; the gateway answers it (a 402 rehearsed, a canned success) without counting; the customer
- * rotates a live key with a 24-hour overlap and gets the new secret once, both secrets working. At 1280 and 375 px:
+ * rotates a live key with a 24-hour overlap and gets the new secret once, both secrets working, then gives it an end
+ * date. At 1280 and 375 px:
  * no horizontal overflow, no console errors, 0 axe A/AA violations; screenshots to test-artifacts/dashboard/.
  */
 import type { Browser, Page } from 'playwright-core';
@@ -120,6 +121,18 @@ describe.each(['A', 'B'] as const)('rule set %s', (set) => {
       expect((await reverse(fresh)).status).toBe(200);
       expect((await reverse(liveKey)).status).toBe(200);
 
+      // An end date (D39): set on the key page, shown there, stored as the end of that UTC day; the key still works.
+      const lastDay = new Date(stack.gateway.clock.now() + 30 * 86_400_000).toISOString().slice(0, 10);
+      await page.goto(keyPath);
+      await page.fill('#f-expires', lastDay);
+      await page.click('form[action$="/expiry"] button[type=submit]:not([name])');
+      await page.waitForSelector('text=This key stops working at');
+      await page.locator('#expiry').scrollIntoViewIfNeeded();
+      await shot(page, `${set}-key-end-date`);
+      const ending = await stack.gateway.store.findKeyByHash(hashKey(fresh, stack.gateway.config.keyPepper));
+      expect(ending?.key.expiresAt).toBe(Date.parse(`${lastDay}T00:00:00Z`) + 86_400_000);
+      expect((await reverse(fresh)).status).toBe(200);
+
       // Phone width: the keys list with the badge and the key page's rotate card.
       const phone = await browser.newContext({
         viewport: { width: 375, height: 812 },
@@ -135,6 +148,9 @@ describe.each(['A', 'B'] as const)('rule set %s', (set) => {
       await small.locator('#rotate').scrollIntoViewIfNeeded();
       await small.waitForSelector('text=The previous secret works until');
       await shot(small, `${set}-phone-key-rotate`);
+      await small.locator('#expiry').scrollIntoViewIfNeeded();
+      await small.waitForSelector('text=This key stops working at');
+      await shot(small, `${set}-phone-key-end-date`);
       await phone.close();
       await context.close();
 
