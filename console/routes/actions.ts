@@ -1,10 +1,13 @@
 /**
- * The account actions. Support: suspend, resume, revoke a key. Admin: also credit (with a reason), the B plan and
- * A's package. Each writes its audit line naming the operator (the accounts service's, or here for the status).
+ * The account actions. Support: suspend, resume, revoke a key. Admin: also credit (with a reason), the B plan, A's
+ * package and a key's own burst limits. Each writes its audit line naming the operator (the accounts service's, or here for the status).
  */
 import type { Request, RequestHandler, Router } from 'express';
 import { handle } from '../../dashboard/middleware';
+import { InputError } from '../../gateway/accounts/errors';
 import { parseMoney } from '../../gateway/policy/ruleset';
+import { MAX_BURST } from '../../gateway/store/checks';
+import type { KeyBurst } from '../../gateway/store/types';
 import type { ConsoleContext } from '../context';
 import { frameOf, operatorActor, signed } from '../context';
 import { ConsoleError, invalid } from '../errors';
@@ -57,6 +60,34 @@ export function actionRoutes(router: Router, ctx: ConsoleContext): void {
       const key = await accounts.key(String(req.params['keyId']), account.id);
       await accounts.revokeKey(key, operatorActor(req, res));
       res.redirect(303, back(account.id, 'revoke'));
+    }),
+  );
+
+  // A key's own burst limits (admin): each window a whole number of requests, empty for the deployment's limit.
+  router.post(
+    '/accounts/:id/keys/:keyId/burst',
+    adminOnly,
+    handle(async (req, res) => {
+      const burst: KeyBurst = {};
+      const wrong = (name: 'perSecond' | 'perMinute') =>
+        invalid(
+          name,
+          `${name === 'perSecond' ? 'Per second' : 'Per minute'}: enter a whole number of requests from 1 to ${MAX_BURST}, or leave it empty for the deployment's limit`,
+        );
+      for (const name of ['perSecond', 'perMinute'] as const) {
+        const text = field(req, name, 10);
+        if (text === '') continue;
+        if (!/^\d+$/.test(text)) throw wrong(name);
+        burst[name] = Number(text);
+      }
+      const account = await accounts.account(id(req));
+      const key = await accounts.key(String(req.params['keyId']), account.id);
+      await accounts.setKeyBurst(key, burst, operatorActor(req, res)).catch((err: unknown) => {
+        throw err instanceof InputError && (err.field === 'perSecond' || err.field === 'perMinute')
+          ? wrong(err.field)
+          : err;
+      });
+      res.redirect(303, back(account.id, 'burst'));
     }),
   );
 

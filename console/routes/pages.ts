@@ -19,6 +19,7 @@ const FLASH: Record<string, string> = {
   suspend: 'The account is suspended.',
   resume: 'The account is active again.',
   revoke: 'The key is revoked.',
+  burst: 'The burst limits of the key are saved.',
   plan: 'The plan is set.',
   package: 'The package is bought.',
 };

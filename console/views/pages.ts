@@ -165,12 +165,41 @@ function keyRows(frame: Frame, v: AccountView): Html[] {
       key.status === 'active'
         ? actionForm(frame, `/accounts/${v.account.id}/keys/${key.id}/revoke`, `Revoke ${key.prefix}…`)
         : html`revoked ${iso(key.revokedAt)}`;
+    const own = key.burst;
+    const limits = html`${own?.perSecond ?? 'deployment'} / s, ${own?.perMinute ?? 'deployment'} / min`;
+    const burst =
+      frame.operator.role === 'admin' && key.status === 'active'
+        ? html`${limits}
+          ${actionForm(
+            frame,
+            `/accounts/${v.account.id}/keys/${key.id}/burst`,
+            `Set ${key.prefix}… limits`,
+            html`<label for="ps-${key.id}">Per second (empty: the deployment's)</label>
+              <input
+                id="ps-${key.id}"
+                name="perSecond"
+                inputmode="numeric"
+                maxlength="10"
+                value="${own?.perSecond ?? ''}"
+              />
+              <label for="pm-${key.id}">Per minute (empty: the deployment's)</label>
+              <input
+                id="pm-${key.id}"
+                name="perMinute"
+                inputmode="numeric"
+                maxlength="10"
+                value="${own?.perMinute ?? ''}"
+              />`,
+            'stack',
+          )}`
+        : limits;
     return html`<tr>
       <td><code>${key.prefix}…</code>${key.test ? ' (test)' : ''}</td>
       <td>${key.label ?? '—'}</td>
       <td>${key.kind}${key.packageUntil ? html` until ${iso(key.packageUntil)}` : ''}</td>
       <td>${key.status}</td>
       <td>${slots.length} of ${capacity}: ${slotText}</td>
+      <td data-burst>${burst}</td>
       <td>${revoke}</td>
     </tr>`;
   });
@@ -263,7 +292,15 @@ export function accountPage(frame: Frame, rules: RuleSet, v: AccountView): strin
       <h2 id="keys-h">Keys and IP slots</h2>
       ${table(
         'Keys',
-        ['Key', 'Label', 'Kind', 'Status', 'IP slots (held of capacity, when each frees)', 'Action'],
+        [
+          'Key',
+          'Label',
+          'Kind',
+          'Status',
+          'IP slots (held of capacity, when each frees)',
+          "Burst limits (own, or the deployment's)",
+          'Action',
+        ],
         keyRows(frame, v),
         'No keys.',
       )}

@@ -216,6 +216,46 @@ describe('operator console (rule set A)', () => {
     expect(page.text).toContain('12.5000 EUR');
   });
 
+  it("lets an admin set a key's own burst limits (audited, shown on the account page); support gets 403; bad numbers 400 by field", async () => {
+    const own = generateKey();
+    const key = await w.store.createKey(
+      { accountId, hash: hashKey(own, PEPPER), prefix: keyPrefix(own), kind: 'payg' },
+      T0,
+    );
+    const path = `/console/accounts/${accountId}/keys/${key.id}/burst`;
+    const support = await signIn(w, { name: 'sam', password: SUPPORT_PW });
+    expect((await support.agent.post(path, { _csrf: support.csrf, perSecond: '5' })).status).toBe(403);
+    expect((await w.store.getKey(key.id))?.burst).toBeUndefined();
+
+    const { agent, csrf } = await signIn(w, { name: 'alex', password: ADMIN_PW });
+    for (const [form, field] of [
+      [{ perSecond: '0' }, 'Per second'],
+      [{ perSecond: '-3' }, 'Per second'],
+      [{ perMinute: '2.5' }, 'Per minute'],
+      [{ perMinute: 'lots' }, 'Per minute'],
+      [{ perSecond: '9999999999' }, 'Per second'],
+    ] as const) {
+      const bad = await agent.post(path, { _csrf: csrf, ...form });
+      expect([form, bad.status]).toEqual([form, 400]);
+      expect(bad.text).toContain(field);
+      expect((await w.store.getKey(key.id))?.burst).toBeUndefined(); // a refusal changes nothing
+    }
+    const set = await agent.post(path, { _csrf: csrf, perSecond: '5', perMinute: '' });
+    expect(set.status).toBe(303);
+    expect((await w.store.getKey(key.id))?.burst).toEqual({ perSecond: 5 });
+    expect(auditLines(w.logs).find((l) => l['action'] === 'key.burst_set')).toMatchObject({
+      operator: 'alex',
+      account: accountId,
+      object: key.id,
+    });
+    const page = await agent.get(`/console/accounts/${accountId}?done=burst`);
+    expect(page.text).toContain('The burst limits of the key are saved.');
+    expect(page.text).toContain('5 / s, deployment / min');
+    // Both empty: back to the deployment's limits.
+    expect((await agent.post(path, { _csrf: csrf, perSecond: '', perMinute: '' })).status).toBe(303);
+    expect((await w.store.getKey(key.id))?.burst).toBeUndefined();
+  });
+
   it('answers bad input with 400, 403 or 404, never 500', async () => {
     const { agent, csrf } = await signIn(w, { name: 'alex', password: ADMIN_PW });
     const cases: [string, string, Record<string, string> | null, number][] = [
