@@ -92,7 +92,10 @@ describeShared(
       const { env, redis } = useSharedEnv('fail', 'private');
 
       it('faults fast while down, recovers by itself, and counts every admitted request exactly once', async () => {
-        const store = await env.open();
+        // Without credit leases: with them, requests a holder decided and kept but had not flushed when Redis lost
+        // its data are not charged (a clean-clone run counted 8,357 of 8,764; docs/shared-state.md, "What holds
+        // only without leases").
+        const store = await env.open({ leases: false });
         const acc = await store.createAccount({ email: 'redis-down@example.org' }, T0);
         await store.credit(acc.id, 100_000, null, T0);
         const l = load(store, (i) => billedPlan(acc.id, 'key_fail', i));
