@@ -3,8 +3,19 @@
 const transform = {
   '^.+\\.tsx?$': ['ts-jest', { tsconfig: '<rootDir>/tsconfig.jest.json', diagnostics: false }],
 };
-const common = { transform, testEnvironment: 'node', moduleFileExtensions: ['ts', 'js', 'json'] };
+// The node environment plus a record of which file left a handle open (test/jest/environment.js); after the run a
+// file that left a child process, server or socket open is named and its handle stopped (report-handles.js). Jest
+// runs each global hook once however many projects name it.
+const common = {
+  transform,
+  testEnvironment: '<rootDir>/test/jest/environment.js',
+  globalSetup: '<rootDir>/test/jest/setup-handles.js',
+  globalTeardown: '<rootDir>/test/jest/report-handles.js',
+  moduleFileExtensions: ['ts', 'js', 'json'],
+};
 module.exports = {
+  // forceExit: the last resort after test/jest/report-handles.js, so a leak can never hold a CI run to its timeout.
+  forceExit: true,
   projects: [
     { ...common, displayName: 'unit', testMatch: ['<rootDir>/test/unit/**/*.test.ts'] },
     { ...common, displayName: 'integration', testMatch: ['<rootDir>/test/integration/**/*.test.ts'] },
