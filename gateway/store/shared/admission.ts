@@ -76,8 +76,19 @@ function checkPlan(plan: AdmissionPlan): void {
   }
 }
 
+/** An admission step waiting for the end of its turn (one Redis server). */
+interface Queued {
+  keys: string[];
+  spec: string;
+  resolve: (reply: unknown) => void;
+  reject: (err: unknown) => void;
+}
+
 /** Executes plans against Redis. */
 export class Admitter implements StepRunner {
+  /** The steps of this turn, sent as one script call at its end (null: none queued). */
+  private queued: Queued[] | null = null;
+
   constructor(
     private readonly redis: RedisClient,
     private readonly layout: Layout,
@@ -142,7 +153,11 @@ export class Admitter implements StepRunner {
     let reply: StepReply;
     try {
       writeAtEndOfTurn(this.redis);
-      reply = parseStepReply(await scriptsOf(this.redis).ggAdmit(keys.length, ...keys, spec));
+      reply = parseStepReply(
+        this.cluster
+          ? await scriptsOf(this.redis).ggAdmit(keys.length, ...keys, spec)
+          : await this.admitInTurn(keys, spec),
+      );
     } catch (err) {
       const fault = redisFault(err);
       // The outcome is unknown (the reply may have been lost): release this step and the earlier ones later.
@@ -174,6 +189,52 @@ export class Admitter implements StepRunner {
     if (reply.kind === 'duplicate') throw new Error(`admission plan ${plan.id} was already admitted`);
     if (reply.kind === 'needs-wallet') throw new Error('admission script asked for a wallet without billing');
     return reply;
+  }
+
+  /**
+   * One Redis server: the admission script for this step, sent with the other steps of this event-loop turn as one
+   * call (lua-admit.ts ADMIT_MANY_LUA) at the turn's end, when the connection's corked writes leave too
+   * (turn-writes.ts); so a lone request waits for nothing but its own turn, as before. Each step keeps its own reply;
+   * a failed call fails every step of it, each then recovered by its marks as a lone call's would be.
+   */
+  private admitInTurn(keys: string[], spec: string): Promise<unknown> {
+    return new Promise((resolve, reject) => {
+      if (this.queued !== null) {
+        this.queued.push({ keys, spec, resolve, reject });
+        return;
+      }
+      this.queued = [{ keys, spec, resolve, reject }];
+      setImmediate(() => this.sendTurn());
+    });
+  }
+
+  private sendTurn(): void {
+    const batch = this.queued ?? [];
+    this.queued = null;
+    const scripts = scriptsOf(this.redis);
+    if (batch.length === 1) {
+      const only = batch[0]!;
+      scripts.ggAdmit(only.keys.length, ...only.keys, only.spec).then(only.resolve, only.reject);
+      return;
+    }
+    const keys: string[] = [];
+    const args: (string | number)[] = [];
+    for (const q of batch) {
+      for (const k of q.keys) keys.push(k);
+      args.push(q.keys.length, q.spec);
+    }
+    scripts.ggAdmitMany(keys.length, ...keys, ...args).then(
+      (replies) => {
+        const list = replies as unknown[];
+        for (let i = 0; i < batch.length; i++) {
+          if (i < list.length) batch[i]!.resolve(list[i]);
+          else batch[i]!.reject(new Error('admission script: the batch reply is short'));
+        }
+      },
+      (err: unknown) => {
+        for (const q of batch) q.reject(err);
+      },
+    );
   }
 
   ticket(plan: AdmissionPlan, marks: MarkRef[]): Ticket {

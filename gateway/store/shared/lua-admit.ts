@@ -26,7 +26,7 @@ import { LEASES_OF_LUA } from './lease/lua-lease';
  *          {4}                                     the shard's counters are not rebuilt yet (Redis restarted empty)
  * where `used` lists the step's counters (`ctr` order) as after this step, for the caller's quota (types.ts).
  */
-export const ADMIT_LUA = `${LEASES_OF_LUA}
+const ADMIT_BODY = `
 local s = cjson.decode(ARGV[1])
 local now = tonumber(s.now)
 if redis.call('EXISTS', KEYS[3]) == 0 then return {4} end
@@ -185,6 +185,30 @@ end
 -- entries older than the marks' TTL have no mark left (never kept, no sweeper): drop them so the index stays bounded
 redis.call('ZREMRANGEBYSCORE', KEYS[2], '-inf', '(' .. fmt(now - s.ttl * 1000))
 return {1, billed, charged, used, isFree and 1 or 0}
+`;
+
+export const ADMIT_LUA = `${LEASES_OF_LUA}${ADMIT_BODY}`;
+
+/**
+ * The admissions of one event-loop turn in one call (one Redis server; admission.ts queues them): the admission
+ * script's body run once per admission, in queue order, each with its own KEYS and spec, each all-or-nothing as
+ * alone. ARGV in pairs: ARGV[2i - 1] = how many of KEYS the i-th admission takes (consecutively), ARGV[2i] = its
+ * spec. Reply: the admission script's reply for each, in order. Why: one EVALSHA per turn instead of one per request
+ * is what takes anonymous traffic (one script per request, nothing to lease) under one Redis call per request; Redis
+ * runs a script without interleaving, so the batch is as isolated as its parts.
+ */
+export const ADMIT_MANY_LUA = `${LEASES_OF_LUA}
+local function admitOne(KEYS, ARGV)
+${ADMIT_BODY}
+end
+local out, at = {}, 0
+for i = 1, #ARGV, 2 do
+  local n, keys = tonumber(ARGV[i]), {}
+  for j = 1, n do keys[j] = KEYS[at + j] end
+  at = at + n
+  out[#out + 1] = admitOne(keys, {ARGV[i + 1]})
+end
+return out
 `;
 
 /**

@@ -5,7 +5,7 @@
  * once per call (a re-sent admission could count twice).
  */
 import { Cluster, Redis, type RedisOptions } from 'ioredis';
-import { ADMIT_LUA, KEEP_LUA, REBUILD_LUA, RELEASE_LUA } from './lua-admit';
+import { ADMIT_LUA, ADMIT_MANY_LUA, KEEP_LUA, REBUILD_LUA, RELEASE_LUA } from './lua-admit';
 import { CREDIT_LUA, DEBIT_LUA, WALLET_INIT_LUA } from './lua-wallet';
 import { FLUSH_LUA, GRANT_LUA, RECLAIM_LUA } from './lease/lua-lease';
 
@@ -16,6 +16,7 @@ type Script = (numKeys: number, ...args: (string | number)[]) => Promise<unknown
 /** The store's scripts, bound to a client (each call is one EVALSHA). */
 export interface Scripts {
   ggAdmit: Script;
+  ggAdmitMany: Script;
   ggRelease: Script;
   ggKeep: Script;
   ggRebuild: Script;
@@ -53,6 +54,7 @@ return redis.call('ZRANGE', KEYS[1], 0, -1)`;
 
 const SCRIPTS: Record<keyof Scripts, string> = {
   ggAdmit: ADMIT_LUA,
+  ggAdmitMany: ADMIT_MANY_LUA,
   ggRelease: RELEASE_LUA,
   ggKeep: KEEP_LUA,
   ggRebuild: REBUILD_LUA,
