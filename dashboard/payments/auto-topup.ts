@@ -257,6 +257,13 @@ export class AutoTopUps {
         { accountId, crossing: seq, paymentIntent: pi.id, receipt: r.receipt?.number, replayed: r.replayed },
         'auto top-up: credited',
       );
+      // The credit brought the balance back to the threshold: the next crossing is armed now, not when a sweep
+      // happens to see the balance above it, since traffic may spend it below again before any sweep runs and that
+      // crossing would then never be charged. (A credit that leaves the balance below keeps the crossing closed: the
+      // sweep re-arms once it sees the balance above, e.g. after a manual top-up.)
+      const settings = await store.autoTopUp(accountId);
+      if (settings.seq === seq && settings.threshold !== null && r.balance >= settings.threshold)
+        await store.rearmAutoTopUp(accountId, seq);
       // Told once: by whoever finished the attempt (the sweep's answer or the webhook, whichever came first).
       if (done.changed) {
         await this.tell(
