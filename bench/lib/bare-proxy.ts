@@ -1,11 +1,13 @@
 /**
- * `node dist/bench/lib/bare-proxy.js --backend URL [--server node|uws] [--client undici|minimal]`: the floor of
+ * `node dist/bench/lib/bare-proxy.js --backend URL [--server node|express|uws] [--client undici|minimal]`: the floor of
  * `npm run bench:gateway` (issue 12), and the transports of `npm run bench:transport`. The least a proxy does for the
  * gateway's main-host call: the backend's answer collected whole and written back with the headers the gateway
  * writes. No store, no key, no parsing or rendering of the record, no request id, no log line, no metrics.
  * `/v1/x?q` goes to the backend's `/x?q`, as in the bench's nginx. The defaults (`node`, `undici`) are the gateway's
  * own transport, the floor; the server side and the client side can each be swapped:
- * - server `node`: Node's HTTP server (what the gateway runs on); `uws`: uWebSockets.js, loaded from the module named
+ * - server `node`: Node's HTTP server (what the gateway runs on); `express`: the same handler mounted at /geo in an
+ *   Express app on Node's server (the Express floor of `npm run bench:library`: what Express costs without geogate,
+ *   beside the library scenario's app); `uws`: uWebSockets.js, loaded from the module named
  *   by BENCH_UWS_MODULE (default `@trufflesuite/uws-js-unofficial`, an npm build of it: uWebSockets.js itself is
  *   published on GitHub only, which this machine cannot reach). Not a dependency: `npm i --no-save` it to run.
  * - client `undici`: the forwarder's undici Pool with a bare dispatch handler; `minimal`: keep-alive sockets that
@@ -16,13 +18,14 @@
 import http from 'node:http';
 import net from 'node:net';
 import type { AddressInfo } from 'node:net';
+import express from 'express';
 import { Pool } from 'undici';
 
 function arg(name: string, fallback?: string): string {
   const i = process.argv.indexOf(name);
   const v = i >= 0 ? process.argv[i + 1] : fallback;
   if (v === undefined)
-    throw new Error('usage: bare-proxy --backend URL [--server node|uws] [--client undici|minimal]');
+    throw new Error('usage: bare-proxy --backend URL [--server node|express|uws] [--client undici|minimal]');
   return v;
 }
 
@@ -105,24 +108,36 @@ const get = client === 'minimal' ? minimalClient() : undiciClient();
 const backendPath = (url: string): string => (url.startsWith('/v1/') ? url.slice(3) : url);
 
 if (server === 'uws') serveUws();
-else serveNode();
+else serveNode(server === 'express');
 
-function serveNode(): void {
-  const s = http.createServer((req, res) => {
-    get(backendPath(req.url ?? '/'), (status, body) => {
-      res.writeHead(status, {
-        'content-type': 'application/json; charset=utf-8',
-        'access-control-allow-origin': '*',
-        'cache-control': 'no-store',
-        'content-length': String(body.length),
-      });
-      res.end(body);
+/** The floor's handler: the backend's answer written back with the gateway's headers. */
+function proxy(req: http.IncomingMessage, res: http.ServerResponse): void {
+  get(backendPath(req.url ?? '/'), (status, body) => {
+    res.writeHead(status, {
+      'content-type': 'application/json; charset=utf-8',
+      'access-control-allow-origin': '*',
+      'cache-control': 'no-store',
+      'content-length': String(body.length),
     });
+    res.end(body);
   });
+}
+
+/** Node's server with the handler as its listener, or mounted at /geo in an Express app (Express strips /geo). */
+function serveNode(inExpress: boolean): void {
+  let listener: http.RequestListener = proxy;
+  if (inExpress) {
+    const app = express();
+    app.use('/geo', proxy);
+    listener = app;
+  }
+  const s = http.createServer(listener);
   s.keepAliveTimeout = 60_000;
   s.listen(0, '127.0.0.1', () => {
     const a = s.address() as AddressInfo;
-    console.log(`bare proxy (node, ${client}): listening on http://127.0.0.1:${a.port}`);
+    console.log(
+      `bare proxy (${inExpress ? 'express' : 'node'}, ${client}): listening on http://127.0.0.1:${a.port}`,
+    );
   });
 }
 

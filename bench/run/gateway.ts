@@ -10,7 +10,9 @@
  * Scenarios (bench/lib/scenarios.ts): keyed billed, anonymous from one address, anonymous over 100,000 addresses
  * (bench/lib/addresses.ts), on both stores, with 1 and 2 workers, on the 10-key store and on the large one (1,000,000
  * keys and 1,000,000 addresses seen today, written in bulk by bench/lib/seed.ts). wrk, hey and nginx are installed
- * with apt-get when missing. The backend alone, each scenario at 32 connections, is printed first.
+ * with apt-get when missing. The backend alone, each scenario at 32 connections, is printed first. The library
+ * scenario's rounds also load an Express floor (the floor's handler in an Express app at /geo) at 32 connections and
+ * print what Express adds over the floor and what geogate adds over the Express floor (CPU µs per request).
  * Env: BENCH_SECONDS (default 5) per window, BENCH_WARMUP_SECONDS (default 2) per gateway, BENCH_ROUNDS (default 1;
  * 3 for figures to keep), BENCH_CONNECTIONS (default 32), BENCH_ONLY (a regular expression on scenario names, "idle"
  * for the idle measurement, "backends" for the connector runs), BENCH_LARGE_KEYS (default 1000000), BENCH_ADDRESSES
@@ -106,6 +108,7 @@ async function runScenario(
   const gws: Gateway[] = [];
   const ms: Measurement[] = variants.map((v) => ({ scenario: v.scenario, rounds: [], redis: null }));
   const { nginx, floor } = env.refs;
+  let expressFloor: Proc | null = null;
   try {
     for (const [i, v] of variants.entries())
       gws.push(await gateway(env.dir, s, `${index}-${i}`, env.backend.url, v.seeded.cfg, v.main, v.ablate));
@@ -135,9 +138,30 @@ async function runScenario(
     const flProcs = [floor.child.pid, env.backend.child.pid];
     for (const [i, gw] of gws.entries())
       if (WARMUP > 0) await load(gw.url + gwPath, [], headers, WARMUP, shapes[i]?.many ?? many);
+    // The library scenario's Express floor: the floor's handler in an Express app at the same mount point, so the
+    // round's line shows what Express costs without geogate beside what the app with geogate costs.
+    if (s.mount === 'library') {
+      expressFloor = await start('dist/bench/lib/bare-proxy.js', [
+        '--backend',
+        env.backend.url,
+        '--server',
+        'express',
+      ]);
+      if (WARMUP > 0) await load(expressFloor.url + gwPath, [], headers, WARMUP, many);
+    }
     for (let r = 0; r < ROUNDS; r++) {
       const nginx32 = await load(nginx.url + ngPath, ngProcs, headers, SECONDS, many);
       const floor32 = await load(floor.url + ngPath, flProcs, headers, SECONDS, many);
+      const express32 =
+        expressFloor === null
+          ? null
+          : await load(
+              expressFloor.url + gwPath,
+              [expressFloor.child.pid, env.backend.child.pid],
+              headers,
+              SECONDS,
+              many,
+            );
       const gw32: Result[] = [];
       for (const [i, gw] of gws.entries()) {
         if (redis && r === 0) await resetStats(redis.port);
@@ -188,14 +212,28 @@ async function runScenario(
           `  ${m.scenario.name}, round ${r + 1}: nginx ${nginx32.rps.toFixed(0)}/s, floor ${floor32.rps.toFixed(0)}/s, ` +
             `geogate ${g32.rps.toFixed(0)}/s (${(g32.rps / floor32.rps).toFixed(2)}× floor), ` +
             `${((Number(g32.cpuMs[0]) * 1000) / g32.requests).toFixed(0)} µs; ` +
-            `p99 c1 ${floor1.p99.toFixed(2)} → ${g1.p99.toFixed(2)} ms; RSS ${g32.rssMb.toFixed(0)} MB; load ${avg.toFixed(1)}`,
+            `p99 c1 ${floor1.p99.toFixed(2)} → ${g1.p99.toFixed(2)} ms; RSS ${g32.rssMb.toFixed(0)} MB; load ${avg.toFixed(1)}` +
+            (express32 === null ? '' : `; ${expressFloorLine(express32, floor32, g32)}`),
         );
       }
     }
   } finally {
     await Promise.all(gws.map(stopGateway));
+    if (expressFloor !== null) await stop(expressFloor);
   }
   return ms;
+}
+
+/** CPU µs per request of a result's process tree (the first measured one). */
+const cpuPerRequest = (r: Result): number => ((r.cpuMs[0] ?? NaN) * 1000) / Math.max(1, r.requests);
+
+/** The Express floor's figures in a library round's line: its rate, CPU, and what Express and geogate each add. */
+function expressFloorLine(express: Result, floor: Result, gw: Result): string {
+  const e = cpuPerRequest(express);
+  return (
+    `Express floor ${express.rps.toFixed(0)}/s, ${e.toFixed(0)} µs (Express +${(e - cpuPerRequest(floor)).toFixed(0)} µs ` +
+    `over the floor, geogate +${(cpuPerRequest(gw) - e).toFixed(0)} µs over the Express floor)`
+  );
 }
 
 /** A forward-auth scenario's figure: the auth nginx's CPU (the 4th process tree) added to the gateway's. */
