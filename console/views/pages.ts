@@ -3,7 +3,7 @@ import { html, type Html } from '../../dashboard/views/html';
 import { formatMoney, type RuleSet } from '../../gateway/policy/ruleset';
 import type { Receipt } from '../../gateway/store/receipts';
 import type { DeliveryLogEntry } from '../../gateway/store/notifications';
-import type { Overview, RefusalRecord } from '../../gateway/store/ports/console';
+import type { AuditRecord, Overview, RefusalRecord } from '../../gateway/store/ports/console';
 import type { Account, ApiKey, LedgerEntry, SlotView, WhitelistEntry } from '../../gateway/store/types';
 import { actionForm, BASE, page, plainPage, type Frame } from './layout';
 
@@ -120,7 +120,71 @@ export interface AccountView {
   refusals: RefusalRecord[];
   receipts: Receipt[];
   deliveries: DeliveryLogEntry[];
+  /** The newest audit lines of the account. */
+  audit: AuditRecord[];
   now: number;
+}
+
+/** Who acted: the operator by name, the admin API's token, or the customer. */
+function actorOf(e: AuditRecord): string {
+  if (e.operator !== null) return e.operator;
+  return e.actor === 'customer' ? 'customer' : 'admin API';
+}
+
+/** The rows of audit lines; `withAccount` adds the account column (the log of every account). */
+function auditRows(entries: readonly AuditRecord[], withAccount: boolean): Html[] {
+  return entries.map(
+    (e) =>
+      html`<tr data-action="${e.action}">
+        <td>${iso(e.at)}</td>
+        <td data-field="operator">${actorOf(e)}</td>
+        <td><code>${e.action}</code></td>
+        ${
+          withAccount
+            ? html`<td>
+                ${e.accountId ? html`<a href="${BASE}/accounts/${e.accountId}">${e.accountId}</a>` : '—'}
+              </td>`
+            : ''
+        }
+        <td>${e.object ?? '—'}</td>
+        <td class="details">
+          ${Object.entries(e.details)
+            .filter(([k]) => k !== 'requestId')
+            .map(([k, v]) => html`<span class="pill">${k}: ${v === null ? '—' : String(v)}</span> `)}
+        </td>
+      </tr>`,
+  );
+}
+
+const AUDIT_COLUMNS = ['Time', 'Operator', 'Action', 'Object', 'Details'];
+
+/** The audit log: newest first, of every account or of one, a page at a time. */
+export function auditPage(
+  frame: Frame,
+  entries: readonly AuditRecord[],
+  filter: { accountId: string | null; next: number | null },
+): string {
+  const columns =
+    filter.accountId === null
+      ? ['Time', 'Operator', 'Action', 'Account', 'Object', 'Details']
+      : AUDIT_COLUMNS;
+  const query = (before: number): string =>
+    `${BASE}/audit?${filter.accountId !== null ? `account=${encodeURIComponent(filter.accountId)}&` : ''}before=${before}`;
+  const body = html`<form method="get" action="${BASE}/audit" class="card stack">
+      <label for="account">Account id</label>
+      <input
+        id="account"
+        name="account"
+        value="${filter.accountId ?? ''}"
+        maxlength="40"
+        autocomplete="off"
+      />
+      <button type="submit">Filter</button>
+    </form>
+    ${filter.accountId !== null ? html`<p><a href="${BASE}/audit">Every account</a> · <a href="${BASE}/accounts/${filter.accountId}">The account</a></p>` : ''}
+    ${table('Audit log', columns, auditRows(entries, filter.accountId === null), 'No audit lines.')}
+    ${filter.next !== null ? html`<p><a href="${query(filter.next)}" rel="next">Older lines</a></p>` : ''}`;
+  return page(frame, 'Audit log', '/audit', body);
 }
 
 /** Bars of requests per day as an inline SVG (presentation attributes only: the CSP allows no inline style). */
@@ -423,6 +487,11 @@ export function accountPage(frame: Frame, rules: RuleSet, v: AccountView): strin
         ),
         'No deliveries.',
       )}
+    </section>
+    <section aria-labelledby="audit-h">
+      <h2 id="audit-h">Audit log</h2>
+      ${table('Audit lines of the account', AUDIT_COLUMNS, auditRows(v.audit, false), 'No audit lines.')}
+      <p><a href="${BASE}/audit?account=${a.id}">The whole audit log of the account</a></p>
     </section>`;
   return page(frame, a.email, '', body);
 }

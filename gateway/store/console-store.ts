@@ -5,6 +5,8 @@
 import { randomBytes } from 'node:crypto';
 import type { Knex } from 'knex';
 import type {
+  AuditQuery,
+  AuditRecord,
   ConsoleStore,
   Operator,
   OperatorRole,
@@ -20,6 +22,11 @@ import { StoreConflict, type ApiKey } from './types';
 export const REFUSALS_PER_ACCOUNT = 200;
 /** How long a refusal is kept. */
 export const REFUSAL_KEEP_MS = 86_400_000;
+/** How long an audit line is kept, and the most lines kept (older ones pruned on each write). */
+export const AUDIT_KEEP_MS = 90 * 86_400_000;
+export const AUDIT_MAX_ROWS = 100_000;
+/** The longest details JSON stored; longer details are replaced by a note (a reason is at most 200 characters). */
+export const AUDIT_MAX_DETAILS = 4_000;
 const DAY_MS = 86_400_000;
 const NAME = /^[a-z0-9][a-z0-9._@-]{0,63}$/;
 const DAY = /^\d{4}-\d{2}-\d{2}$/;
@@ -46,6 +53,43 @@ function toRefusal(r: Row): RefusalRecord {
     address: String(r['address']),
     host: String(r['host']),
     at: num(r['at']),
+  };
+}
+
+function toAudit(r: Row): AuditRecord {
+  let details: AuditRecord['details'] = {};
+  try {
+    const parsed = JSON.parse(String(r['details'])) as unknown;
+    if (parsed !== null && typeof parsed === 'object' && !Array.isArray(parsed))
+      details = parsed as AuditRecord['details'];
+  } catch {
+    // A row is never written unparsable; an unreadable one shows without details rather than failing the page.
+  }
+  const text = (v: unknown): string | null => (v === null || v === undefined ? null : String(v));
+  return {
+    seq: num(r['seq']),
+    at: num(r['at']),
+    actor: r['actor'] === 'customer' ? 'customer' : 'operator',
+    operator: text(r['operator']),
+    action: String(r['action']),
+    accountId: text(r['account_id']),
+    object: text(r['object']),
+    details,
+  };
+}
+
+/** An audit line's row, its texts cut to the columns' widths. */
+function auditCells(e: Omit<AuditRecord, 'seq'>): Row {
+  let details = JSON.stringify(e.details ?? {});
+  if (details.length > AUDIT_MAX_DETAILS) details = JSON.stringify({ truncated: details.length });
+  return {
+    at: e.at,
+    actor: e.actor === 'customer' ? 'customer' : 'operator',
+    operator: e.operator === null ? null : e.operator.slice(0, 64),
+    action: e.action.slice(0, 48),
+    account_id: e.accountId === null ? null : e.accountId.slice(0, 40),
+    object: e.object === null ? null : e.object.slice(0, 64),
+    details,
   };
 }
 
@@ -298,5 +342,41 @@ export class KnexConsoleStore implements ConsoleStore {
       payingAccounts: paying.size,
       topKeys: keys.slice(0, topKeys),
     };
+  }
+
+  async recordAudit(entry: Omit<AuditRecord, 'seq'>, now: number): Promise<AuditRecord> {
+    if (!Number.isSafeInteger(entry.at) || typeof entry.action !== 'string' || entry.action === '')
+      throw new StoreConflict('invalid_input', 'audit entry');
+    const row = auditCells(entry);
+    // Single statements, no transaction (the embedded store's knex shares the admissions' connection): pruning is
+    // idempotent, so a crash between them leaves at most a few extra rows for the next write to prune.
+    return this.run(async () => {
+      const inserted = (await this.knex('audit_log').insert(row).returning('seq')) as unknown[];
+      const first = inserted[0];
+      const seq = num(typeof first === 'object' && first !== null ? (first as Row)['seq'] : first);
+      await this.knex('audit_log')
+        .where('at', '<', now - AUDIT_KEEP_MS)
+        .del();
+      // seq only grows, so the cap is a range delete on the key (gaps make it keep fewer, never more).
+      await this.knex('audit_log')
+        .where('seq', '<=', seq - AUDIT_MAX_ROWS)
+        .del();
+      return toAudit({ ...row, seq });
+    });
+  }
+
+  async auditLog(query: AuditQuery): Promise<AuditRecord[]> {
+    limitOf(query.limit, 200);
+    // No account id is longer than its column: such a filter matches nothing (never a cut-down id's lines).
+    if (query.accountId !== undefined && query.accountId.length > 40) return [];
+    if (query.before !== undefined && (!Number.isSafeInteger(query.before) || query.before < 1))
+      throw new StoreConflict('invalid_input', 'before');
+    const rows = (await this.run(() => {
+      const q = this.knex('audit_log').orderBy('seq', 'desc').limit(query.limit);
+      if (query.accountId !== undefined) q.where({ account_id: query.accountId });
+      if (query.before !== undefined) q.andWhere('seq', '<', query.before);
+      return q;
+    })) as Row[];
+    return rows.map(toAudit);
   }
 }
