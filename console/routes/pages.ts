@@ -171,7 +171,12 @@ export function pageRoutes(router: Router, ctx: ConsoleContext): void {
       const next = entries.length > AUDIT_PAGE ? (shown[shown.length - 1]?.seq ?? null) : null;
       res
         .type('html')
-        .send(auditPage(frameOf(ctx, res), shown, { accountId: account === '' ? null : account, next }));
+        .send(
+          auditPage(frameOf(ctx, res), ctx.rules, shown, {
+            accountId: account === '' ? null : account,
+            next,
+          }),
+        );
     }),
   );
 

@@ -132,7 +132,12 @@ function actorOf(e: AuditRecord): string {
 }
 
 /** The rows of audit lines; `withAccount` adds the account column (the log of every account). */
-function auditRows(entries: readonly AuditRecord[], withAccount: boolean): Html[] {
+/** Details holding money in units (D16), shown with their unit. */
+const MONEY_DETAILS = new Set(['units', 'balance', 'price']);
+
+function auditRows(rules: RuleSet, entries: readonly AuditRecord[], withAccount: boolean): Html[] {
+  const value = (k: string, v: string | number | null): string =>
+    v === null ? '—' : typeof v === 'number' && MONEY_DETAILS.has(k) ? money(rules, v) : String(v);
   return entries.map(
     (e) =>
       html`<tr data-action="${e.action}">
@@ -150,7 +155,7 @@ function auditRows(entries: readonly AuditRecord[], withAccount: boolean): Html[
         <td class="details">
           ${Object.entries(e.details)
             .filter(([k]) => k !== 'requestId')
-            .map(([k, v]) => html`<span class="pill">${k}: ${v === null ? '—' : String(v)}</span> `)}
+            .map(([k, v]) => html`<span class="pill">${k}: ${value(k, v)}</span> `)}
         </td>
       </tr>`,
   );
@@ -161,6 +166,7 @@ const AUDIT_COLUMNS = ['Time', 'Operator', 'Action', 'Object', 'Details'];
 /** The audit log: newest first, of every account or of one, a page at a time. */
 export function auditPage(
   frame: Frame,
+  rules: RuleSet,
   entries: readonly AuditRecord[],
   filter: { accountId: string | null; next: number | null },
 ): string {
@@ -182,7 +188,7 @@ export function auditPage(
       <button type="submit">Filter</button>
     </form>
     ${filter.accountId !== null ? html`<p><a href="${BASE}/audit">Every account</a> · <a href="${BASE}/accounts/${filter.accountId}">The account</a></p>` : ''}
-    ${table('Audit log', columns, auditRows(entries, filter.accountId === null), 'No audit lines.')}
+    ${table('Audit log', columns, auditRows(rules, entries, filter.accountId === null), 'No audit lines.')}
     ${filter.next !== null ? html`<p><a href="${query(filter.next)}" rel="next">Older lines</a></p>` : ''}`;
   return page(frame, 'Audit log', '/audit', body);
 }
@@ -490,7 +496,7 @@ export function accountPage(frame: Frame, rules: RuleSet, v: AccountView): strin
     </section>
     <section aria-labelledby="audit-h">
       <h2 id="audit-h">Audit log</h2>
-      ${table('Audit lines of the account', AUDIT_COLUMNS, auditRows(v.audit, false), 'No audit lines.')}
+      ${table('Audit lines of the account', AUDIT_COLUMNS, auditRows(rules, v.audit, false), 'No audit lines.')}
       <p><a href="${BASE}/audit?account=${a.id}">The whole audit log of the account</a></p>
     </section>`;
   return page(frame, a.email, '', body);
@@ -548,7 +554,17 @@ export function overviewPage(
       <h2 id="days-h">Per day</h2>
       ${table(
         'Per day',
-        ['Day', 'Sign-ups', 'Top-ups', 'Topped up', 'Revenue', 'Requests', 'Refused'],
+        [
+          'Day',
+          'Sign-ups',
+          'Top-ups',
+          'Topped up',
+          'Revenue',
+          'Requests (keys)',
+          'Refused (keys)',
+          'Anonymous',
+          'Anonymous refused',
+        ],
         o.days.map(
           (d) =>
             html`<tr>
@@ -559,6 +575,8 @@ export function overviewPage(
               <td>${money(rules, d.revenue)}</td>
               <td>${d.requests}</td>
               <td>${d.refused}</td>
+              <td>${d.anonymous}</td>
+              <td>${d.anonymousRefused}</td>
             </tr>`,
         ),
         'No days.',

@@ -259,7 +259,7 @@ export class KnexConsoleStore implements ConsoleStore {
     await this.beforeRead();
     const end = to + DAY_MS;
     const k = this.knex;
-    const [accounts, created, ledger, usage, keyUsage] = await this.run(() =>
+    const [accounts, created, ledger, usage, keyUsage, anonymous] = await this.run(() =>
       Promise.all([
         k('accounts').select('status').count({ n: '*' }).groupBy('status') as Promise<Row[]>,
         k('accounts')
@@ -286,12 +286,29 @@ export class KnexConsoleStore implements ConsoleStore {
           .groupBy('k.id', 'k.account_id', 'k.prefix')
           .select('k.id as id', 'k.account_id as account_id', 'k.prefix as prefix')
           .sum({ free: 'u.free', billed: 'u.billed' }) as Promise<Row[]>,
+        k('usage_daily')
+          .where('day', '>=', fromDay)
+          .andWhere('day', '<=', toDay)
+          .andWhere('subject', 'like', 'network:%')
+          .groupBy('day')
+          .select('day')
+          .sum({ free: 'free', billed: 'billed', refused: 'refused' }) as Promise<Row[]>,
       ]),
     );
     const days = new Map<string, OverviewDay>();
     for (let t = from; t <= to; t += DAY_MS) {
       const day = utcDay(t);
-      days.set(day, { day, signups: 0, topups: 0, toppedUp: 0, revenue: 0, requests: 0, refused: 0 });
+      days.set(day, {
+        day,
+        signups: 0,
+        topups: 0,
+        toppedUp: 0,
+        revenue: 0,
+        requests: 0,
+        refused: 0,
+        anonymous: 0,
+        anonymousRefused: 0,
+      });
     }
     const at = (ms: number): OverviewDay | undefined => days.get(utcDay(ms));
     for (const r of created) {
@@ -316,6 +333,12 @@ export class KnexConsoleStore implements ConsoleStore {
       if (!d) continue;
       d.requests += num(r['free']) + num(r['billed']);
       d.refused += num(r['refused']);
+    }
+    for (const r of anonymous) {
+      const d = days.get(String(r['day']));
+      if (!d) continue;
+      d.anonymous += num(r['free']) + num(r['billed']);
+      d.anonymousRefused += num(r['refused']);
     }
     let total = 0;
     let active = 0;

@@ -39,6 +39,9 @@ export interface OverviewDay {
   /** Requests of keyed subjects (free and billed) and refusals counted on them. */
   requests: number;
   refused: number;
+  /** Anonymous requests (the networks' daily counters, `network:` subjects): served and refused. */
+  anonymous: number;
+  anonymousRefused: number;
 }
 
 /** A key's requests in the overview's window. */

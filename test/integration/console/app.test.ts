@@ -237,6 +237,7 @@ describe('operator console (rule set A)', () => {
     ];
     expect(seen.filter((r) => order.includes(r))).toEqual(order);
     expect(log.text).toContain('reason: refund of an outage');
+    expect(log.text).toContain('units: 12.5000 EUR');
     expect(log.text).not.toContain(secret);
 
     const stored = await w.store.auditLog({ accountId, limit: 200 });

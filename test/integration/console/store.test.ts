@@ -17,6 +17,7 @@ import { describeShared, sharedEnv, type SharedEnv } from '../shared/harness';
 jest.setTimeout(120_000);
 
 const DAY = 86_400_000;
+const ANON = 'network:198.51.100.0/24';
 const T0 = Date.UTC(2026, 10, 20, 9, 0, 0);
 let seq = 0;
 
@@ -64,6 +65,24 @@ async function seed(store: Store, clock: ManualClock): Promise<{ accounts: strin
       else await store.recordRefusal(p.usage, p.day);
     }
   }
+  // Anonymous traffic on a network's counter (1 free a day): 1 served, 2 refused.
+  clock.set(T0 + 30_000);
+  for (let i = 0; i < 3; i++) {
+    seq += 1;
+    const p: AdmissionPlan = {
+      id: `adm_console_anon_${seq}`,
+      now: T0 + 30_000 + i,
+      day: utcDay(T0),
+      slots: [],
+      free: [{ id: ANON, limit: 1 }],
+      overflow: { kind: 'refuse', code: 'quota_exceeded' },
+      usage: [ANON],
+      keyId: null,
+    };
+    const r = await store.admit(p);
+    if (r.admitted) await store.keep(r.ticket);
+    else await store.recordRefusal(p.usage, p.day);
+  }
   clock.set(T0 + DAY + 8 * 3_600_000);
   await store.buyPackage(
     a1.id,
@@ -105,6 +124,7 @@ function storeRules(
         from,
         to,
       );
+      const anon = await store.usage([ANON], from, to);
       const ledger: LedgerEntry[] = [];
       for (const id of accounts) ledger.push(...(await store.ledger(id, 1000)));
       const created = await Promise.all(accounts.map((id) => store.getAccount(id)));
@@ -125,11 +145,15 @@ function storeRules(
               .reduce((s, e) => s + e.amount, 0),
           requests: rows.reduce((s, u) => s + u.free + u.billed, 0),
           refused: rows.reduce((s, u) => s + u.refused, 0),
+          anonymous: anon.filter((u) => u.day === d.day).reduce((s, u) => s + u.free + u.billed, 0),
+          anonymousRefused: anon.filter((u) => u.day === d.day).reduce((s, u) => s + u.refused, 0),
         });
       }
       // Seeded so the sums are not trivially zero: 20 served requests, 2 refused, three top-ups, a package.
       expect(o.days.reduce((s, d) => s + d.requests, 0)).toBe(18);
       expect(o.days.reduce((s, d) => s + d.refused, 0)).toBe(2);
+      expect(o.days.reduce((s, d) => s + d.anonymous, 0)).toBe(1);
+      expect(o.days.reduce((s, d) => s + d.anonymousRefused, 0)).toBe(2);
       expect(o.days.reduce((s, d) => s + d.toppedUp, 0)).toBe(5_725);
       const charged = ledger.filter((e) => e.kind === 'charge').reduce((s, e) => s - e.amount, 0);
       expect(charged).toBe((5 + 2 + 1 + 2) * 10);
