@@ -1,16 +1,16 @@
 /** What the console's routes share: the deps, the accounts service, the session secrets, request helpers. */
 import type { Request, Response } from 'express';
-import { AccountsService } from '../gateway/accounts/service';
 import type { Actor } from '../gateway/accounts/audit';
 import { requestIdOfResponse } from '../gateway/net/request-id-middleware';
 import type { Secrets } from '../dashboard/session';
+import { RecordingAccounts } from './audit-trail';
 import type { ConsoleDeps } from './deps';
 import { ConsoleError } from './errors';
 import { consoleSecrets, signedOperator, type SignedOperator } from './session';
 import type { Frame } from './views/layout';
 
 export interface ConsoleContext extends ConsoleDeps {
-  accounts: AccountsService;
+  accounts: RecordingAccounts;
   secrets: Secrets;
 }
 
@@ -20,7 +20,7 @@ export function createContext(deps: ConsoleDeps): ConsoleContext {
     throw new Error('the console needs an admin token of at least 16 characters');
   return {
     ...deps,
-    accounts: new AccountsService({
+    accounts: new RecordingAccounts({
       store: deps.store,
       rules: deps.rules,
       clock: deps.clock,

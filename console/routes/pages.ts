@@ -9,9 +9,12 @@ import type { ConsoleContext } from '../context';
 import { frameOf } from '../context';
 import { invalid } from '../errors';
 import { BASE } from '../views/layout';
-import { accountPage, overviewPage, searchPage, type AccountView, type Hit } from '../views/pages';
+import { accountPage, auditPage, overviewPage, searchPage, type AccountView, type Hit } from '../views/pages';
 
 const DAY_MS = 86_400_000;
+/** Audit lines per page of the audit log, and on the account page. */
+export const AUDIT_PAGE = 50;
+const AUDIT_ON_ACCOUNT = 10;
 /** Longest search text (a pasted key, an e-mail address): longer is refused, never run. */
 export const MAX_SEARCH = 200;
 const FLASH: Record<string, string> = {
@@ -97,6 +100,7 @@ async function accountView(ctx: ConsoleContext, id: string): Promise<AccountView
     refusals: await store.recentRefusals(id, now - DAY_MS, 200),
     receipts: await store.listReceipts(id, 20),
     deliveries: await store.deliveryLog(id, 20),
+    audit: await store.auditLog({ accountId: id, limit: AUDIT_ON_ACCOUNT }),
     now,
   };
 }
@@ -144,9 +148,43 @@ export function pageRoutes(router: Router, ctx: ConsoleContext): void {
   );
 
   router.get(
+    '/audit',
+    handle(async (req, res) => {
+      const account = (queryText(req, 'account', 40) ?? '').trim();
+      if (account !== '' && !/^acc_[A-Za-z0-9]{1,60}$/.test(account))
+        throw invalid('account', 'Give an account id (acc_…)');
+      const cursor = queryText(req, 'before', 16);
+      let before: number | undefined;
+      if (cursor !== null && cursor !== '') {
+        if (!/^[1-9]\d{0,14}$/.test(cursor))
+          throw invalid('before', 'Give the page cursor as the link gives it');
+        before = Number(cursor);
+      }
+      // This instance's lines of the actions just taken are in the store before they are listed.
+      await ctx.accounts.settled();
+      const entries = await ctx.store.auditLog({
+        limit: AUDIT_PAGE + 1,
+        ...(account !== '' ? { accountId: account } : {}),
+        ...(before !== undefined ? { before } : {}),
+      });
+      const shown = entries.slice(0, AUDIT_PAGE);
+      const next = entries.length > AUDIT_PAGE ? (shown[shown.length - 1]?.seq ?? null) : null;
+      res
+        .type('html')
+        .send(
+          auditPage(frameOf(ctx, res), ctx.rules, shown, {
+            accountId: account === '' ? null : account,
+            next,
+          }),
+        );
+    }),
+  );
+
+  router.get(
     '/accounts/:id',
     handle(async (req, res) => {
       const done = queryText(req, 'done', 20);
+      await ctx.accounts.settled();
       const view = await accountView(ctx, String(req.params['id']));
       const flash = done !== null ? (FLASH[done] ?? null) : null;
       res.type('html').send(accountPage(frameOf(ctx, res, flash), ctx.rules, view));

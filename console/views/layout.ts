@@ -17,6 +17,7 @@ export interface Frame {
 const NAV = [
   { path: '/', label: 'Overview' },
   { path: '/search', label: 'Search' },
+  { path: '/audit', label: 'Audit log' },
 ];
 
 function head(title: string): Html {

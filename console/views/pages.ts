@@ -3,7 +3,7 @@ import { html, type Html } from '../../dashboard/views/html';
 import { formatMoney, type RuleSet } from '../../gateway/policy/ruleset';
 import type { Receipt } from '../../gateway/store/receipts';
 import type { DeliveryLogEntry } from '../../gateway/store/notifications';
-import type { Overview, RefusalRecord } from '../../gateway/store/ports/console';
+import type { AuditRecord, Overview, RefusalRecord } from '../../gateway/store/ports/console';
 import type { Account, ApiKey, LedgerEntry, SlotView, WhitelistEntry } from '../../gateway/store/types';
 import { actionForm, BASE, page, plainPage, type Frame } from './layout';
 
@@ -120,7 +120,77 @@ export interface AccountView {
   refusals: RefusalRecord[];
   receipts: Receipt[];
   deliveries: DeliveryLogEntry[];
+  /** The newest audit lines of the account. */
+  audit: AuditRecord[];
   now: number;
+}
+
+/** Who acted: the operator by name, the admin API's token, or the customer. */
+function actorOf(e: AuditRecord): string {
+  if (e.operator !== null) return e.operator;
+  return e.actor === 'customer' ? 'customer' : 'admin API';
+}
+
+/** The rows of audit lines; `withAccount` adds the account column (the log of every account). */
+/** Details holding money in units (D16), shown with their unit. */
+const MONEY_DETAILS = new Set(['units', 'balance', 'price']);
+
+function auditRows(rules: RuleSet, entries: readonly AuditRecord[], withAccount: boolean): Html[] {
+  const value = (k: string, v: string | number | null): string =>
+    v === null ? '—' : typeof v === 'number' && MONEY_DETAILS.has(k) ? money(rules, v) : String(v);
+  return entries.map(
+    (e) =>
+      html`<tr data-action="${e.action}">
+        <td>${iso(e.at)}</td>
+        <td data-field="operator">${actorOf(e)}</td>
+        <td><code>${e.action}</code></td>
+        ${
+          withAccount
+            ? html`<td>
+                ${e.accountId ? html`<a href="${BASE}/accounts/${e.accountId}">${e.accountId}</a>` : '—'}
+              </td>`
+            : ''
+        }
+        <td>${e.object ?? '—'}</td>
+        <td class="details">
+          ${Object.entries(e.details)
+            .filter(([k]) => k !== 'requestId')
+            .map(([k, v]) => html`<span class="pill">${k}: ${value(k, v)}</span> `)}
+        </td>
+      </tr>`,
+  );
+}
+
+const AUDIT_COLUMNS = ['Time', 'Operator', 'Action', 'Object', 'Details'];
+
+/** The audit log: newest first, of every account or of one, a page at a time. */
+export function auditPage(
+  frame: Frame,
+  rules: RuleSet,
+  entries: readonly AuditRecord[],
+  filter: { accountId: string | null; next: number | null },
+): string {
+  const columns =
+    filter.accountId === null
+      ? ['Time', 'Operator', 'Action', 'Account', 'Object', 'Details']
+      : AUDIT_COLUMNS;
+  const query = (before: number): string =>
+    `${BASE}/audit?${filter.accountId !== null ? `account=${encodeURIComponent(filter.accountId)}&` : ''}before=${before}`;
+  const body = html`<form method="get" action="${BASE}/audit" class="card stack">
+      <label for="account">Account id</label>
+      <input
+        id="account"
+        name="account"
+        value="${filter.accountId ?? ''}"
+        maxlength="40"
+        autocomplete="off"
+      />
+      <button type="submit">Filter</button>
+    </form>
+    ${filter.accountId !== null ? html`<p><a href="${BASE}/audit">Every account</a> · <a href="${BASE}/accounts/${filter.accountId}">The account</a></p>` : ''}
+    ${table('Audit log', columns, auditRows(rules, entries, filter.accountId === null), 'No audit lines.')}
+    ${filter.next !== null ? html`<p><a href="${query(filter.next)}" rel="next">Older lines</a></p>` : ''}`;
+  return page(frame, 'Audit log', '/audit', body);
 }
 
 /** Bars of requests per day as an inline SVG (presentation attributes only: the CSP allows no inline style). */
@@ -423,6 +493,11 @@ export function accountPage(frame: Frame, rules: RuleSet, v: AccountView): strin
         ),
         'No deliveries.',
       )}
+    </section>
+    <section aria-labelledby="audit-h">
+      <h2 id="audit-h">Audit log</h2>
+      ${table('Audit lines of the account', AUDIT_COLUMNS, auditRows(rules, v.audit, false), 'No audit lines.')}
+      <p><a href="${BASE}/audit?account=${a.id}">The whole audit log of the account</a></p>
     </section>`;
   return page(frame, a.email, '', body);
 }
@@ -479,7 +554,17 @@ export function overviewPage(
       <h2 id="days-h">Per day</h2>
       ${table(
         'Per day',
-        ['Day', 'Sign-ups', 'Top-ups', 'Topped up', 'Revenue', 'Requests', 'Refused'],
+        [
+          'Day',
+          'Sign-ups',
+          'Top-ups',
+          'Topped up',
+          'Revenue',
+          'Requests (keys)',
+          'Refused (keys)',
+          'Anonymous',
+          'Anonymous refused',
+        ],
         o.days.map(
           (d) =>
             html`<tr>
@@ -490,6 +575,8 @@ export function overviewPage(
               <td>${money(rules, d.revenue)}</td>
               <td>${d.requests}</td>
               <td>${d.refused}</td>
+              <td>${d.anonymous}</td>
+              <td>${d.anonymousRefused}</td>
             </tr>`,
         ),
         'No days.',

@@ -120,6 +120,8 @@ const METHODS: { [P in keyof StoreParts]: Names<StoreParts[P]> } = {
     recentRefusals: true,
     refusalsByCode: true,
     overview: true,
+    recordAudit: true,
+    auditLog: true,
   },
   autoTopUp: {
     autoTopUp: true,

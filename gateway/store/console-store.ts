@@ -5,6 +5,8 @@
 import { randomBytes } from 'node:crypto';
 import type { Knex } from 'knex';
 import type {
+  AuditQuery,
+  AuditRecord,
   ConsoleStore,
   Operator,
   OperatorRole,
@@ -20,6 +22,11 @@ import { StoreConflict, type ApiKey } from './types';
 export const REFUSALS_PER_ACCOUNT = 200;
 /** How long a refusal is kept. */
 export const REFUSAL_KEEP_MS = 86_400_000;
+/** How long an audit line is kept, and the most lines kept (older ones pruned on each write). */
+export const AUDIT_KEEP_MS = 90 * 86_400_000;
+export const AUDIT_MAX_ROWS = 100_000;
+/** The longest details JSON stored; longer details are replaced by a note (a reason is at most 200 characters). */
+export const AUDIT_MAX_DETAILS = 4_000;
 const DAY_MS = 86_400_000;
 const NAME = /^[a-z0-9][a-z0-9._@-]{0,63}$/;
 const DAY = /^\d{4}-\d{2}-\d{2}$/;
@@ -46,6 +53,43 @@ function toRefusal(r: Row): RefusalRecord {
     address: String(r['address']),
     host: String(r['host']),
     at: num(r['at']),
+  };
+}
+
+function toAudit(r: Row): AuditRecord {
+  let details: AuditRecord['details'] = {};
+  try {
+    const parsed = JSON.parse(String(r['details'])) as unknown;
+    if (parsed !== null && typeof parsed === 'object' && !Array.isArray(parsed))
+      details = parsed as AuditRecord['details'];
+  } catch {
+    // A row is never written unparsable; an unreadable one shows without details rather than failing the page.
+  }
+  const text = (v: unknown): string | null => (v === null || v === undefined ? null : String(v));
+  return {
+    seq: num(r['seq']),
+    at: num(r['at']),
+    actor: r['actor'] === 'customer' ? 'customer' : 'operator',
+    operator: text(r['operator']),
+    action: String(r['action']),
+    accountId: text(r['account_id']),
+    object: text(r['object']),
+    details,
+  };
+}
+
+/** An audit line's row, its texts cut to the columns' widths. */
+function auditCells(e: Omit<AuditRecord, 'seq'>): Row {
+  let details = JSON.stringify(e.details ?? {});
+  if (details.length > AUDIT_MAX_DETAILS) details = JSON.stringify({ truncated: details.length });
+  return {
+    at: e.at,
+    actor: e.actor === 'customer' ? 'customer' : 'operator',
+    operator: e.operator === null ? null : e.operator.slice(0, 64),
+    action: e.action.slice(0, 48),
+    account_id: e.accountId === null ? null : e.accountId.slice(0, 40),
+    object: e.object === null ? null : e.object.slice(0, 64),
+    details,
   };
 }
 
@@ -215,7 +259,7 @@ export class KnexConsoleStore implements ConsoleStore {
     await this.beforeRead();
     const end = to + DAY_MS;
     const k = this.knex;
-    const [accounts, created, ledger, usage, keyUsage] = await this.run(() =>
+    const [accounts, created, ledger, usage, keyUsage, anonymous] = await this.run(() =>
       Promise.all([
         k('accounts').select('status').count({ n: '*' }).groupBy('status') as Promise<Row[]>,
         k('accounts')
@@ -242,12 +286,29 @@ export class KnexConsoleStore implements ConsoleStore {
           .groupBy('k.id', 'k.account_id', 'k.prefix')
           .select('k.id as id', 'k.account_id as account_id', 'k.prefix as prefix')
           .sum({ free: 'u.free', billed: 'u.billed' }) as Promise<Row[]>,
+        k('usage_daily')
+          .where('day', '>=', fromDay)
+          .andWhere('day', '<=', toDay)
+          .andWhere('subject', 'like', 'network:%')
+          .groupBy('day')
+          .select('day')
+          .sum({ free: 'free', billed: 'billed', refused: 'refused' }) as Promise<Row[]>,
       ]),
     );
     const days = new Map<string, OverviewDay>();
     for (let t = from; t <= to; t += DAY_MS) {
       const day = utcDay(t);
-      days.set(day, { day, signups: 0, topups: 0, toppedUp: 0, revenue: 0, requests: 0, refused: 0 });
+      days.set(day, {
+        day,
+        signups: 0,
+        topups: 0,
+        toppedUp: 0,
+        revenue: 0,
+        requests: 0,
+        refused: 0,
+        anonymous: 0,
+        anonymousRefused: 0,
+      });
     }
     const at = (ms: number): OverviewDay | undefined => days.get(utcDay(ms));
     for (const r of created) {
@@ -272,6 +333,12 @@ export class KnexConsoleStore implements ConsoleStore {
       if (!d) continue;
       d.requests += num(r['free']) + num(r['billed']);
       d.refused += num(r['refused']);
+    }
+    for (const r of anonymous) {
+      const d = days.get(String(r['day']));
+      if (!d) continue;
+      d.anonymous += num(r['free']) + num(r['billed']);
+      d.anonymousRefused += num(r['refused']);
     }
     let total = 0;
     let active = 0;
@@ -298,5 +365,41 @@ export class KnexConsoleStore implements ConsoleStore {
       payingAccounts: paying.size,
       topKeys: keys.slice(0, topKeys),
     };
+  }
+
+  async recordAudit(entry: Omit<AuditRecord, 'seq'>, now: number): Promise<AuditRecord> {
+    if (!Number.isSafeInteger(entry.at) || typeof entry.action !== 'string' || entry.action === '')
+      throw new StoreConflict('invalid_input', 'audit entry');
+    const row = auditCells(entry);
+    // Single statements, no transaction (the embedded store's knex shares the admissions' connection): pruning is
+    // idempotent, so a crash between them leaves at most a few extra rows for the next write to prune.
+    return this.run(async () => {
+      const inserted = (await this.knex('audit_log').insert(row).returning('seq')) as unknown[];
+      const first = inserted[0];
+      const seq = num(typeof first === 'object' && first !== null ? (first as Row)['seq'] : first);
+      await this.knex('audit_log')
+        .where('at', '<', now - AUDIT_KEEP_MS)
+        .del();
+      // seq only grows, so the cap is a range delete on the key (gaps make it keep fewer, never more).
+      await this.knex('audit_log')
+        .where('seq', '<=', seq - AUDIT_MAX_ROWS)
+        .del();
+      return toAudit({ ...row, seq });
+    });
+  }
+
+  async auditLog(query: AuditQuery): Promise<AuditRecord[]> {
+    limitOf(query.limit, 200);
+    // No account id is longer than its column: such a filter matches nothing (never a cut-down id's lines).
+    if (query.accountId !== undefined && query.accountId.length > 40) return [];
+    if (query.before !== undefined && (!Number.isSafeInteger(query.before) || query.before < 1))
+      throw new StoreConflict('invalid_input', 'before');
+    const rows = (await this.run(() => {
+      const q = this.knex('audit_log').orderBy('seq', 'desc').limit(query.limit);
+      if (query.accountId !== undefined) q.where({ account_id: query.accountId });
+      if (query.before !== undefined) q.andWhere('seq', '<', query.before);
+      return q;
+    })) as Row[];
+    return rows.map(toAudit);
   }
 }

@@ -19,6 +19,7 @@ import * as autoTopUp from './011_auto_topup';
 import * as invoices from './012_invoices';
 import * as keyBurst from './016_key_burst';
 import * as twoFactor from './014_two_factor';
+import * as auditLog from './017_audit_log';
 
 /** The knex bookkeeping table of the migrations (its lock table is `${MIGRATIONS_TABLE}_lock`). */
 export const MIGRATIONS_TABLE = 'geogate_migrations';
@@ -48,6 +49,7 @@ export const MIGRATIONS: readonly Migration[] = [
   invoices,
   keyBurst,
   twoFactor,
+  auditLog,
 ];
 
 /** A knex migration source over the explicit list. */

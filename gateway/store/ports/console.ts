@@ -39,6 +39,9 @@ export interface OverviewDay {
   /** Requests of keyed subjects (free and billed) and refusals counted on them. */
   requests: number;
   refused: number;
+  /** Anonymous requests (the networks' daily counters, `network:` subjects): served and refused. */
+  anonymous: number;
+  anonymousRefused: number;
 }
 
 /** A key's requests in the overview's window. */
@@ -60,6 +63,31 @@ export interface Overview {
   /** Accounts with a charge or package row in the window. */
   payingAccounts: number;
   topKeys: TopKey[];
+}
+
+/** One stored audit line: who did what to which account, with non-secret facts (never a key, token, link, password). */
+export interface AuditRecord {
+  /** Assigned by the store, increasing: the order of the log and its page cursor. */
+  seq: number;
+  at: number;
+  actor: 'operator' | 'customer';
+  /** The console operator's name, or null (the admin token through the admin API, or a customer). */
+  operator: string | null;
+  action: string;
+  /** The account acted on, or null (an operator's sign-in). */
+  accountId: string | null;
+  /** The object's id (key, ledger entry, operator), or null. */
+  object: string | null;
+  /** The audit line's other fields (reason, units, address, request id). */
+  details: Readonly<Record<string, string | number | null>>;
+}
+
+/** A page of the audit log: newest first, before the cursor `before` (a seq), of one account or of all. */
+export interface AuditQuery {
+  accountId?: string;
+  before?: number;
+  /** 1..200. */
+  limit: number;
 }
 
 /** Operator records and the console's reads. Names longer than 64 or malformed → StoreConflict('invalid_input'). */
@@ -85,4 +113,11 @@ export interface ConsoleStore {
   refusalsByCode(since: number): Promise<Record<string, number>>;
   /** The overview's figures for the UTC days [fromDay, toDay] (at most 366). */
   overview(fromDay: string, toDay: string, topKeys: number): Promise<Overview>;
+  /**
+   * Append an audit line (its seq assigned here) and prune lines older than `now` − the retention or beyond the row
+   * cap (gateway/store/console-store.ts). Texts are cut to their columns; over-long details are replaced by a note.
+   */
+  recordAudit(entry: Omit<AuditRecord, 'seq'>, now: number): Promise<AuditRecord>;
+  /** A page of the audit log, newest first; a limit outside 1..200 or a bad cursor → StoreConflict('invalid_input'). */
+  auditLog(query: AuditQuery): Promise<AuditRecord[]>;
 }

@@ -4,7 +4,8 @@
  * Operators are created with the CLI; the customer, its key and its refused requests come through the admin API and
  * the main listener. The walk: support signs in, finds the customer by key prefix, sees the refusal's reason, is
  * refused a credit (403); admin signs in, adds credit, revokes the key, which then fails on the other instance
- * within 1 s; the audit lines name the operators. No console errors; no axe (WCAG A/AA) violations; no horizontal
+ * within 1 s; the audit log page shows both actions with the operator's name (on the shared store, on the other
+ * instance's console too) and the log stream's audit lines name the operators. No console errors; no axe (WCAG A/AA) violations; no horizontal
  * overflow at 375 px; screenshots in docs/screenshots/console-*.png.
  */
 import { spawnSync } from 'node:child_process';
@@ -242,6 +243,29 @@ const cases: ['A' | 'B', 'embedded' | 'shared'][] = [
         expect(stopped).toBeGreaterThanOrEqual(0);
         expect(stopped).toBeLessThan(1_000);
         await shot(ap, `${policy}-${kind}-admin-account`);
+
+        // The stored audit log shows both actions with the operator's name, newest first; on the shared store the
+        // other instance's console (same session cookie: same admin token) shows the same lines.
+        await ap.getByRole('link', { name: 'Audit log', exact: true }).first().click();
+        await ap.waitForURL(`${consoleBase}/console/audit`);
+        const auditRow = (where: Page, action: string) =>
+          where.locator(`tr[data-action="${action}"]`).first();
+        for (const where of kind === 'shared' ? [consoleBase, second.admin] : [consoleBase]) {
+          if (where !== consoleBase) await ap.goto(`${where}/console/audit?account=${acc.json.id}`);
+          const revokedRow = auditRow(ap, 'key.revoked');
+          const creditRow = auditRow(ap, 'account.topped_up');
+          await expect(revokedRow.locator('[data-field="operator"]').textContent()).resolves.toBe('alex');
+          await expect(revokedRow.textContent()).resolves.toContain(created.json.id);
+          await expect(creditRow.locator('[data-field="operator"]').textContent()).resolves.toBe('alex');
+          await expect(creditRow.textContent()).resolves.toContain('reason: walk: goodwill credit');
+          const actions = await ap
+            .locator('tr[data-action]')
+            .evaluateAll((rows) => rows.map((r) => r.getAttribute('data-action')));
+          expect(actions.indexOf('key.revoked')).toBeLessThan(actions.indexOf('account.topped_up'));
+        }
+        if (kind === 'embedded') expect(await axeViolations(ap)).toEqual([]);
+        await shot(ap, `${policy}-${kind}-audit`);
+        await ap.goto(`${consoleBase}/console/accounts/${acc.json.id}`);
         if (kind === 'embedded') {
           await ap.setViewportSize({ width: 375, height: 800 });
           await ap.reload();

@@ -216,6 +216,66 @@ describe('operator console (rule set A)', () => {
     expect(page.text).toContain('12.5000 EUR');
   });
 
+  it('shows the stored audit log: newest first, naming the operators, by account, paged; the account page shows the last lines', async () => {
+    const { agent } = await signIn(w, { name: 'sam', password: SUPPORT_PW });
+    const log = await agent.get('/console/audit');
+    expect(log.status).toBe(200);
+    const rows = (text: string) =>
+      [
+        ...text.matchAll(
+          /<tr data-action="([^"]+)">\s*<td>[^<]*<\/td>\s*<td data-field="operator">([^<]*)<\/td>/g,
+        ),
+      ].map((m) => `${m[2]?.trim()} ${m[1]}`);
+    // The earlier tests' actions, newest first: alex credited, suspended, resumed; sam revoked; sign-ins between.
+    const seen = rows(log.text);
+    expect(seen[0]).toBe('sam operator.signed_in');
+    const order = [
+      'alex account.reinstated',
+      'alex account.suspended',
+      'alex account.topped_up',
+      'sam key.revoked',
+    ];
+    expect(seen.filter((r) => order.includes(r))).toEqual(order);
+    expect(log.text).toContain('reason: refund of an outage');
+    expect(log.text).toContain('units: 12.5000 EUR');
+    expect(log.text).not.toContain(secret);
+
+    const stored = await w.store.auditLog({ accountId, limit: 200 });
+    expect(stored.map((e) => `${e.operator} ${e.action}`)).toEqual(order);
+    expect(stored[2]).toMatchObject({
+      actor: 'operator',
+      details: { reason: 'refund of an outage', units: 125_000 },
+    });
+    expect(JSON.stringify(stored)).not.toContain(secret);
+
+    const mine = await agent.get(`/console/audit?account=${accountId}`);
+    expect(rows(mine.text)).toEqual(order);
+    const page = await agent.get(`/console/accounts/${accountId}`);
+    expect(rows(page.text)).toEqual(order);
+
+    // Pages of 50: 60 more lines of another account; the second page starts where the first ended.
+    for (let i = 0; i < 60; i++)
+      await w.store.recordAudit(
+        {
+          at: T0 + i,
+          actor: 'operator',
+          operator: 'bulk',
+          action: 'account.suspended',
+          accountId: 'acc_bulk',
+          object: null,
+          details: {},
+        },
+        T0 + i,
+      );
+    const first = await agent.get('/console/audit?account=acc_bulk');
+    expect(rows(first.text)).toHaveLength(50);
+    const next = /href="([^"]+)" rel="next"/.exec(first.text)?.[1]?.replace(/&amp;/g, '&');
+    expect(next).toMatch(/^\/console\/audit\?account=acc_bulk&before=\d+$/);
+    const second = await agent.get(next as string);
+    expect(rows(second.text)).toHaveLength(10);
+    expect(second.text).not.toContain('rel="next"');
+  });
+
   it("lets an admin set a key's own burst limits (audited, shown on the account page); support gets 403; bad numbers 400 by field", async () => {
     const own = generateKey();
     const key = await w.store.createKey(
@@ -268,6 +328,15 @@ describe('operator console (rule set A)', () => {
       ['get', '/console/?from=2026-13-45', null, 400],
       ['get', '/console/?from=2020-01-01&to=2026-01-01', null, 400],
       ['get', '/console/no-such-page', null, 404],
+      ['get', '/console/audit?account=%ZZ', null, 400],
+      ['get', '/console/audit?account=not-an-id', null, 400],
+      ['get', `/console/audit?account=acc_${'a'.repeat(80)}`, null, 400],
+      ['get', '/console/audit?account=a&account=b', null, 400],
+      ['get', '/console/audit?before=0', null, 400],
+      ['get', '/console/audit?before=-1', null, 400],
+      ['get', `/console/audit?before=${'9'.repeat(40)}`, null, 400],
+      ['get', '/console/audit?before=1e3', null, 400],
+      ['get', '/console/audit?before=5', null, 200],
       ['post', `/console/accounts/${accountId}/credit`, { _csrf: csrf, amount: 'ten', reason: 'x' }, 400],
       ['post', `/console/accounts/${accountId}/credit`, { _csrf: csrf, amount: '1' }, 400],
       ['post', `/console/accounts/${accountId}/credit`, { amount: '1', reason: 'no token' }, 403],

@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ManualClock, utcDay } from '../../../gateway/core/clock';
 import { createStore } from '../../../gateway/store';
-import { REFUSALS_PER_ACCOUNT } from '../../../gateway/store/console-store';
+import { AUDIT_KEEP_MS, AUDIT_MAX_DETAILS, REFUSALS_PER_ACCOUNT } from '../../../gateway/store/console-store';
 import type { Store } from '../../../gateway/store/ports';
 import type { AdmissionPlan, ApiKey, LedgerEntry } from '../../../gateway/store/types';
 import { StoreConflict } from '../../../gateway/store/types';
@@ -17,6 +17,7 @@ import { describeShared, sharedEnv, type SharedEnv } from '../shared/harness';
 jest.setTimeout(120_000);
 
 const DAY = 86_400_000;
+const ANON = 'network:198.51.100.0/24';
 const T0 = Date.UTC(2026, 10, 20, 9, 0, 0);
 let seq = 0;
 
@@ -64,6 +65,24 @@ async function seed(store: Store, clock: ManualClock): Promise<{ accounts: strin
       else await store.recordRefusal(p.usage, p.day);
     }
   }
+  // Anonymous traffic on a network's counter (1 free a day): 1 served, 2 refused.
+  clock.set(T0 + 30_000);
+  for (let i = 0; i < 3; i++) {
+    seq += 1;
+    const p: AdmissionPlan = {
+      id: `adm_console_anon_${seq}`,
+      now: T0 + 30_000 + i,
+      day: utcDay(T0),
+      slots: [],
+      free: [{ id: ANON, limit: 1 }],
+      overflow: { kind: 'refuse', code: 'quota_exceeded' },
+      usage: [ANON],
+      keyId: null,
+    };
+    const r = await store.admit(p);
+    if (r.admitted) await store.keep(r.ticket);
+    else await store.recordRefusal(p.usage, p.day);
+  }
   clock.set(T0 + DAY + 8 * 3_600_000);
   await store.buyPackage(
     a1.id,
@@ -105,6 +124,7 @@ function storeRules(
         from,
         to,
       );
+      const anon = await store.usage([ANON], from, to);
       const ledger: LedgerEntry[] = [];
       for (const id of accounts) ledger.push(...(await store.ledger(id, 1000)));
       const created = await Promise.all(accounts.map((id) => store.getAccount(id)));
@@ -125,11 +145,15 @@ function storeRules(
               .reduce((s, e) => s + e.amount, 0),
           requests: rows.reduce((s, u) => s + u.free + u.billed, 0),
           refused: rows.reduce((s, u) => s + u.refused, 0),
+          anonymous: anon.filter((u) => u.day === d.day).reduce((s, u) => s + u.free + u.billed, 0),
+          anonymousRefused: anon.filter((u) => u.day === d.day).reduce((s, u) => s + u.refused, 0),
         });
       }
       // Seeded so the sums are not trivially zero: 20 served requests, 2 refused, three top-ups, a package.
       expect(o.days.reduce((s, d) => s + d.requests, 0)).toBe(18);
       expect(o.days.reduce((s, d) => s + d.refused, 0)).toBe(2);
+      expect(o.days.reduce((s, d) => s + d.anonymous, 0)).toBe(1);
+      expect(o.days.reduce((s, d) => s + d.anonymousRefused, 0)).toBe(2);
       expect(o.days.reduce((s, d) => s + d.toppedUp, 0)).toBe(5_725);
       const charged = ledger.filter((e) => e.kind === 'charge').reduce((s, e) => s - e.amount, 0);
       expect(charged).toBe((5 + 2 + 1 + 2) * 10);
@@ -209,6 +233,61 @@ function storeRules(
       ).rejects.toMatchObject({ reason: 'invalid_input' });
       expect((await store.listOperators()).map((o) => o.name)).toEqual(['ada.ops']);
       expect(await store.findOperator('x'.repeat(300))).toBeNull();
+    });
+
+    it('stores audit lines: newest first, by account, paged by cursor, old ones pruned, bad limits refused', async () => {
+      const now = T0 + 200 * DAY;
+      const line = (i: number, accountId: string | null, at = now + i) => ({
+        at,
+        actor: 'operator' as const,
+        operator: i % 2 ? 'alex' : null,
+        action: i % 2 ? 'account.topped_up' : 'key.revoked',
+        accountId,
+        object: `obj_${i}`,
+        details: { reason: `because ${i}`, units: i * 100, address: '127.0.0.1' },
+      });
+      // A line older than the retention is pruned by the next write.
+      const old = await store.recordAudit(
+        line(0, 'acc_auditOld', now - AUDIT_KEEP_MS - 1),
+        now - AUDIT_KEEP_MS - 1,
+      );
+      expect(old.seq).toBeGreaterThan(0);
+      const written = [];
+      for (let i = 1; i <= 7; i++)
+        written.push(await store.recordAudit(line(i, i <= 4 ? 'acc_auditA' : 'acc_auditB'), now + i));
+      written.push(await store.recordAudit(line(8, null), now + 8));
+      expect(written.map((w) => w.seq)).toEqual([...written.map((w) => w.seq)].sort((a, b) => a - b));
+      expect(new Set(written.map((w) => w.seq)).size).toBe(8);
+
+      const all = await store.auditLog({ limit: 200 });
+      expect(all.some((e) => e.accountId === 'acc_auditOld')).toBe(false);
+      expect(all.slice(0, 8)).toEqual([...written].reverse());
+      expect(all[0]).toEqual({ ...line(8, null), seq: written[7]?.seq });
+
+      const a = await store.auditLog({ accountId: 'acc_auditA', limit: 3 });
+      expect(a.map((e) => e.object)).toEqual(['obj_4', 'obj_3', 'obj_2']);
+      expect(a[1]).toMatchObject({ operator: 'alex', details: { reason: 'because 3', units: 300 } });
+      const rest = await store.auditLog({ accountId: 'acc_auditA', limit: 3, before: a[2]?.seq as number });
+      expect(rest.map((e) => e.object)).toEqual(['obj_1']);
+      expect(await store.auditLog({ accountId: 'acc_nobody', limit: 10 })).toEqual([]);
+      expect(await store.auditLog({ accountId: 'acc_' + 'x'.repeat(60), limit: 10 })).toEqual([]);
+
+      // Over-long texts are cut to their columns; over-long details are replaced by a note.
+      const long = await store.recordAudit(
+        {
+          ...line(9, 'acc_auditC'),
+          operator: 'o'.repeat(100),
+          details: { reason: 'r'.repeat(AUDIT_MAX_DETAILS) },
+        },
+        now + 9,
+      );
+      const [stored] = await store.auditLog({ accountId: 'acc_auditC', limit: 1 });
+      expect(stored).toEqual(long);
+      expect(stored?.operator).toBe('o'.repeat(64));
+      expect(stored?.details).toEqual({ truncated: expect.any(Number) });
+
+      for (const q of [{ limit: 0 }, { limit: 201 }, { limit: 10, before: 0 }, { limit: 10, before: 1.5 }])
+        await expect(store.auditLog(q)).rejects.toMatchObject({ reason: 'invalid_input' });
     });
 
     it('finds keys by display prefix and the account of a receipt', async () => {
