@@ -53,7 +53,7 @@ export async function until<T>(
   timeoutMs = 10_000,
   stepMs = 50,
 ): Promise<T> {
-  for (const t0 = Date.now(); ; ) {
+  for (const t0 = Date.now(); ;) {
     const v = await probe();
     if (v !== undefined) return v;
     if (Date.now() - t0 > timeoutMs) throw new Error(`waited ${timeoutMs} ms for ${what}`);
@@ -96,11 +96,19 @@ export function useBrowser(): { readonly browser: Browser } {
 
 /** One backend process for the file's gateways (it keeps no state between requests). Top level of the file. */
 export const useBackend = (): BackendProcess =>
-  useFixture('backend process', () => startBackendProcess(), (b) => b.stop());
+  useFixture(
+    'backend process',
+    () => startBackendProcess(),
+    (b) => b.stop(),
+  );
 
 /** One SMTP capture for the file (each walk signs up its own address). Top level of the file. */
 export const useSmtp = (): SmtpCapture =>
-  useFixture('smtp capture', () => startSmtpCapture(), (s) => s.close());
+  useFixture(
+    'smtp capture',
+    () => startSmtpCapture(),
+    (s) => s.close(),
+  );
 
 // ---- The dashboard over a store -----------------------------------------------------------------------------------
 

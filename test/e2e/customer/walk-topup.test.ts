@@ -203,7 +203,9 @@ describe.each(['A', 'B'] as const)('rule set %s', (set) => {
       expect(await text(page, 'tr[data-attempt="failed"]')).toContain(
         'your bank asks you to confirm this payment',
       );
-      const failedMail = nextMail(smtp, email, seen, (msg) => /Subject: Automatic top-up failed/.test(msg.raw));
+      const failedMail = nextMail(smtp, email, seen, (msg) =>
+        /Subject: Automatic top-up failed/.test(msg.raw),
+      );
       expect((await failedMail).text.replace(/\s+/g, ' ')).toContain(
         'your bank asks you to confirm this payment',
       );

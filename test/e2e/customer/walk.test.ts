@@ -60,7 +60,10 @@ async function startWalk(set: RuleSetName, backend: BackendProcess, smtp: SmtpCa
       },
     }),
   });
-  w.gateway.config.customerLinks = { problems: `${w.dashboardUrl}/problems/`, topUp: `${w.dashboardUrl}/credit` };
+  w.gateway.config.customerLinks = {
+    problems: `${w.dashboardUrl}/problems/`,
+    topUp: `${w.dashboardUrl}/credit`,
+  };
   return w;
 }
 
