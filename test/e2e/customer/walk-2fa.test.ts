@@ -12,11 +12,10 @@ import { Secret, TOTP } from 'otpauth';
 import type { BrowserContext, Page } from 'playwright-core';
 import { ManualClock } from '../../../gateway/core/clock';
 import { useFixture } from '../../helpers/fixture';
-import { linkIn } from '../../helpers/smtp-capture';
 import {
   camera,
+  followMailedLink,
   maybe,
-  nextMail,
   openPage,
   PASSWORD,
   signUp,
@@ -54,9 +53,7 @@ async function firstFactor(page: Page, set: RuleSetName, email: string): Promise
     await page.click('form[action="/signin"] button[type=submit]');
   } else {
     await page.click('form[action="/signin"] button[type=submit]');
-    await page.waitForSelector('text=Check your mailbox');
-    await page.goto(linkIn(await nextMail(smtp, email, seen)));
-    await page.click('button[type=submit]');
+    await followMailedLink(page, smtp, email, seen);
   }
   await page.waitForSelector('h1:has-text("Two-factor authentication")');
 }

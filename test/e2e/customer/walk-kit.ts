@@ -27,7 +27,7 @@ import {
   watchErrors,
   type ErrorWatch,
 } from '../../helpers/browser';
-import { useFixture } from '../../helpers/fixture';
+import { useFixture, type Closable } from '../../helpers/fixture';
 import { PEPPER, startGatewayHarness, type Harness } from '../../helpers/gateway-harness';
 import { linkIn, startSmtpCapture, type CapturedMail, type SmtpCapture } from '../../helpers/smtp-capture';
 
@@ -166,7 +166,10 @@ export interface GatewayWalk {
   close(): Promise<void>;
 }
 
-/** Start a gateway (`gateway`: config members over the harness's) and its dashboard (`dashboard`: config members). */
+/**
+ * Start a gateway (`gateway`: config members over the harness's) and its dashboard (`dashboard`: config members,
+ * `deps`: injected clients); `alongside`: stand-ins started for this walk, closed after it (or when the start fails).
+ */
 export async function startGatewayWalk(
   set: RuleSetName,
   backend: BackendProcess,
@@ -175,27 +178,36 @@ export async function startGatewayWalk(
     gateway?: Record<string, unknown>;
     dashboard?: (gateway: Harness) => Partial<DashboardConfig>;
     deps?: (gateway: Harness) => Partial<DashboardDeps>;
+    alongside?: Closable[];
   } = {},
 ): Promise<GatewayWalk> {
-  const gateway = await startGatewayHarness({
-    policy: set,
-    backendUrl: backend.url,
-    ...(opts.gateway ? { config: opts.gateway } : {}),
-  });
+  const alongside = opts.alongside ?? [];
+  const closeAlongside = async () => {
+    for (const c of alongside) await c.close();
+  };
+  let gateway: Harness | undefined;
   try {
-    const base = { store: gateway.store, rules: gateway.config.rules, pepper: PEPPER, clock: gateway.clock };
-    const site = await serveDashboard(base, smtp, opts.dashboard?.(gateway), opts.deps?.(gateway));
+    gateway = await startGatewayHarness({
+      policy: set,
+      backendUrl: backend.url,
+      ...(opts.gateway ? { config: opts.gateway } : {}),
+    });
+    const g = gateway;
+    const base = { store: g.store, rules: g.config.rules, pepper: PEPPER, clock: g.clock };
+    const site = await serveDashboard(base, smtp, opts.dashboard?.(g), opts.deps?.(g));
     return {
-      gateway,
+      gateway: g,
       site,
       dashboardUrl: site.url,
       async close() {
         await site.close();
-        await gateway.close();
+        await g.close();
+        await closeAlongside();
       },
     };
   } catch (e) {
-    await gateway.close();
+    await gateway?.close();
+    await closeAlongside();
     throw e;
   }
 }
@@ -292,11 +304,21 @@ export async function signUp(page: Page, smtp: SmtpCapture, set: RuleSetName, em
     await page.waitForSelector('text=E-mail address confirmed');
   } else {
     await page.click('button[type=submit]');
-    await page.waitForSelector('text=Check your mailbox');
-    await page.goto(linkIn(await nextMail(smtp, email, seen)));
-    await page.click('button[type=submit]');
+    await followMailedLink(page, smtp, email, seen);
     await page.waitForSelector('h1:has-text("Overview")');
   }
+}
+
+/** B's sign-in by mail: once the page says a link was sent, open the link mailed after `seen` and confirm it. */
+export async function followMailedLink(
+  page: Page,
+  smtp: SmtpCapture,
+  email: string,
+  seen: number,
+): Promise<void> {
+  await page.waitForSelector('text=Check your mailbox');
+  await page.goto(linkIn(await nextMail(smtp, email, seen)));
+  await page.click('button[type=submit]');
 }
 
 /** A new key made on the keys page (no step-up asked); its secret, shown once. */

@@ -48,37 +48,25 @@ interface Walk extends GatewayWalk {
 /** Gateway (free allowance 1, priced requests) + dashboard with Stripe over the replay server (its own per walk). */
 async function startWalk(set: RuleSetName, backend: BackendProcess, smtp: SmtpCapture): Promise<Walk> {
   const replay = await startStripeReplay();
-  try {
-    const w = await startGatewayWalk(set, backend, smtp, {
-      gateway: { limits: { freePerDay: 1, pricePerRequest: MONEY[set].price } },
-      dashboard: () => ({
-        payments: {
-          provider: 'stripe',
-          stripe: {
-            secretKey: 'sk_test_replay_key',
-            webhookSecret: WEBHOOK_SECRET,
-            priceCurrency: 'eur',
-            unitsPerMinorUnit: set === 'A' ? 100 : 1,
-            autoTopUp: { enabled: true, maxFailures: 3, intervalMs: 60_000 },
-          },
+  const w = await startGatewayWalk(set, backend, smtp, {
+    gateway: { limits: { freePerDay: 1, pricePerRequest: MONEY[set].price } },
+    dashboard: () => ({
+      payments: {
+        provider: 'stripe',
+        stripe: {
+          secretKey: 'sk_test_replay_key',
+          webhookSecret: WEBHOOK_SECRET,
+          priceCurrency: 'eur',
+          unitsPerMinorUnit: set === 'A' ? 100 : 1,
+          autoTopUp: { enabled: true, maxFailures: 3, intervalMs: 60_000 },
         },
-      }),
-      deps: () => ({ stripe: replay.client() }),
-    });
-    replay.webhook = { url: `${w.dashboardUrl}/webhooks/stripe`, secret: WEBHOOK_SECRET };
-    return {
-      ...w,
-      replay,
-      auto: w.site.dashboard.autoTopUp as AutoTopUps,
-      async close() {
-        await w.close();
-        await replay.close();
       },
-    };
-  } catch (e) {
-    await replay.close();
-    throw e;
-  }
+    }),
+    deps: () => ({ stripe: replay.client() }),
+    alongside: [replay],
+  });
+  replay.webhook = { url: `${w.dashboardUrl}/webhooks/stripe`, secret: WEBHOOK_SECRET };
+  return { ...w, replay, auto: w.site.dashboard.autoTopUp as AutoTopUps };
 }
 
 const chromium = useBrowser();

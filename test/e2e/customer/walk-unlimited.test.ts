@@ -40,26 +40,15 @@ interface Walk extends GatewayWalk {
 async function startWalk(set: RuleSetName, backend: BackendProcess, smtp: SmtpCapture): Promise<Walk> {
   const gf = new GreenfieldStandIn();
   await gf.start();
-  try {
-    const w = await startGatewayWalk(set, backend, smtp, {
-      gateway: { limits: { freePerDay: 1 }, hosts: [{ name: 'localhost', adapter: 'native' }] },
-      dashboard: () => ({
-        payments: { provider: 'test', crypto: { provider: 'btcpay', btcpay: gf.config(1) } },
-        ...(set === 'B' ? { unlimitedPlan: { price: '199.00', currency: 'EUR', periodDays: 30 } } : {}),
-      }),
-    });
-    return {
-      ...w,
-      gf,
-      async close() {
-        await w.close();
-        await gf.close();
-      },
-    };
-  } catch (e) {
-    await gf.close();
-    throw e;
-  }
+  const w = await startGatewayWalk(set, backend, smtp, {
+    gateway: { limits: { freePerDay: 1 }, hosts: [{ name: 'localhost', adapter: 'native' }] },
+    dashboard: () => ({
+      payments: { provider: 'test', crypto: { provider: 'btcpay', btcpay: gf.config(1) } },
+      ...(set === 'B' ? { unlimitedPlan: { price: '199.00', currency: 'EUR', periodDays: 30 } } : {}),
+    }),
+    alongside: [gf],
+  });
+  return { ...w, gf };
 }
 
 const chromium = useBrowser();
