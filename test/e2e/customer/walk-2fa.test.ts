@@ -8,115 +8,33 @@
  * errors, no horizontal overflow, no WCAG 2.1 AA violation found by axe-core. Screenshots go to
  * test-artifacts/2fa/ (copied to docs/screenshots/2fa-*.png).
  */
-import http from 'node:http';
-import { mkdtempSync, rmSync } from 'node:fs';
-import type { AddressInfo } from 'node:net';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { Secret, TOTP } from 'otpauth';
-import pino from 'pino';
-import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { createDashboardApp } from '../../../dashboard/app';
+import type { BrowserContext, Page } from 'playwright-core';
 import { ManualClock } from '../../../gateway/core/clock';
-import { RULE_SET_A, RULE_SET_B } from '../../../gateway/policy/ruleset';
-import { createStore } from '../../../gateway/store/index';
-import type { Store } from '../../../gateway/store/ports';
-import {
-  hasChromium,
-  horizontalOverflow,
-  launchChromium,
-  screenshot,
-  watchErrors,
-  type ErrorWatch,
-} from '../../helpers/browser';
-import { axeViolations } from '../../helpers/axe';
 import { useFixture } from '../../helpers/fixture';
-import { linkIn, startSmtpCapture, type CapturedMail, type SmtpCapture } from '../../helpers/smtp-capture';
+import {
+  camera,
+  followMailedLink,
+  maybe,
+  openPage,
+  PASSWORD,
+  signUp,
+  startStoreWalk,
+  useBrowser,
+  useSmtp,
+  type RuleSetName,
+  type StoreWalk,
+  type WalkPage,
+} from './walk-kit';
 
 jest.setTimeout(180_000);
 
-const available = hasChromium() || process.env['CI'] === 'true';
-const maybe = available ? test : test.skip;
-const PASSWORD = 'a long browser password';
+type Walk = StoreWalk<ManualClock>;
 
-interface Walk {
-  store: Store;
-  clock: ManualClock;
-  smtp: SmtpCapture;
-  url: string;
-  close(): Promise<void>;
-}
-
-/** The dashboard of rule set `policy` on an embedded store in a temp folder, mailing to a local SMTP capture. */
-async function startWalk(policy: 'A' | 'B'): Promise<Walk> {
-  const dir = mkdtempSync(join(tmpdir(), 'geogate-2fa-walk-'));
-  const clock = new ManualClock(Date.parse('2026-11-27T10:00:00Z'));
-  const store = await createStore({ kind: 'embedded', path: join(dir, 'store.sqlite') }, { clock });
-  const smtp = await startSmtpCapture();
-  const server = http.createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  const app = createDashboardApp({
-    store,
-    rules: policy === 'A' ? RULE_SET_A : RULE_SET_B,
-    pepper: 'walk-2fa-pepper-0123456789',
-    clock,
-    logger: pino({ level: 'silent' }),
-    config: {
-      listen: { host: '127.0.0.1', port: 0 },
-      publicUrl: url,
-      sessionSecret: 'browser-2fa-session-secret-0123456789',
-      smtp: { host: smtp.host, port: smtp.port, secure: false, from: 'no-reply@dash.test' },
-      payments: { provider: 'test' },
-    },
-  });
-  server.on('request', app);
-  return {
-    store,
-    clock,
-    smtp,
-    url,
-    async close() {
-      await new Promise<void>((resolve) => {
-        server.close(() => resolve());
-        server.closeAllConnections();
-      });
-      await smtp.close();
-      await store.close();
-      rmSync(dir, { recursive: true, force: true });
-    },
-  };
-}
-
-let browser: Browser;
-beforeAll(async () => {
-  if (available) browser = await launchChromium();
-});
-afterAll(async () => {
-  await browser?.close();
-});
-
+const chromium = useBrowser();
+const smtp = useSmtp();
 /** WCAG 2.1 AA violations of every page shot (axe-core), checked at the end of each walk. */
-const violations: string[] = [];
-
-/** No horizontal overflow, the page's accessibility checked, then a screenshot. */
-async function shot(page: Page, name: string): Promise<void> {
-  expect({ name, overflow: await horizontalOverflow(page) }).toEqual({ name, overflow: 0 });
-  violations.push(...(await axeViolations(page)));
-  await screenshot(page, '2fa', name);
-}
-
-/** The next mail to `to` after the first `seen` messages (the capture keeps them all). */
-async function nextMail(smtp: SmtpCapture, to: string, seen: number): Promise<CapturedMail> {
-  for (let i = 0; i < 200; i++) {
-    const m = smtp.messages
-      .slice(seen)
-      .find((x) => x.to.some((t) => t.toLowerCase() === to) && /https?:\/\//.test(x.text));
-    if (m) return m;
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-  throw new Error(`no new mail with a link to ${to}`);
-}
+const { shot, takeViolations } = camera('2fa', { axe: true });
 
 /** The code the authenticator app shows now; the walk's clock then moves on one step, so the next code is new. */
 function code(w: Walk, secret: string): string {
@@ -125,40 +43,17 @@ function code(w: Walk, secret: string): string {
 }
 const nextStep = (w: Walk) => w.clock.advance(30_000);
 
-async function signUp(w: Walk, page: Page, set: 'A' | 'B', email: string): Promise<void> {
-  await page.goto('/signup');
-  await page.fill('#f-email', email);
-  const seen = w.smtp.messages.length;
-  if (set === 'A') {
-    await page.fill('#f-name', 'Ada Lovelace');
-    await page.fill('#f-password', PASSWORD);
-    await page.click('button[type=submit]');
-    await page.waitForSelector('text=Welcome!');
-    await page.goto(linkIn(await nextMail(w.smtp, email, seen)));
-    await page.click('form[action="/verify/email"] button[type=submit]');
-    await page.waitForSelector('text=E-mail address confirmed');
-  } else {
-    await page.click('button[type=submit]');
-    await page.waitForSelector('text=Check your mailbox');
-    await page.goto(linkIn(await nextMail(w.smtp, email, seen)));
-    await page.click('button[type=submit]');
-    await page.waitForSelector('h1:has-text("Overview")');
-  }
-}
-
 /** The first factor on a fresh page: A's password, or B's mailed link; it lands on the code page. */
-async function firstFactor(w: Walk, page: Page, set: 'A' | 'B', email: string): Promise<void> {
+async function firstFactor(page: Page, set: RuleSetName, email: string): Promise<void> {
   await page.goto('/signin');
   await page.fill('#f-email', email);
-  const seen = w.smtp.messages.length;
+  const seen = smtp.messages.length;
   if (set === 'A') {
     await page.fill('#f-password', PASSWORD);
     await page.click('form[action="/signin"] button[type=submit]');
   } else {
     await page.click('form[action="/signin"] button[type=submit]');
-    await page.waitForSelector('text=Check your mailbox');
-    await page.goto(linkIn(await nextMail(w.smtp, email, seen)));
-    await page.click('button[type=submit]');
+    await followMailedLink(page, smtp, email, seen);
   }
   await page.waitForSelector('h1:has-text("Two-factor authentication")');
 }
@@ -167,7 +62,7 @@ async function firstFactor(w: Walk, page: Page, set: 'A' | 'B', email: string): 
 async function enrol(
   w: Walk,
   page: Page,
-  set: 'A' | 'B',
+  set: RuleSetName,
   prefix: string,
 ): Promise<{ secret: string; codes: string[] }> {
   await page.goto('/settings/security');
@@ -192,20 +87,13 @@ async function enrol(
   return { secret, codes };
 }
 
-async function phoneOf(
-  w: Walk,
-  from?: BrowserContext,
-): Promise<{ ctx: BrowserContext; page: Page; watch: ErrorWatch }> {
-  const ctx = await browser.newContext({ viewport: { width: 375, height: 812 }, baseURL: w.url });
-  if (from) await ctx.addCookies(await from.cookies());
-  const page = await ctx.newPage();
-  return { ctx, page, watch: watchErrors(page) };
-}
+const phoneOf = (w: Walk, from?: BrowserContext): Promise<WalkPage> =>
+  openPage(chromium.browser, 'phone', w.url, from);
 
 describe.each(['A', 'B'] as const)('rule set %s', (set) => {
   const w = useFixture(
     `2fa walk ${set}`,
-    () => startWalk(set),
+    () => startStoreWalk(set, smtp, new ManualClock(Date.parse('2026-11-27T10:00:00Z'))),
     (s) => s.close(),
   );
 
@@ -213,10 +101,8 @@ describe.each(['A', 'B'] as const)('rule set %s', (set) => {
     'two-factor authentication: enrol, sign in with a code, the code again for a key, deletion; 1280 and 375 px',
     async () => {
       const email = `walk-2fa-${set.toLowerCase()}@example.com`;
-      const desk = await browser.newContext({ viewport: { width: 1280, height: 900 }, baseURL: w.url });
-      const page = await desk.newPage();
-      const watch = watchErrors(page);
-      await signUp(w, page, set, email);
+      const { ctx: desk, page, watch } = await openPage(chromium.browser, 'desk', w.url);
+      await signUp(page, smtp, set, email);
 
       // The Security page from the settings, off.
       await page.goto('/settings');
@@ -232,7 +118,7 @@ describe.each(['A', 'B'] as const)('rule set %s', (set) => {
       // Signed out, the first factor leads to the code; a wrong code is refused, the right one signs in.
       await page.click('form.signout button');
       await page.waitForSelector('h1:has-text("Sign in")');
-      await firstFactor(w, page, set, email);
+      await firstFactor(page, set, email);
       expect(await page.textContent('main')).toContain(email);
       await shot(page, `2fa-${set}-signin-code`);
       watch.expectStatus('/signin/2fa', 401);
@@ -277,7 +163,7 @@ describe.each(['A', 'B'] as const)('rule set %s', (set) => {
       expect(renewed).not.toContain(codes[0]);
       await shot(p, `2fa-${set}-phone-recovery-codes`);
       const fresh = await phoneOf(w);
-      await firstFactor(w, fresh.page, set, email);
+      await firstFactor(fresh.page, set, email);
       await shot(fresh.page, `2fa-${set}-phone-signin-code`);
       // An old recovery code no longer works; a new one does, once.
       fresh.watch.expectStatus('/signin/2fa', 401);
@@ -313,7 +199,7 @@ describe.each(['A', 'B'] as const)('rule set %s', (set) => {
       await phone.ctx.close();
       await desk.close();
       expect([...watch.errors, ...phone.watch.errors, ...fresh.watch.errors]).toEqual([]);
-      expect(violations).toEqual([]);
+      expect(takeViolations()).toEqual([]);
     },
   );
 });

@@ -7,59 +7,32 @@
  * replay Stripe's documented events). No console errors, no horizontal overflow. Screenshots go to
  * test-artifacts/invoices/ (copied to docs/screenshots/invoices-*.png).
  */
-import http from 'node:http';
-import { mkdtempSync, rmSync } from 'node:fs';
-import type { AddressInfo } from 'node:net';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import pino from 'pino';
-import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { createDashboardApp } from '../../../dashboard/app';
-import type { DashboardConfig } from '../../../dashboard/config';
+import type { Page } from 'playwright-core';
 import { invoicePolicy } from '../../../dashboard/invoice-config';
 import { systemClock } from '../../../gateway/core/clock';
-import { RULE_SET_A, RULE_SET_B } from '../../../gateway/policy/ruleset';
-import { createStore } from '../../../gateway/store';
-import type { Store } from '../../../gateway/store/ports';
-import {
-  hasChromium,
-  horizontalOverflow,
-  launchChromium,
-  screenshot,
-  watchErrors,
-} from '../../helpers/browser';
 import { useFixture } from '../../helpers/fixture';
-import { linkIn, startSmtpCapture, type SmtpCapture } from '../../helpers/smtp-capture';
+import {
+  camera,
+  maybe,
+  openPage,
+  rulesOf,
+  signUp,
+  startStoreWalk,
+  topUp,
+  useBrowser,
+  useSmtp,
+  type RuleSetName,
+} from './walk-kit';
 
 jest.setTimeout(180_000);
 
-const available = hasChromium() || process.env['CI'] === 'true';
-const maybe = available ? test : test.skip;
+const chromium = useBrowser();
+const smtp = useSmtp();
+const { shot } = camera('invoices');
 
-interface Walk {
-  store: Store;
-  smtp: SmtpCapture;
-  url: string;
-  config: DashboardConfig;
-  close(): Promise<void>;
-}
-
-async function startWalk(set: 'A' | 'B'): Promise<Walk> {
-  const dir = mkdtempSync(join(tmpdir(), 'geogate-invoices-'));
-  const store = await createStore(
-    { kind: 'embedded', path: join(dir, 'store.sqlite') },
-    { clock: systemClock },
-  );
-  const smtp = await startSmtpCapture();
-  const server = http.createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  const config: DashboardConfig = {
-    listen: { host: '127.0.0.1', port: 0 },
-    publicUrl: url,
-    sessionSecret: 'browser-test-session-secret-0123456789',
-    smtp: { host: smtp.host, port: smtp.port, secure: false, from: 'no-reply@dash.test' },
-    payments: { provider: 'test' },
+/** The dashboard of `set` on the system clock, invoicing as a German seller (B: credits priced in EUR). */
+const startWalk = (set: RuleSetName) =>
+  startStoreWalk(set, smtp, systemClock, {
     productName: 'Atlas Geocoding',
     invoicing: {
       seller: {
@@ -72,65 +45,7 @@ async function startWalk(set: 'A' | 'B'): Promise<Walk> {
       reverseCharge: true,
       ...(set === 'B' ? { creditPrice: { currency: 'EUR', creditsPerMinorUnit: 10 } } : {}),
     },
-  };
-  const app = createDashboardApp({
-    store,
-    rules: set === 'A' ? RULE_SET_A : RULE_SET_B,
-    pepper: 'pepper-for-invoice-walk',
-    clock: systemClock,
-    logger: pino({ level: 'silent' }),
-    config,
   });
-  server.on('request', app);
-  return {
-    store,
-    smtp,
-    url,
-    config,
-    async close() {
-      await new Promise<void>((resolve) => {
-        server.close(() => resolve());
-        server.closeAllConnections();
-      });
-      await smtp.close();
-      await store.close();
-      rmSync(dir, { recursive: true, force: true });
-    },
-  };
-}
-
-let browser: Browser;
-beforeAll(async () => {
-  if (available) browser = await launchChromium();
-});
-afterAll(async () => {
-  await browser?.close();
-});
-
-async function shot(page: Page, name: string): Promise<void> {
-  expect({ name, overflow: await horizontalOverflow(page) }).toEqual({ name, overflow: 0 });
-  await screenshot(page, 'invoices', name);
-}
-
-async function signUp(w: Walk, page: Page, set: 'A' | 'B', email: string): Promise<void> {
-  await page.goto('/signup');
-  await page.fill('#f-email', email);
-  if (set === 'A') {
-    await page.fill('#f-name', 'Ada Lovelace');
-    await page.fill('#f-password', 'a long browser password');
-    await page.click('button[type=submit]');
-    await page.waitForSelector('text=Welcome!');
-    await page.goto(linkIn(await w.smtp.waitFor(email)));
-    await page.click('form[action="/verify/email"] button[type=submit]');
-    await page.waitForSelector('text=E-mail address confirmed');
-  } else {
-    await page.click('button[type=submit]');
-    await page.waitForSelector('text=Check your mailbox');
-    await page.goto(linkIn(await w.smtp.waitFor(email)));
-    await page.click('button[type=submit]');
-    await page.waitForSelector('h1:has-text("Overview")');
-  }
-}
 
 async function saveBilling(page: Page, f: { name: string; address: string; country: string; vatId: string }) {
   await page.goto('/billing');
@@ -139,15 +54,6 @@ async function saveBilling(page: Page, f: { name: string; address: string; count
   await page.selectOption('#f-country', f.country);
   await page.fill('#f-vatId', f.vatId);
   await page.click('form[action="/billing"] button[type=submit]');
-}
-
-/** A test top-up through the credit page: its receipt number. */
-async function topUp(page: Page, amount: string): Promise<string> {
-  await page.goto('/credit');
-  await page.fill('#f-amount', amount);
-  await page.click('form[action="/credit/top-up"] button');
-  const done = (await page.textContent('text=Top-up complete.')) ?? '';
-  return /Receipt (\d{4}-\d{6})/.exec(done)?.[1] ?? '';
 }
 
 const rowText = async (page: Page, label: string): Promise<string> =>
@@ -161,14 +67,10 @@ describe.each(['A', 'B'] as const)('rule set %s', (set) => {
   );
 
   maybe('billing details, an invoice, reverse charge and a credit note; 1280 and 375 px', async () => {
-    const context: BrowserContext = await browser.newContext({
-      viewport: { width: 1280, height: 900 },
-      baseURL: w.url,
-    });
-    const page = await context.newPage();
-    const watch = watchErrors(page);
+    const desk = await openPage(chromium.browser, 'desk', w.url);
+    const { page, watch } = desk;
     const email = `invoices-${set.toLowerCase()}@example.com`;
-    await signUp(w, page, set, email);
+    await signUp(page, smtp, set, email);
 
     // A malformed German VAT id is refused on its field, nothing saved.
     watch.expectStatus('/billing', 400);
@@ -229,7 +131,7 @@ describe.each(['A', 'B'] as const)('rule set %s', (set) => {
       currency: set === 'A' ? 'EUR' : 'credits',
       paid: { minor: 2000, currency: 'EUR' },
       paymentRef: 'pi_walk',
-      invoicing: invoicePolicy(w.config, set === 'A' ? RULE_SET_A : RULE_SET_B),
+      invoicing: invoicePolicy(w.site.config, rulesOf(set)),
     });
     const refund = await w.store.refundTopUp(
       { paymentRef: 'pi_walk', claim: 'refund:ch_walk', total: units / 4, eventRef: 'evt_walk' },
@@ -248,10 +150,8 @@ describe.each(['A', 'B'] as const)('rule set %s', (set) => {
     await shot(page, `${set}-billing-list`);
 
     // 375 px: the same pages, nothing wider than the screen.
-    const phone = await browser.newContext({ viewport: { width: 375, height: 812 }, baseURL: w.url });
-    await phone.addCookies(await context.cookies());
-    const p = await phone.newPage();
-    const phoneWatch = watchErrors(p);
+    const phone = await openPage(chromium.browser, 'phone', w.url, desk.ctx);
+    const p = phone.page;
     for (const [path, name] of [
       ['/billing', 'phone-billing'],
       [`/receipts/${number}`, 'phone-invoice'],
@@ -261,8 +161,8 @@ describe.each(['A', 'B'] as const)('rule set %s', (set) => {
       await p.goto(path);
       await shot(p, `${set}-${name}`);
     }
-    await phone.close();
-    await context.close();
-    expect([...watch.errors, ...phoneWatch.errors]).toEqual([]);
+    await phone.ctx.close();
+    await desk.ctx.close();
+    expect([...watch.errors, ...phone.watch.errors]).toEqual([]);
   });
 });

@@ -9,31 +9,29 @@
  * SetupIntent and delivers the signed `checkout.session.completed` as Stripe does. No console errors, no horizontal
  * overflow. Screenshots go to test-artifacts/topup/ (copied to docs/screenshots/topup-*.png).
  */
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
-import pino from 'pino';
-import type { Browser, Page } from 'playwright-core';
-import { createDashboard } from '../../../dashboard/app';
-import type { DashboardConfig } from '../../../dashboard/config';
+import type { Page } from 'playwright-core';
 import type { AutoTopUps } from '../../../dashboard/payments/auto-topup';
-import {
-  hasChromium,
-  horizontalOverflow,
-  launchChromium,
-  screenshot,
-  watchErrors,
-} from '../../helpers/browser';
-import { startBackendProcess, type BackendProcess } from '../../helpers/backend-process';
+import type { BackendProcess } from '../../helpers/backend-process';
 import { useFixture } from '../../helpers/fixture';
-import { PEPPER, startGatewayHarness, type Harness } from '../../helpers/gateway-harness';
-import { linkIn, startSmtpCapture, type SmtpCapture } from '../../helpers/smtp-capture';
+import type { SmtpCapture } from '../../helpers/smtp-capture';
 import { startStripeReplay, type StripeReplay } from '../../helpers/stripe-replay';
 import { reverseWithKey } from '../harness';
+import {
+  camera,
+  maybe,
+  nextMail,
+  openPage,
+  signUp,
+  startGatewayWalk,
+  useBackend,
+  useBrowser,
+  useSmtp,
+  type GatewayWalk,
+  type RuleSetName,
+} from './walk-kit';
 
 jest.setTimeout(180_000);
 
-const available = hasChromium() || process.env['CI'] === 'true';
-const maybe = available ? test : test.skip;
 const WEBHOOK_SECRET = 'whsec_walk_topup';
 
 /** Per rule set: the price of a request and the form's threshold and amount (A: EUR; B: credits, 1 per cent). */
@@ -42,90 +40,39 @@ const MONEY = {
   B: { price: 10, threshold: '100', amount: '100', shownAmount: '100 credits', afterTwo: '190 credits' },
 } as const;
 
-interface Walk {
-  gateway: Harness;
-  backend: BackendProcess;
-  smtp: SmtpCapture;
+interface Walk extends GatewayWalk {
   replay: StripeReplay;
   auto: AutoTopUps;
-  dashboardUrl: string;
-  close(): Promise<void>;
 }
 
-/** Gateway (free allowance 1, priced requests) + dashboard with Stripe over the replay server. */
-async function startWalk(policy: 'A' | 'B'): Promise<Walk> {
-  const backend = await startBackendProcess();
-  const gateway = await startGatewayHarness({
-    policy,
-    backendUrl: backend.url,
-    config: { limits: { freePerDay: 1, pricePerRequest: MONEY[policy].price } },
-  });
-  const smtp = await startSmtpCapture();
+/** Gateway (free allowance 1, priced requests) + dashboard with Stripe over the replay server (its own per walk). */
+async function startWalk(set: RuleSetName, backend: BackendProcess, smtp: SmtpCapture): Promise<Walk> {
   const replay = await startStripeReplay();
-  const server = http.createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const dashboardUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  const config: DashboardConfig = {
-    listen: { host: '127.0.0.1', port: 0 },
-    publicUrl: dashboardUrl,
-    sessionSecret: 'browser-test-session-secret-0123456789',
-    smtp: { host: smtp.host, port: smtp.port, secure: false, from: 'no-reply@dash.test' },
-    payments: {
-      provider: 'stripe',
-      stripe: {
-        secretKey: 'sk_test_replay_key',
-        webhookSecret: WEBHOOK_SECRET,
-        priceCurrency: 'eur',
-        unitsPerMinorUnit: policy === 'A' ? 100 : 1,
-        autoTopUp: { enabled: true, maxFailures: 3, intervalMs: 60_000 },
+  const w = await startGatewayWalk(set, backend, smtp, {
+    gateway: { limits: { freePerDay: 1, pricePerRequest: MONEY[set].price } },
+    dashboard: () => ({
+      payments: {
+        provider: 'stripe',
+        stripe: {
+          secretKey: 'sk_test_replay_key',
+          webhookSecret: WEBHOOK_SECRET,
+          priceCurrency: 'eur',
+          unitsPerMinorUnit: set === 'A' ? 100 : 1,
+          autoTopUp: { enabled: true, maxFailures: 3, intervalMs: 60_000 },
+        },
       },
-    },
-  };
-  const c = gateway.config;
-  const dashboard = createDashboard({
-    store: gateway.store,
-    rules: c.rules,
-    pepper: PEPPER,
-    clock: gateway.clock,
-    logger: pino({ level: 'silent' }),
-    config,
-    stripe: replay.client(),
+    }),
+    deps: () => ({ stripe: replay.client() }),
+    alongside: [replay],
   });
-  server.on('request', dashboard.app);
-  replay.webhook = { url: `${dashboardUrl}/webhooks/stripe`, secret: WEBHOOK_SECRET };
-  return {
-    gateway,
-    backend,
-    smtp,
-    replay,
-    auto: dashboard.autoTopUp as AutoTopUps,
-    dashboardUrl,
-    async close() {
-      await new Promise<void>((resolve) => {
-        server.close(() => resolve());
-        server.closeAllConnections();
-      });
-      await replay.close();
-      await smtp.close();
-      await gateway.close();
-      await backend.stop();
-    },
-  };
+  replay.webhook = { url: `${w.dashboardUrl}/webhooks/stripe`, secret: WEBHOOK_SECRET };
+  return { ...w, replay, auto: w.site.dashboard.autoTopUp as AutoTopUps };
 }
 
-let browser: Browser;
-beforeAll(async () => {
-  if (available) browser = await launchChromium();
-});
-afterAll(async () => {
-  await browser?.close();
-});
-
-/** No horizontal overflow, then a screenshot. */
-async function shot(page: Page, name: string): Promise<void> {
-  expect({ name, overflow: await horizontalOverflow(page) }).toEqual({ name, overflow: 0 });
-  await screenshot(page, 'topup', name);
-}
+const chromium = useBrowser();
+const backend = useBackend();
+const smtp = useSmtp();
+const { shot } = camera('topup');
 
 /** Route the browser's Stripe Checkout requests to the replay's stand-in page. */
 async function routeCheckout(page: Page, replay: StripeReplay): Promise<void> {
@@ -151,26 +98,6 @@ async function routeCheckout(page: Page, replay: StripeReplay): Promise<void> {
   });
 }
 
-async function signUp(w: Walk, page: Page, set: 'A' | 'B', email: string): Promise<void> {
-  await page.goto('/signup');
-  await page.fill('#f-email', email);
-  if (set === 'A') {
-    await page.fill('#f-name', 'Ada Lovelace');
-    await page.fill('#f-password', 'a long browser password');
-    await page.click('button[type=submit]');
-    await page.waitForSelector('text=Welcome!');
-    await page.goto(linkIn(await w.smtp.waitFor(email)));
-    await page.click('form[action="/verify/email"] button[type=submit]');
-    await page.waitForSelector('text=E-mail address confirmed');
-  } else {
-    await page.click('button[type=submit]');
-    await page.waitForSelector('text=Check your mailbox');
-    await page.goto(linkIn(await w.smtp.waitFor(email)));
-    await page.click('button[type=submit]');
-    await page.waitForSelector('h1:has-text("Overview")');
-  }
-}
-
 /** Save test card `pm` on Stripe's (stand-in) hosted page, back on the auto top-up page. */
 async function saveCard(page: Page, pm: string): Promise<void> {
   await page.click('form[action="/credit/auto-top-up/card"] button');
@@ -185,7 +112,7 @@ const text = async (page: Page, sel: string) => ((await page.textContent(sel)) ?
 describe.each(['A', 'B'] as const)('rule set %s', (set) => {
   const w = useFixture(
     `walk topup ${set}`,
-    () => startWalk(set),
+    () => startWalk(set, backend, smtp),
     (s) => s.close(),
   );
   const m = MONEY[set];
@@ -193,15 +120,11 @@ describe.each(['A', 'B'] as const)('rule set %s', (set) => {
   maybe(
     'auto top-up: a saved card, a threshold, once per crossing, a failure told; 1280 and 375 px',
     async () => {
-      const context = await browser.newContext({
-        viewport: { width: 1280, height: 900 },
-        baseURL: w.dashboardUrl,
-      });
-      const page = await context.newPage();
-      const watch = watchErrors(page);
+      const desk = await openPage(chromium.browser, 'desk', w.dashboardUrl);
+      const { page, watch } = desk;
       await routeCheckout(page, w.replay);
       const email = `topup-${set.toLowerCase()}@example.com`;
-      await signUp(w, page, set, email);
+      await signUp(page, smtp, set, email);
 
       await page.goto('/credit');
       await page.click('[data-auto-topup-link] a');
@@ -257,6 +180,7 @@ describe.each(['A', 'B'] as const)('rule set %s', (set) => {
       // A card that needs the customer present: the next crossing fails, the page and an e-mail say why.
       await page.goto('/credit/auto-top-up');
       await saveCard(page, 'pm_card_authenticationRequired');
+      const seen = smtp.messages.length;
       for (let i = 0; i < 12; i++) {
         const r = await reverseWithKey(w.gateway.mainUrl, key);
         if (r.status !== 200) break;
@@ -267,37 +191,25 @@ describe.each(['A', 'B'] as const)('rule set %s', (set) => {
       expect(await text(page, 'tr[data-attempt="failed"]')).toContain(
         'your bank asks you to confirm this payment',
       );
-      const failedMail = async () => {
-        for (let i = 0; i < 100; i++) {
-          const found = w.smtp.messages.find(
-            (msg) => msg.to.includes(email) && /Subject: Automatic top-up failed/.test(msg.raw),
-          );
-          if (found) return found;
-          await new Promise((r) => setTimeout(r, 100));
-        }
-        throw new Error('no failure mail');
-      };
-      expect((await failedMail()).text.replace(/\s+/g, ' ')).toContain(
+      const failedMail = nextMail(smtp, email, seen, (msg) =>
+        /Subject: Automatic top-up failed/.test(msg.raw),
+      );
+      expect((await failedMail).text.replace(/\s+/g, ' ')).toContain(
         'your bank asks you to confirm this payment',
       );
       await shot(page, `${set}-failed`);
 
       // 375 px: the same page, readable, nothing overflows.
-      const phone = await browser.newContext({
-        viewport: { width: 375, height: 812 },
-        baseURL: w.dashboardUrl,
-        storageState: await context.storageState(),
-      });
-      const small = await phone.newPage();
-      const phoneWatch = watchErrors(small);
+      const phone = await openPage(chromium.browser, 'phone', w.dashboardUrl, desk.ctx);
+      const small = phone.page;
       await small.goto('/credit/auto-top-up');
       await small.waitForSelector('h1:has-text("Auto top-up")');
       await shot(small, `${set}-phone`);
       await small.goto('/credit');
       await shot(small, `${set}-phone-credit`);
-      expect([...watch.errors, ...phoneWatch.errors]).toEqual([]);
-      await phone.close();
-      await context.close();
+      expect([...watch.errors, ...phone.watch.errors]).toEqual([]);
+      await phone.ctx.close();
+      await desk.ctx.close();
     },
   );
 });

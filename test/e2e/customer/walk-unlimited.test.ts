@@ -8,145 +8,58 @@
  * No console errors, no horizontal overflow, axe-core WCAG A/AA clean. Screenshots go to test-artifacts/unlimited/
  * (copied to docs/screenshots/unlimited-*.png).
  */
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
-import pino from 'pino';
-import type { Browser, Page } from 'playwright-core';
-import { createDashboardApp } from '../../../dashboard/app';
-import type { DashboardConfig } from '../../../dashboard/config';
-import { axeViolations } from '../../helpers/axe';
-import {
-  hasChromium,
-  horizontalOverflow,
-  launchChromium,
-  screenshot,
-  watchErrors,
-} from '../../helpers/browser';
-import { startBackendProcess, type BackendProcess } from '../../helpers/backend-process';
+import type { Page } from 'playwright-core';
+import type { BackendProcess } from '../../helpers/backend-process';
 import { useFixture } from '../../helpers/fixture';
-import { PEPPER, startGatewayHarness, type Harness } from '../../helpers/gateway-harness';
 import { deliver, delivery, GreenfieldStandIn, sign } from '../../helpers/greenfield-stand-in';
-import { linkIn, startSmtpCapture, type SmtpCapture } from '../../helpers/smtp-capture';
+import type { SmtpCapture } from '../../helpers/smtp-capture';
 import { reverseWithKey } from '../harness';
+import {
+  camera,
+  maybe,
+  newKey,
+  openPage,
+  signUp,
+  startGatewayWalk,
+  useBackend,
+  useBrowser,
+  useSmtp,
+  type GatewayWalk,
+  type RuleSetName,
+} from './walk-kit';
 
 jest.setTimeout(180_000);
 
 const DAY = 86_400_000;
-const available = hasChromium() || process.env['CI'] === 'true';
-const maybe = available ? test : test.skip;
 
-interface Walk {
-  gateway: Harness;
-  backend: BackendProcess;
-  smtp: SmtpCapture;
+interface Walk extends GatewayWalk {
   gf: GreenfieldStandIn;
-  dashboardUrl: string;
-  close(): Promise<void>;
 }
 
 /** Gateway + dashboard (freePerDay 1); B sells the plan at €199.00 for 30 days, by demo card or crypto. */
-async function startWalk(policy: 'A' | 'B'): Promise<Walk> {
-  const backend = await startBackendProcess();
-  const gateway = await startGatewayHarness({
-    policy,
-    backendUrl: backend.url,
-    config: { limits: { freePerDay: 1 }, hosts: [{ name: 'localhost', adapter: 'native' }] },
-  });
-  const smtp = await startSmtpCapture();
+async function startWalk(set: RuleSetName, backend: BackendProcess, smtp: SmtpCapture): Promise<Walk> {
   const gf = new GreenfieldStandIn();
   await gf.start();
-  const server = http.createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const dashboardUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  const config: DashboardConfig = {
-    listen: { host: '127.0.0.1', port: 0 },
-    publicUrl: dashboardUrl,
-    sessionSecret: 'browser-test-session-secret-0123456789',
-    smtp: { host: smtp.host, port: smtp.port, secure: false, from: 'no-reply@dash.test' },
-    payments: { provider: 'test', crypto: { provider: 'btcpay', btcpay: gf.config(1) } },
-    ...(policy === 'B' ? { unlimitedPlan: { price: '199.00', currency: 'EUR', periodDays: 30 } } : {}),
-  };
-  const app = createDashboardApp({
-    store: gateway.store,
-    rules: gateway.config.rules,
-    pepper: PEPPER,
-    clock: gateway.clock,
-    logger: pino({ level: 'silent' }),
-    config,
+  const w = await startGatewayWalk(set, backend, smtp, {
+    gateway: { limits: { freePerDay: 1 }, hosts: [{ name: 'localhost', adapter: 'native' }] },
+    dashboard: () => ({
+      payments: { provider: 'test', crypto: { provider: 'btcpay', btcpay: gf.config(1) } },
+      ...(set === 'B' ? { unlimitedPlan: { price: '199.00', currency: 'EUR', periodDays: 30 } } : {}),
+    }),
+    alongside: [gf],
   });
-  server.on('request', app);
-  return {
-    gateway,
-    backend,
-    smtp,
-    gf,
-    dashboardUrl,
-    async close() {
-      await new Promise<void>((resolve) => {
-        server.close(() => resolve());
-        server.closeAllConnections();
-      });
-      await gf.close();
-      await smtp.close();
-      await gateway.close();
-      await backend.stop();
-    },
-  };
+  return { ...w, gf };
 }
 
-let browser: Browser;
-beforeAll(async () => {
-  if (available) browser = await launchChromium();
-});
-afterAll(async () => {
-  await browser?.close();
-});
-
-const a11y: string[] = [];
-
+const chromium = useBrowser();
+const backend = useBackend();
+const smtp = useSmtp();
 /** No horizontal overflow, axe-core clean, then a screenshot. */
-async function shot(page: Page, name: string): Promise<void> {
-  expect({ name, overflow: await horizontalOverflow(page) }).toEqual({ name, overflow: 0 });
-  a11y.push(...(await axeViolations(page)));
-  await screenshot(page, 'unlimited', name);
-}
-
-/** Sign up (A: name, password and the e-mailed verification; B: the e-mailed link). */
-async function signUp(w: Walk, page: Page, set: 'A' | 'B', email: string): Promise<void> {
-  await page.goto('/signup');
-  await page.fill('#f-email', email);
-  if (set === 'A') {
-    await page.fill('#f-name', 'Ada Lovelace');
-    await page.fill('#f-password', 'a long browser password');
-    await page.click('button[type=submit]');
-    await page.waitForSelector('text=Welcome!');
-    await page.goto(linkIn(await w.smtp.waitFor(email)));
-    await page.click('form[action="/verify/email"] button[type=submit]');
-    await page.waitForSelector('text=E-mail address confirmed');
-  } else {
-    await page.click('button[type=submit]');
-    await page.waitForSelector('text=Check your mailbox');
-    await page.goto(linkIn(await w.smtp.waitFor(email)));
-    await page.click('button[type=submit]');
-    await page.waitForSelector('h1:has-text("Overview")');
-  }
-}
-
-/** A new key made on the keys page; its secret. */
-async function newKey(page: Page): Promise<string> {
-  await page.goto('/keys');
-  await page.fill('#f-label', 'server');
-  await page.click('form[action="/keys"] button[type=submit]');
-  await page.waitForSelector('#new-key');
-  return page.inputValue('#new-key');
-}
+const { shot, takeViolations } = camera('unlimited', { axe: true });
 
 /** The credit page at 375 px with the session of `page`: no overflow, the plan's prices readable; a screenshot. */
 async function phone(w: Walk, page: Page, name: string, paths: [string, string][]): Promise<string[]> {
-  const ctx = await browser.newContext({ viewport: { width: 375, height: 812 }, baseURL: w.dashboardUrl });
-  await ctx.addCookies(await page.context().cookies());
-  const p = await ctx.newPage();
-  const watch = watchErrors(p);
+  const { ctx, page: p, watch } = await openPage(chromium.browser, 'phone', w.dashboardUrl, page.context());
   for (const [path, tag] of paths) {
     await p.goto(path);
     await shot(p, `${name}-phone-${tag}`);
@@ -158,20 +71,15 @@ async function phone(w: Walk, page: Page, name: string, paths: [string, string][
 describe('rule set B', () => {
   const w = useFixture(
     'unlimited B',
-    () => startWalk('B'),
+    () => startWalk('B', backend, smtp),
     (s) => s.close(),
   );
 
   maybe(
     'buy the plan, the refused key works at once; renew in crypto; receipts; 1280 and 375 px',
     async () => {
-      const context = await browser.newContext({
-        viewport: { width: 1280, height: 900 },
-        baseURL: w.dashboardUrl,
-      });
-      const page = await context.newPage();
-      const watch = watchErrors(page);
-      await signUp(w, page, 'B', 'una@example.com');
+      const { ctx: context, page, watch } = await openPage(chromium.browser, 'desk', w.dashboardUrl);
+      await signUp(page, smtp, 'B', 'una@example.com');
       const key = await newKey(page);
       expect((await reverseWithKey(w.gateway.mainUrl, key)).status).toBe(200);
       expect((await reverseWithKey(w.gateway.mainUrl, key)).status).toBe(429); // free request used, no credits
@@ -238,7 +146,7 @@ describe('rule set B', () => {
       ]);
       await context.close();
       expect([...watch.errors, ...phoneErrors]).toEqual([]);
-      expect(a11y.splice(0)).toEqual([]);
+      expect(takeViolations()).toEqual([]);
     },
   );
 });
@@ -246,18 +154,13 @@ describe('rule set B', () => {
 describe('rule set A', () => {
   const w = useFixture(
     'unlimited A',
-    () => startWalk('A'),
+    () => startWalk('A', backend, smtp),
     (s) => s.close(),
   );
 
   maybe('the credit page sells packages, not a plan; 1280 and 375 px', async () => {
-    const context = await browser.newContext({
-      viewport: { width: 1280, height: 900 },
-      baseURL: w.dashboardUrl,
-    });
-    const page = await context.newPage();
-    const watch = watchErrors(page);
-    await signUp(w, page, 'A', 'ada@example.com');
+    const { ctx: context, page, watch } = await openPage(chromium.browser, 'desk', w.dashboardUrl);
+    await signUp(page, smtp, 'A', 'ada@example.com');
     await page.goto('/credit');
     expect(await page.textContent('[data-price="package"]')).toContain('per calendar month');
     expect(await page.locator('form[action="/unlimited"]').count()).toBe(0);
@@ -266,6 +169,6 @@ describe('rule set A', () => {
     const phoneErrors = await phone(w, page, 'A', [['/credit', 'credit']]);
     await context.close();
     expect([...watch.errors, ...phoneErrors]).toEqual([]);
-    expect(a11y.splice(0)).toEqual([]);
+    expect(takeViolations()).toEqual([]);
   });
 });

@@ -5,50 +5,38 @@
  * menu, the prices at 375 px, the logo and favicon. No console errors, no horizontal overflow. Screenshots go to
  * test-artifacts/customer/ (copied to docs/screenshots/customer-*.png).
  */
-import http from 'node:http';
 import { writeFileSync } from 'node:fs';
-import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
-import pino from 'pino';
-import type { Browser, Page } from 'playwright-core';
-import { createDashboardApp } from '../../../dashboard/app';
-import type { DashboardConfig } from '../../../dashboard/config';
-import {
-  hasChromium,
-  horizontalOverflow,
-  launchChromium,
-  screenshot,
-  watchErrors,
-} from '../../helpers/browser';
-import { startBackendProcess, type BackendProcess } from '../../helpers/backend-process';
+import type { BackendProcess } from '../../helpers/backend-process';
 import { useFixture } from '../../helpers/fixture';
-import { PEPPER, startGatewayHarness, type Harness } from '../../helpers/gateway-harness';
-import { linkIn, startSmtpCapture, type SmtpCapture } from '../../helpers/smtp-capture';
+import type { SmtpCapture } from '../../helpers/smtp-capture';
 import { reverseWithKey } from '../harness';
+import {
+  camera,
+  maybe,
+  newKey,
+  openPage,
+  signUp,
+  startGatewayWalk,
+  topUp,
+  until,
+  useBackend,
+  useBrowser,
+  useSmtp,
+  type RuleSetName,
+  type GatewayWalk,
+} from './walk-kit';
 
 jest.setTimeout(180_000);
 
 const API = 'https://api.atlas.example';
-const available = hasChromium() || process.env['CI'] === 'true';
-const maybe = available ? test : test.skip;
 const LOGO =
   '<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 28 28"><circle cx="14" cy="14" r="12" fill="#1a5fb4"/></svg>';
 
-interface Walk {
-  gateway: Harness;
-  backend: BackendProcess;
-  smtp: SmtpCapture;
-  dashboardUrl: string;
-  close(): Promise<void>;
-}
-
-/** Gateway (main, google and mapbox hosts with public URLs) + dashboard, freePerDay 1. */
-async function startWalk(policy: 'A' | 'B'): Promise<Walk> {
-  const backend = await startBackendProcess();
-  const gateway = await startGatewayHarness({
-    policy,
-    backendUrl: backend.url,
-    config: {
+/** Gateway (main, google and mapbox hosts with public URLs) + dashboard, freePerDay 1; B with a logo and favicon. */
+async function startWalk(set: RuleSetName, backend: BackendProcess, smtp: SmtpCapture): Promise<GatewayWalk> {
+  const w = await startGatewayWalk(set, backend, smtp, {
+    gateway: {
       publicApiUrl: API,
       limits: { freePerDay: 1 },
       hosts: [
@@ -57,112 +45,48 @@ async function startWalk(policy: 'A' | 'B'): Promise<Walk> {
         { name: 'mapbox.test', port: 0, adapter: 'mapbox' },
       ],
     },
-  });
-  const smtp = await startSmtpCapture();
-  const server = http.createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const dashboardUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  gateway.config.customerLinks = { problems: `${dashboardUrl}/problems/`, topUp: `${dashboardUrl}/credit` };
-  const logo = join(gateway.dir, 'logo.svg');
-  writeFileSync(logo, LOGO);
-  const config: DashboardConfig = {
-    listen: { host: '127.0.0.1', port: 0 },
-    publicUrl: dashboardUrl,
-    sessionSecret: 'browser-test-session-secret-0123456789',
-    smtp: { host: smtp.host, port: smtp.port, secure: false, from: 'no-reply@dash.test' },
-    payments: { provider: 'test' },
-    ...(policy === 'B' ? { productName: 'Atlas Geocoding', logo, favicon: logo } : {}),
-  };
-  const c = gateway.config;
-  const app = createDashboardApp({
-    store: gateway.store,
-    rules: c.rules,
-    pepper: PEPPER,
-    clock: gateway.clock,
-    logger: pino({ level: 'silent' }),
-    config,
-    deployment: {
-      apiUrl: c.publicApiUrl,
-      hosts: c.hosts
-        .filter((h) => h.adapter.name !== 'native')
-        .map((h) => ({ label: h.label, adapter: h.adapter.name, url: h.publicUrl })),
+    dashboard: (gateway) => {
+      if (set === 'A') return {};
+      const logo = join(gateway.dir, 'logo.svg');
+      writeFileSync(logo, LOGO);
+      return { productName: 'Atlas Geocoding', logo, favicon: logo };
     },
+    deps: ({ config: c }) => ({
+      deployment: {
+        apiUrl: c.publicApiUrl,
+        hosts: c.hosts
+          .filter((h) => h.adapter.name !== 'native')
+          .map((h) => ({ label: h.label, adapter: h.adapter.name, url: h.publicUrl })),
+      },
+    }),
   });
-  server.on('request', app);
-  return {
-    gateway,
-    backend,
-    smtp,
-    dashboardUrl,
-    async close() {
-      await new Promise<void>((resolve) => {
-        server.close(() => resolve());
-        server.closeAllConnections();
-      });
-      await smtp.close();
-      await gateway.close();
-      await backend.stop();
-    },
+  w.gateway.config.customerLinks = {
+    problems: `${w.dashboardUrl}/problems/`,
+    topUp: `${w.dashboardUrl}/credit`,
   };
+  return w;
 }
 
-let browser: Browser;
-beforeAll(async () => {
-  if (available) browser = await launchChromium();
-});
-afterAll(async () => {
-  await browser?.close();
-});
-
-/** No horizontal overflow, then a screenshot. */
-async function shot(page: Page, name: string): Promise<void> {
-  expect({ name, overflow: await horizontalOverflow(page) }).toEqual({ name, overflow: 0 });
-  await screenshot(page, 'customer', name);
-}
-
-/** Sign up (A: name and password, then the e-mailed verification; B: the e-mailed link). */
-async function signUp(w: Walk, page: Page, set: 'A' | 'B', email: string): Promise<void> {
-  await page.goto('/signup');
-  await page.fill('#f-email', email);
-  if (set === 'A') {
-    await page.fill('#f-name', 'Ada Lovelace');
-    await page.fill('#f-password', 'a long browser password');
-    await page.click('button[type=submit]');
-    await page.waitForSelector('text=Welcome!');
-    await page.goto(linkIn(await w.smtp.waitFor(email)));
-    await page.click('form[action="/verify/email"] button[type=submit]');
-    await page.waitForSelector('text=E-mail address confirmed');
-  } else {
-    await page.click('button[type=submit]');
-    await page.waitForSelector('text=Check your mailbox');
-    await page.goto(linkIn(await w.smtp.waitFor(email)));
-    await page.click('button[type=submit]');
-    await page.waitForSelector('h1:has-text("Overview")');
-  }
-}
+const chromium = useBrowser();
+const backend = useBackend();
+const smtp = useSmtp();
+const { shot } = camera('customer');
 
 describe.each(['A', 'B'] as const)('rule set %s', (set) => {
   const w = useFixture(
     `walk ${set}`,
-    () => startWalk(set),
+    () => startWalk(set, backend, smtp),
     (s) => s.close(),
   );
 
   maybe('docs for this deployment, a way out of a refusal, the small things; 1280 and 375 px', async () => {
-    const context = await browser.newContext({
-      viewport: { width: 1280, height: 900 },
-      baseURL: w.dashboardUrl,
-    });
-    const page = await context.newPage();
-    const watch = watchErrors(page);
-    await signUp(w, page, set, `walk-${set.toLowerCase()}@example.com`);
+    const desk = await openPage(chromium.browser, 'desk', w.dashboardUrl);
+    const { page, watch } = desk;
+    const email = `walk-${set.toLowerCase()}@example.com`;
+    await signUp(page, smtp, set, email);
 
     // Item 1: the new-key page's first request, with the key and the deployment's address.
-    await page.goto('/keys');
-    await page.fill('#f-label', 'server');
-    await page.click('form[action="/keys"] button[type=submit]');
-    await page.waitForSelector('#new-key');
-    const key = await page.inputValue('#new-key');
+    const key = await newKey(page);
     for (const id of ['#first-curl', '#first-js', '#first-py']) {
       const code = (await page.textContent(id)) ?? '';
       expect(code).toContain(key);
@@ -183,12 +107,12 @@ describe.each(['A', 'B'] as const)('rule set %s', (set) => {
     await shot(page, `${set}-problem-page`);
 
     // The refusal's time reaches the store within a second (the gateway's recent-refusals buffer): the banner names it.
-    let since = 0;
-    for (const t0 = Date.now(); since === 0 && Date.now() - t0 < 5_000;) {
-      await page.goto('/');
-      since = await page.locator('[data-refused-since]').count();
-      if (since === 0) await new Promise((r) => setTimeout(r, 300));
-    }
+    const account = (await w.gateway.store.findAccountByEmail(email))!;
+    await until('the refusal in the store', async () => {
+      const rows = await w.gateway.store.recentRefusals(account.id, 0, 10);
+      return rows.length > 0 ? rows : undefined;
+    });
+    await page.goto('/');
     const banner = ((await page.textContent('[data-refusing]')) ?? '').replace(/\s+/g, ' ');
     expect(banner).toContain('Requests are being refused (1 today): the free requests are used');
     expect(await page.textContent('[data-refused-since]')).toMatch(/^\d\d:\d\d UTC$/);
@@ -197,10 +121,7 @@ describe.each(['A', 'B'] as const)('rule set %s', (set) => {
     expect(await page.textContent('[data-burn]')).toBe('no paid requests in the last 7 days');
     await shot(page, `${set}-overview-refusing`);
     // A top-up ends the state; one paid request gives a days-to-empty.
-    await page.goto('/credit');
-    await page.fill('#f-amount', set === 'A' ? '1' : '70');
-    await page.click('form[action="/credit/top-up"] button');
-    await page.waitForSelector('text=Top-up complete.');
+    await topUp(page, set === 'A' ? '1' : '70');
     expect((await reverseWithKey(w.gateway.mainUrl, key)).status).toBe(200);
     await page.goto('/');
     expect(await page.locator('[data-refusing]').count()).toBe(0);
@@ -263,13 +184,8 @@ describe.each(['A', 'B'] as const)('rule set %s', (set) => {
     }
 
     // 375 px: the navigation is one line with a menu; the prices stay readable; no page overflows.
-    const phone = await browser.newContext({
-      viewport: { width: 375, height: 812 },
-      baseURL: w.dashboardUrl,
-    });
-    await phone.addCookies(await context.cookies());
-    const p = await phone.newPage();
-    const phoneWatch = watchErrors(p);
+    const phone = await openPage(chromium.browser, 'phone', w.dashboardUrl, desk.ctx);
+    const p = phone.page;
     await p.goto('/');
     const header = await p.locator('header.top').boundingBox();
     expect(header?.height ?? 999).toBeLessThan(64);
@@ -293,8 +209,8 @@ describe.each(['A', 'B'] as const)('rule set %s', (set) => {
       await p.goto(path);
       await shot(p, `${set}-phone-${path.slice(1).replace(/\//g, '-')}`);
     }
-    await phone.close();
-    await context.close();
-    expect([...watch.errors, ...phoneWatch.errors]).toEqual([]);
+    await phone.ctx.close();
+    await desk.ctx.close();
+    expect([...watch.errors, ...phone.watch.errors]).toEqual([]);
   });
 });
