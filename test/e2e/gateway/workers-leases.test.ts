@@ -8,8 +8,8 @@
 import { utcDay } from '../../../gateway/core/clock';
 import { killAll } from '../../helpers/gateway-processes';
 import { chargedAmount, chargedRequests } from '../../helpers/ledger';
-import { call, useBackendProcess } from '../harness';
-import { billedAtOnce, startWorkers } from './workers-start';
+import { useBackendProcess } from '../harness';
+import { billedAtOnce, billedOnce, startWorkers } from './workers-start';
 
 const backend = useBackendProcess();
 
@@ -46,20 +46,18 @@ test('20×N concurrent billed requests over 2 lease-holding workers with a balan
   }
 }, 120_000);
 
-/** Clients sending billed requests until told to stop; counts the 200s. */
+/**
+ * Clients sending billed requests until told to stop; counts the 200s, and the requests sent but never answered
+ * within 20 s (in doubt: maybe admitted and charged, maybe never past the cluster primary).
+ */
 function load(url: string, key: string, concurrency: number) {
-  const state = { answered: 0, stop: false, other: [] as number[] };
+  const state = { answered: 0, inDoubt: 0, stop: false, other: [] as number[] };
   const client = async (): Promise<void> => {
     while (!state.stop) {
-      try {
-        const r = await call(url, '/v1/reverse?lat=51.5&lon=-0.12', {
-          headers: { 'x-api-key': key, connection: 'close' },
-        });
-        if (r.status === 200) state.answered++;
-        else if (!state.stop) state.other.push(r.status);
-      } catch {
-        // a connection cut by the kill: not answered
-      }
+      const r = await billedOnce(url, key, 20_000);
+      if (r === 200) state.answered++;
+      else if (r === 'timeout') state.inDoubt++;
+      else if (r !== 'cut' && !state.stop) state.other.push(r); // 'cut': a connection cut by a kill, not answered
     }
   };
   const clients = Array.from({ length: concurrency }, client);
@@ -100,10 +98,10 @@ test('kill -9 of the whole gateway (2 lease holders) during billed requests: rep
   }
 }, 120_000);
 
-// Skipped: on the shared 2-core machine (load ~17) this test timed out twice (180 s, then 240 s) without a failed
-// assertion; where it waits was not found before the deadline. The same reclaim and replay are proven in-process by
-// test/integration/store/embedded-leases.test.ts. Un-skip once diagnosed.
-test.skip('kill -9 of one lease-holding worker under load: replaced, its journal replayed, its leases voided; balance = start − charges ≥ 0', async () => {
+// It hung (skipped until now: 180 s and 240 s timeouts, no failed assertion) because a client request had no
+// time-out: a connection the cluster primary had handed to the killed worker stays open, unanswered, for ever. The
+// clients now give a request up after 20 s and count it in doubt (billedOnce in workers-start.ts).
+test('kill -9 of one lease-holding worker under load: replaced, its journal replayed, its leases voided; balance = start − charges ≥ 0', async () => {
   const START = 200;
   const CONCURRENCY = 4;
   const s = await setUp('A', START);
@@ -121,8 +119,9 @@ test.skip('kill -9 of one lease-holding worker under load: replaced, its journal
     // Past the TTL, whatever the dead incarnation still held is the owner's again: served one by one until 402.
     await new Promise((r) => setTimeout(r, 11_000));
     for (let i = 0; i < 2 * CONCURRENCY + 2; i++) {
-      const r = await call(s.gw.url, '/v1/reverse?lat=51.5&lon=-0.12', { headers: { 'x-api-key': s.key } });
-      if (r.status === 200) l.state.answered++;
+      const r = await billedOnce(s.gw.url, s.key, 20_000);
+      if (r === 200) l.state.answered++;
+      else if (r === 'timeout') l.state.inDoubt++;
       else break;
     }
     await s.gw.stop(); // SIGTERM: each worker folds and gives its leases back
@@ -135,8 +134,9 @@ test.skip('kill -9 of one lease-holding worker under load: replaced, its journal
       expect(balance).toBeGreaterThanOrEqual(0);
       expect(balance).toBe(START - charges);
       expect(chargedAmount(ledger)).toBe(charges);
-      // Nothing charged that was not answered (kept); at most the dead worker's last turn of answers uncharged.
-      expect(charges).toBeLessThanOrEqual(l.state.answered);
+      // Nothing charged that was not answered (kept), but for requests in doubt (sent, never answered: the killed
+      // worker may have kept one before it died); at most the dead worker's last turn of answers uncharged.
+      expect(charges).toBeLessThanOrEqual(l.state.answered + l.state.inDoubt);
       expect(charges).toBeGreaterThanOrEqual(l.state.answered - CONCURRENCY);
       expect(l.state.answered).toBeLessThanOrEqual(START); // never over-admitted
     } finally {

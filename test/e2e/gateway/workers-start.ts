@@ -4,6 +4,7 @@
  * started and listening. `admission: 'memory'` makes each worker a lease holder (D33).
  */
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import http from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { systemClock } from '../../../gateway/core/clock';
@@ -91,4 +92,31 @@ export async function billedAtOnce(url: string, key: string, count: number): Pro
     Array.from({ length: count }, () => call(url, BILLED_PATH, { headers: { 'x-api-key': key } })),
   );
   return answers.map((a) => a.status);
+}
+
+/**
+ * One billed request on its own connection, given up after `timeoutMs`: its status, 'cut' (the connection failed:
+ * never answered) or 'timeout' (sent, no answer: in doubt). A worker killed with -9 can leave a connection that the
+ * cluster primary accepted and handed to it hanging for ever (the primary keeps its copy of the socket until the
+ * worker says it took it, and a dead worker never says); without a time-out such a client never returns.
+ */
+export function billedOnce(url: string, key: string, timeoutMs: number): Promise<number | 'cut' | 'timeout'> {
+  return new Promise((resolve) => {
+    let timedOut = false;
+    const req = http.request(
+      new URL(BILLED_PATH, url),
+      { headers: { 'x-api-key': key, connection: 'close' }, agent: false },
+      (res) => {
+        res.resume();
+        res.on('end', () => resolve(res.statusCode ?? 0));
+        res.on('error', () => resolve(timedOut ? 'timeout' : 'cut'));
+      },
+    );
+    req.setTimeout(timeoutMs, () => {
+      timedOut = true;
+      req.destroy(); // the socket closes: nothing of this request stays open in the test process
+    });
+    req.on('error', () => resolve(timedOut ? 'timeout' : 'cut'));
+    req.end();
+  });
 }
