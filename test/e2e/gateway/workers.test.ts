@@ -4,74 +4,23 @@
  * charged) and kill -9 (the whole gateway, primary and workers, killed during billed requests: no answered request
  * lost, balance = start − charges) hold as with one process.
  */
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { systemClock, utcDay } from '../../../gateway/core/clock';
-import { generateKey, hashKey, keyPrefix } from '../../../gateway/core/keys';
-import { createStore } from '../../../gateway/store';
-import { childPids, killAll, waitForChildren } from '../../helpers/gateway-processes';
-import { call, startGatewayProc, useBackendProcess } from '../harness';
+import { utcDay } from '../../../gateway/core/clock';
+import { childPids, killAll } from '../../helpers/gateway-processes';
 import { chargedAmount, chargedRequests } from '../../helpers/ledger';
+import { call, useBackendProcess } from '../harness';
+import { billedAtOnce, startWorkers } from './workers-start';
 
-const PEPPER = 'workers-pepper-0123456789abcdef';
 const backend = useBackendProcess();
 
-/** A store file with one pay-as-you-go key whose account holds `balance`; the gateway config beside it. */
-async function setUp(policy: 'A' | 'B', balance: number) {
-  const dir = mkdtempSync(join(tmpdir(), 'geogate-workers-'));
-  const dbPath = join(dir, 'geogate.db');
-  const seed = await createStore({ kind: 'embedded', path: dbPath }, { clock: systemClock });
-  const acc = await seed.createAccount({ email: 'workers@example.com', name: 'W' }, Date.now());
-  await seed.credit(acc.id, balance, 'start', Date.now());
-  const key = generateKey();
-  const k = await seed.createKey(
-    { accountId: acc.id, hash: hashKey(key, PEPPER), prefix: keyPrefix(key), kind: 'payg' },
-    Date.now(),
-  );
-  await seed.close();
-  const file = join(dir, 'gateway.yaml');
-  writeFileSync(
-    file,
-    [
-      `policy: ${policy}`,
-      'listen: { host: 127.0.0.1, port: 0 }',
-      'admin: { listen: { host: 127.0.0.1, port: 0 }, token: workers-admin-token-0123 }',
-      `backend: { url: "${backend.url}" }`,
-      `store: { kind: embedded, path: "${dbPath}" }`,
-      `keyPepper: "${PEPPER}"`,
-      'hosts: [{ name: localhost, adapter: native }]',
-      'limits: { freePerDay: 0 }',
-      'log: { level: silent }',
-      'drain: { delayMs: 0 }',
-      'workers: 2',
-    ].join('\n'),
-  );
-  const gw = await startGatewayProc(file, 3);
-  const workers = await waitForChildren(gw.pid, 2);
-  // Each worker prints its three URL lines once it listens; the second starts after the first listens.
-  const deadline = Date.now() + 60_000;
-  while (gw.urls.length < 6 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
-  expect(gw.urls).toHaveLength(6);
-  const open = () => createStore({ kind: 'embedded', path: dbPath }, { clock: systemClock });
-  const cleanup = async () => {
-    await killAll(gw);
-    rmSync(dir, { recursive: true, force: true });
-  };
-  return { gw, workers, key, accountId: acc.id, keyId: k.id, open, cleanup };
-}
+const setUp = (policy: 'A' | 'B', balance: number) =>
+  startWorkers({ policy, balance, backendUrl: backend.url });
 
 test('20×N concurrent billed requests over 2 workers with a balance worth N=10: exactly N served and charged', async () => {
   const N = 10;
   const s = await setUp('A', N);
   try {
     expect(s.workers).toHaveLength(2);
-    const answers = await Promise.all(
-      Array.from({ length: 20 * N }, () =>
-        call(s.gw.url, '/v1/reverse?lat=51.5&lon=-0.12', { headers: { 'x-api-key': s.key } }),
-      ),
-    );
-    const statuses = answers.map((a) => a.status);
+    const statuses = await billedAtOnce(s.gw.url, s.key, 20 * N);
     expect(statuses.filter((st) => st === 200)).toHaveLength(N);
     expect(statuses.filter((st) => st === 402)).toHaveLength(19 * N);
     const store = await s.open();

@@ -27,8 +27,9 @@ import { unitId, unitsOf } from '../../units';
 import { sqliteFault } from '../faults';
 import type { KeyCache } from '../key-cache';
 import type { Reservation as OwnerReservation } from '../memory/decide';
+import type { KeptRecord } from '../memory/records';
+import { JournalledAdmission, type Expired, type Settleable, type SlotWrite } from '../memory/settle';
 import type { ScopeEntry } from '../memory/state';
-import { EmbeddedAdmission } from '../port-admission';
 import type { Pruner } from '../prune';
 import { LeaseFold, type HolderKept, type HolderRecord, type Posted } from './fold';
 import { balanceSubject, counterSubject, LeaseRows } from './rows';
@@ -74,23 +75,9 @@ interface SlotHold {
   added: boolean;
 }
 
-type Expired = [string, string, number, number];
-
-interface Reservation {
-  id: string;
+/** A reservation's units live in this holder's leases, under the incarnation that admitted it. */
+interface Reservation extends Settleable<Held, Held, SlotHold> {
   epoch: number;
-  day: string;
-  counters: Held[];
-  counterIds: string[];
-  balance: Held | null;
-  accountId: string | null;
-  amount: number;
-  keyId: string | null;
-  at: number;
-  usage: readonly string[];
-  billed: boolean;
-  slots: SlotHold[];
-  expired: Expired[];
 }
 
 type Refusal = Extract<AdmissionResult, { admitted: false }>;
@@ -127,18 +114,14 @@ const SHORT_MS = 250;
 const RENEW_MS = 1000;
 
 export const LEASE_UNDO = Object.freeze({ v: 'lease' as const });
-const RESOLVED = Promise.resolve();
 const NONE: never[] = [];
 
 /** The embedded store's admission part for one of several processes on the file. */
-export class LeaseHolder extends EmbeddedAdmission {
+export class LeaseHolder extends JournalledAdmission<Reservation, HolderKept> {
   private rows!: LeaseRows;
   private folder: LeaseFold | null = null;
-  private journal: Journal<HolderRecord> | null = null;
   private readonly p: LeaseParams;
-  private readonly clock: Clock;
   private readonly held = new Map<string, Held>();
-  private readonly reserved = new Map<string, Reservation>();
   /** Slot sets as last read at the owner (`at`: when), trusted for SCOPE_TTL_MS for members already in them. */
   /** This process's slot uses not folded yet (in flight, or kept and waiting for the fold), by scope and member. */
   private readonly slotUses = new Map<string, Map<string, [number, number][]>>();
@@ -150,12 +133,7 @@ export class LeaseHolder extends EmbeddedAdmission {
   private readonly short = new Map<string, { version: string; a: number; at: number }>();
   private epoch = 0;
   private renewedAt = 0;
-  private seq = 0;
-  private dataVersion!: Database.Statement;
-  private sqliteVersion = -1;
   private ownWrites = 0;
-  private checked = false;
-  private readonly endTurn = (): void => void (this.checked = false);
   private voidAll = false;
   private timer: NodeJS.Timeout | null = null;
   private slotStatements!: {
@@ -169,20 +147,19 @@ export class LeaseHolder extends EmbeddedAdmission {
   readonly stats = { grants: 0, direct: 0, ownerSteps: 0, returned: 0, lost: 0 };
 
   constructor(
-    private readonly sqlite: Database.Database,
+    sqlite: Database.Database,
     keyCache: KeyCache,
     private readonly holder: LeaseHolderOptions,
-    private readonly log?: StoreLogger,
+    log?: StoreLogger,
   ) {
-    super(sqlite, keyCache, {}, log);
+    super(sqlite, keyCache, LEASE_UNDO.v, holder.reservationTimeoutMs, holder.clock ?? systemClock, log);
     this.p = { ...LEASE_DEFAULTS, ...(holder.lease ?? {}) };
-    this.clock = holder.clock ?? systemClock;
   }
 
   override start(pruner: Pruner, busyTimeoutMs: number | null): void {
     super.start(pruner, busyTimeoutMs);
     this.rows = new LeaseRows(this.sqlite);
-    this.dataVersion = this.sqlite.prepare('PRAGMA data_version').pluck();
+    this.prepareTurnCheck();
     const p = (sql: string) => this.sqlite.prepare(sql);
     this.slotStatements = {
       add: p(
@@ -236,13 +213,6 @@ export class LeaseHolder extends EmbeddedAdmission {
     return this.rows;
   }
 
-  async foldNow(): Promise<void> {
-    const j = this.journal;
-    if (j === null) return;
-    j.flush();
-    while (j.foldedPosition < j.position) await j.foldNow();
-  }
-
   /** This process changed a key, an account or a whitelist: its leases go back and its slot sets are read again. */
   invalidate(): void {
     this.voidAll = true;
@@ -293,20 +263,6 @@ export class LeaseHolder extends EmbeddedAdmission {
     return this.held.get(balanceSubject(accountId))?.inflight ?? 0;
   }
 
-  override sweep(): number {
-    const timeout = this.holder.reservationTimeoutMs;
-    if (timeout === undefined) return 0;
-    const before = this.clock.now() - timeout;
-    let n = 0;
-    for (const [id, res] of this.reserved) {
-      if (res.at >= before) continue;
-      this.releaseOne(id);
-      n++;
-    }
-    if (n > 0) this.log?.warn({ released: n }, 'embedded store: admissions never settled were released');
-    return n;
-  }
-
   override admit(plan: AdmissionPlan): Promise<AdmissionResult> {
     try {
       if (!Number.isSafeInteger(plan.now) || typeof plan.day !== 'string' || typeof plan.id !== 'string')
@@ -315,7 +271,7 @@ export class LeaseHolder extends EmbeddedAdmission {
       if (this.reserved.has(plan.id))
         throw new Error(`admission plan ${plan.id} was already admitted (plan ids must be unique)`);
       const n = unitsOf(plan);
-      this.turnCheck();
+      if (!this.checked) this.turnCheck();
       const now = this.clock.now();
       let d = this.decide(plan, n, now, false);
       if (d === OWNER) d = this.atOwner(plan, n, now);
@@ -326,42 +282,7 @@ export class LeaseHolder extends EmbeddedAdmission {
     }
   }
 
-  override release(ticket: Ticket): Promise<void> {
-    const u = ticket.undo as { v?: unknown } | null;
-    if (u === null || typeof u !== 'object' || u.v !== LEASE_UNDO.v)
-      return Promise.reject(new TypeError('release: the ticket was not issued by the embedded store'));
-    try {
-      if (ticket.units !== undefined) for (const t of ticket.units) this.releaseOne(t.planId);
-      this.releaseOne(ticket.planId);
-    } catch (err) {
-      return Promise.reject(sqliteFault(err));
-    }
-    return RESOLVED;
-  }
-
-  override keep(ticket: Ticket): Promise<void> {
-    const j = this.journal;
-    if (j === null) return Promise.reject(new Error('embedded store: the store is closed'));
-    if (ticket.units !== undefined) for (const t of ticket.units) this.keepOne(j, t.planId);
-    this.keepOne(j, ticket.planId);
-    return j.written();
-  }
-
-  override recordRefusal(subjects: string[], day: string): Promise<void> {
-    if (subjects.length > 0) this.journal?.append({ t: 'r', d: day, u: subjects });
-    return RESOLVED;
-  }
-
   /* ------------------------------------------------------------------ deciding */
-
-  /** Once per turn: another process's commits change the owner's version (and drop the slot sets read before). */
-  private turnCheck(): void {
-    if (this.checked) return;
-    this.checked = true;
-    setImmediate(this.endTurn);
-    const v = this.dataVersion.get() as number;
-    this.sqliteVersion = v;
-  }
 
   private version(): string {
     return `${this.sqliteVersion}/${this.ownWrites}`;
@@ -768,10 +689,7 @@ export class LeaseHolder extends EmbeddedAdmission {
 
   /* ------------------------------------------------------------------ settling */
 
-  private releaseOne(id: string): void {
-    const res = this.reserved.get(id);
-    if (res === undefined) return;
-    this.reserved.delete(id);
+  protected onReleased(res: Reservation): void {
     if (res.epoch === this.epoch) {
       for (const h of res.counters) {
         h.inflight -= 1;
@@ -798,10 +716,7 @@ export class LeaseHolder extends EmbeddedAdmission {
     }
   }
 
-  private keepOne(j: Journal<HolderRecord>, id: string): void {
-    const res = this.reserved.get(id);
-    if (res === undefined) return;
-    this.reserved.delete(id);
+  protected onKept(res: Reservation): void {
     if (res.epoch === this.epoch) {
       for (const h of res.counters) {
         h.inflight -= 1;
@@ -812,30 +727,22 @@ export class LeaseHolder extends EmbeddedAdmission {
         res.balance.unposted += res.amount;
       }
     }
-    if (res.counters.length === 0 && res.amount === 0 && res.usage.length === 0 && res.slots.length === 0)
-      return;
-    const r: HolderKept = {
-      t: 'k',
-      n: ++this.seq,
-      e: res.epoch,
-      d: res.day,
-      c: res.counterIds,
-      a: res.accountId,
-      m: res.amount,
-      k: res.keyId,
-      h: res.at,
-      u: res.usage,
-      b: res.billed ? 1 : 0,
-    };
-    if (res.slots.length > 0) {
-      r.s = res.slots.map((s) => {
-        const e = this.scopes.get(s.scope)?.members.get(s.member);
-        if (e !== undefined) e.last = Math.max(e.last, s.at);
-        return [s.scope, s.member, s.first, s.at];
-      });
-    }
-    if (res.expired.length > 0) r.x = res.expired;
-    j.append(r);
+  }
+
+  /** A kept slot use stretches the slot set as last read (its row's lastSeen rides the fold). */
+  protected slotWrites(res: Reservation): SlotWrite[] {
+    return res.slots.map((s) => {
+      const e = this.scopes.get(s.scope)?.members.get(s.member);
+      if (e !== undefined) e.last = Math.max(e.last, s.at);
+      return [s.scope, s.member, s.first, s.at];
+    });
+  }
+
+  /** The lease epoch the units came from: the fold posts them off that incarnation's rows. */
+  protected stamp(record: KeptRecord, res: Reservation): HolderKept {
+    const r = record as HolderKept;
+    r.e = res.epoch;
+    return r;
   }
 
   /** The journal's fold: posts the kept units off the leases, renews this incarnation, reclaims expired leases. */

@@ -8,6 +8,7 @@ import { tightestQuota } from '../../quota';
 import { freesAt } from '../../slot-view';
 import type { AdmissionPlan, AdmissionResult, CounterSpec, Ticket } from '../../types';
 import { freeUnits, unitId, unitsOf } from '../../units';
+import type { Expired, Settleable } from './settle';
 import {
   applyChange,
   type BalanceEntry,
@@ -24,27 +25,10 @@ export interface HeldSlot {
   change: SlotChange;
 }
 
-/** An expired entry an admission found, dropped from memory: [scope, member, firstSeen, lastSeen]. */
-export type Expired = [string, string, number, number];
+export type { Expired };
 
-/** What one admission (or one unit of a plan) holds until it is kept or released. */
-export interface Reservation {
-  id: string;
-  day: string;
-  /** The counters it incremented by one each, and their ids. */
-  counters: CounterEntry[];
-  counterIds: string[];
-  balance: BalanceEntry | null;
-  accountId: string | null;
-  /** What a keep charges (minor units). */
-  amount: number;
-  keyId: string | null;
-  at: number;
-  usage: readonly string[];
-  billed: boolean;
-  slots: HeldSlot[];
-  expired: Expired[];
-}
+/** What one admission (or one unit of a plan) holds in the owner's state until it is kept or released. */
+export type Reservation = Settleable<CounterEntry, BalanceEntry, HeldSlot>;
 
 /** The memory owner's Ticket.undo: the reservation lives in the owner's in-flight map, found by the plan id. */
 export const MEMORY_UNDO = Object.freeze({ v: 'memory' as const });

@@ -14,14 +14,14 @@ import type Database from 'better-sqlite3';
 import { systemClock, type Clock } from '../../../core/clock';
 import { Journal } from '../../../journal/journal';
 import type { StoreLogger } from '../../deps';
-import type { AdmissionPlan, AdmissionResult, Ticket } from '../../types';
+import type { AdmissionPlan, AdmissionResult } from '../../types';
 import { sqliteFault } from '../faults';
 import type { KeyCache } from '../key-cache';
-import { EmbeddedAdmission } from '../port-admission';
 import type { Pruner } from '../prune';
 import { decide, MEMORY_UNDO, type Reservation } from './decide';
 import { Folder } from './fold';
 import type { KeptRecord, OwnerRecord } from './records';
+import { JournalledAdmission, type SlotWrite } from './settle';
 import { OwnerState, undoChange, type ScopeEntry } from './state';
 
 /** The memory owner's options (EmbeddedOptions.memory). */
@@ -41,43 +41,35 @@ export interface MemoryOptions {
   clock?: Clock;
 }
 
-const RESOLVED = Promise.resolve();
 /** One journal per owner process: the embedded store with one worker has one writer. */
 const JOURNAL_NAME = 'owner';
 
 /** The embedded store's admission part when the process owns the store. */
-export class MemoryAdmission extends EmbeddedAdmission {
+export class MemoryAdmission extends JournalledAdmission<Reservation, KeptRecord> {
   private state!: OwnerState;
-  private readonly reserved = new Map<string, Reservation>();
   private folder: Folder | null = null;
-  private journal: Journal<OwnerRecord> | null = null;
   private pruner: Pruner | null = null;
   private evictTimer: NodeJS.Timeout | null = null;
   private sweepEvery: NodeJS.Timeout | null = null;
-  private dataVersion!: Database.Statement;
-  private version = -1;
   private stale = false;
-  private checked = false;
-  private readonly endTurn = (): void => void (this.checked = false);
-  private seq = 0;
   private latestNow = 0;
   /** Kept minor units not charged (an outside write lowered the balance first; fold.ts). */
   writtenOff = 0;
 
   constructor(
-    private readonly sqlite: Database.Database,
+    sqlite: Database.Database,
     keyCache: KeyCache,
     private readonly memory: MemoryOptions,
-    private readonly log?: StoreLogger,
+    log?: StoreLogger,
   ) {
-    super(sqlite, keyCache, {}, log);
+    super(sqlite, keyCache, MEMORY_UNDO.v, memory.reservationTimeoutMs, memory.clock ?? systemClock, log);
   }
 
   /** Prepare the statements (once the tables exist). */
   override start(pruner: Pruner, busyTimeoutMs: number | null): void {
     super.start(pruner, busyTimeoutMs);
     this.state = new OwnerState(this.sqlite);
-    this.dataVersion = this.sqlite.prepare('PRAGMA data_version').pluck();
+    this.prepareTurnCheck();
     this.pruner = pruner;
   }
 
@@ -104,14 +96,6 @@ export class MemoryAdmission extends EmbeddedAdmission {
       );
       this.sweepEvery.unref();
     }
-  }
-
-  /** Fold everything kept so far (before another port reads or writes what admission decides on). */
-  async foldNow(): Promise<void> {
-    const j = this.journal;
-    if (j === null) return;
-    j.flush();
-    while (j.foldedPosition < j.position) await j.foldNow();
   }
 
   /** Another port of this process wrote SQLite: read the state again before the next admission. */
@@ -161,24 +145,6 @@ export class MemoryAdmission extends EmbeddedAdmission {
     return { entries: this.state.size(), inflight: this.reserved.size };
   }
 
-  /**
-   * Release the admissions in flight longer than the reservation timeout; how many. (A crashed process's need no
-   * sweep: they die with it.)
-   */
-  override sweep(): number {
-    const timeout = this.memory.reservationTimeoutMs;
-    if (timeout === undefined) return 0;
-    const before = (this.memory.clock ?? systemClock).now() - timeout;
-    let n = 0;
-    for (const [id, res] of this.reserved) {
-      if (res.at >= before) continue;
-      this.releaseOne(id);
-      n++;
-    }
-    if (n > 0) this.log?.warn({ released: n }, 'embedded store: admissions never settled were released');
-    return n;
-  }
-
   override admit(plan: AdmissionPlan): Promise<AdmissionResult> {
     try {
       if (!this.checked || this.stale) this.refresh();
@@ -190,51 +156,16 @@ export class MemoryAdmission extends EmbeddedAdmission {
     }
   }
 
-  override release(ticket: Ticket): Promise<void> {
-    try {
-      checkTicket(ticket);
-    } catch (err) {
-      return Promise.reject(err);
-    }
-    if (ticket.units !== undefined) for (const u of ticket.units) this.releaseOne(u.planId);
-    this.releaseOne(ticket.planId);
-    return RESOLVED;
-  }
-
-  override keep(ticket: Ticket): Promise<void> {
-    const j = this.journal;
-    if (j === null) return Promise.reject(new Error('embedded store: the store is closed'));
-    if (ticket.units !== undefined) for (const u of ticket.units) this.keepOne(j, u.planId);
-    this.keepOne(j, ticket.planId);
-    return j.written();
-  }
-
-  override recordRefusal(subjects: string[], day: string): Promise<void> {
-    if (subjects.length > 0) this.journal?.append({ t: 'r', d: day, u: subjects });
-    return RESOLVED;
-  }
-
   /** Once per turn: another process's commits; and this process's other ports' writes. */
   private refresh(): void {
-    if (!this.checked) {
-      this.checked = true;
-      setImmediate(this.endTurn);
-      const v = this.dataVersion.get() as number;
-      if (v !== this.version) {
-        if (this.version !== -1) this.stale = true;
-        this.version = v;
-      }
-    }
+    if (!this.checked && this.turnCheck()) this.stale = true;
     if (this.stale) {
       this.stale = false;
       this.state.reload();
     }
   }
 
-  private releaseOne(id: string): void {
-    const res = this.reserved.get(id);
-    if (res === undefined) return;
-    this.reserved.delete(id);
+  protected onReleased(res: Reservation): void {
     for (const c of res.counters) c.inflight -= 1;
     if (res.balance !== null) res.balance.inflight -= res.amount;
     for (const h of res.slots) {
@@ -243,10 +174,7 @@ export class MemoryAdmission extends EmbeddedAdmission {
     }
   }
 
-  private keepOne(j: Journal<OwnerRecord>, id: string): void {
-    const res = this.reserved.get(id);
-    if (res === undefined) return;
-    this.reserved.delete(id);
+  protected onKept(res: Reservation): void {
     for (const c of res.counters) {
       c.inflight -= 1;
       c.pending += 1;
@@ -255,32 +183,21 @@ export class MemoryAdmission extends EmbeddedAdmission {
       res.balance.inflight -= res.amount;
       res.balance.pending += res.amount;
     }
-    if (res.counters.length === 0 && res.amount === 0 && res.usage.length === 0 && res.slots.length === 0)
-      return;
-    const n = ++this.seq;
-    const r: KeptRecord = {
-      t: 'k',
-      n,
-      d: res.day,
-      c: res.counterIds,
-      a: res.accountId,
-      m: res.amount,
-      k: res.keyId,
-      h: res.at,
-      u: res.usage,
-      b: res.billed ? 1 : 0,
-    };
-    if (res.slots.length > 0) {
-      r.s = res.slots.map((h) => {
-        const c = h.change;
-        const first = c.op === 'add' ? c.at : c.first;
-        h.entry.inflight.delete(c);
-        h.entry.pending.set(n, [c.member, first, c.at]);
-        return [h.scope, c.member, first, c.at];
-      });
-    }
-    if (res.expired.length > 0) r.x = res.expired;
-    j.append(r);
+  }
+
+  /** A kept slot change moves from in flight to pending (kept, not folded) under the record's number. */
+  protected slotWrites(res: Reservation, n: number): SlotWrite[] {
+    return res.slots.map((h) => {
+      const c = h.change;
+      const first = c.op === 'add' ? c.at : c.first;
+      h.entry.inflight.delete(c);
+      h.entry.pending.set(n, [c.member, first, c.at]);
+      return [h.scope, c.member, first, c.at];
+    });
+  }
+
+  protected stamp(record: KeptRecord): KeptRecord {
+    return record;
   }
 
   /** The journal's fold: SQLite first (one transaction), then the owner's pending parts move into base. */
@@ -318,13 +235,5 @@ export class MemoryAdmission extends EmbeddedAdmission {
     } catch (err) {
       this.log?.error({ err }, 'embedded store: pruning failed');
     }
-  }
-}
-
-/** A ticket of another store, or a mangled copy, is a bug. */
-function checkTicket(ticket: Ticket): void {
-  const u = ticket.undo as { v?: unknown } | null;
-  if (u === null || typeof u !== 'object' || u.v !== MEMORY_UNDO.v) {
-    throw new TypeError('release: the ticket was not issued by the embedded store');
   }
 }
