@@ -110,6 +110,8 @@ class Credit {
   refund = 0;
   /** Return what is left at the next flush (revocation, suspension, whitelist change). */
   voidAll = false;
+  /** When a flush last renewed this holder's lease field at the owner (its expiry, `ttlMs` later). */
+  renewedAt = 0;
   /** A reply was lost: the next flush bounds the owner's count by the holder's. */
   resync = false;
   readonly charges = new Map<string, Charges>();
@@ -407,11 +409,15 @@ export class LeaseHolder {
       const l = c.lease;
       const stopped = now - l.grantedAt >= this.opts.stopMs;
       const back = c.voidAll || idle(l, now, this.opts) || stopped ? l.left : 0;
-      const renew = l.reserved > 0 && now - l.grantedAt >= this.opts.ttlMs / 4;
+      // a lease field that carries unsettled charges (pif) is renewed too: expired, the owner would refund them as
+      // a dead holder's while this one is alive and may still keep them
+      const renew =
+        (l.reserved > 0 || c.pif > 0) && now - Math.max(l.grantedAt, c.renewedAt) >= this.opts.ttlMs / 4;
       const quiet =
         l.unposted === 0 && back === 0 && c.refund === 0 && c.charges.size === 0 && c.pif === c.sentPif;
       if (quiet && !renew && !c.resync) {
-        if (l.reserved === 0 && now - l.usedAt > this.opts.ttlMs) this.credits.delete(c.accountId);
+        if (l.reserved === 0 && c.pif === 0 && now - l.usedAt > this.opts.ttlMs)
+          this.credits.delete(c.accountId);
         continue;
       }
       c.voidAll = false;
@@ -508,6 +514,7 @@ export class LeaseHolder {
       if (c === undefined || res === undefined) return;
       c.posting = 0;
       c.busy = false;
+      c.renewedAt = batch.now;
       this.stats.writtenOff += res.writtenOff;
       if (again || res.leased === -2) c.resync = true;
       else this.settleCount(c, res.leased, batch.now);
