@@ -55,7 +55,10 @@ export class SharedContext {
     this.leases =
       leases === false
         ? null
-        : new LeaseHolder(redis, this.layout, cluster, clock, (e, m) => this.warn(e, m), leases);
+        : new LeaseHolder(redis, this.layout, cluster, clock, (e, m) => this.warn(e, m), leases, {
+            drained: (ids) => this.drainedIds(keyPrefix, ids),
+            initWallet: async (id) => void (await this.wallets.init(id)),
+          });
     this.bus = new InvalidationBus(
       redis,
       this.layout.channel,
@@ -103,6 +106,24 @@ export class SharedContext {
       throw new StoreUnavailableError('postgres', 'unreachable a moment ago; retrying shortly');
     }
     return this.pg(fn);
+  }
+
+  /**
+   * Which lease charge events (their ids) the drain has written to PostgreSQL: the drain records `<prefix>adm:<id>` in
+   * shared_drained in the transaction that applies the event (drain-apply.ts).
+   */
+  private async drainedIds(prefix: string, ids: readonly string[]): Promise<Set<string>> {
+    const out = new Set<string>();
+    const marks = ids.map((id) => `${prefix}adm:${id}`);
+    for (let i = 0; i < marks.length; i += 5_000) {
+      const rows = await this.pg(() =>
+        this.knex('shared_drained')
+          .whereIn('event_id', marks.slice(i, i + 5_000))
+          .select('event_id'),
+      );
+      for (const r of rows as { event_id: string }[]) out.add(r.event_id.slice(prefix.length + 4));
+    }
+    return out;
   }
 
   /** Drop cached identities and return the leases a change touches (D33: a key's account's, within a second). */

@@ -75,6 +75,15 @@ export class Layout {
   }
 
   /**
+   * The lease state's epoch in a shard (no TTL): a token the first lease flush after the key went missing writes. A
+   * holder that flushed under another token knows Redis lost its data since (an empty restart): its leases and the
+   * charge events it flushed there but that were not drained yet are gone (lease/holder.ts recovers them).
+   */
+  leaseEpoch(shard: number): string {
+    return this.key(shard, 'lease-epoch');
+  }
+
+  /**
    * A shard's index of accounts with credit leases (D33): member account id → the earliest expiry of its leases, so
    * a background reclaim finds the expired ones of accounts no script touches again (lease/holder.ts).
    */

@@ -23,13 +23,41 @@ import type { AdmissionPlan, AdmissionResult, Ticket } from '../../types';
 import type { Invalidation } from '../cache';
 import type { Layout } from '../layout';
 import type { RedisClient } from '../redis-client';
-import { Owner, type ChargeEvent, type FlushBatch, type SeenUpdate, type WalletFlush } from './owner';
+import { StoreUnavailableError } from '../errors';
+import {
+  Owner,
+  type ChargeEvent,
+  type FlushBatch,
+  type FlushReply,
+  type SeenUpdate,
+  type WalletFlush,
+} from './owner';
 import { leaseOptions, type LeaseOptions } from './options';
 import { LeaseStats } from './stats';
 import { OwnerView } from './view';
 
 /** Owner admissions remembered at most (their ids, for the duplicate check). */
 const MAX_DIRECT_IDS = 100_000;
+
+/**
+ * Charge events a holder keeps after a flush applied them, for as long as Redis may still hold them undrained (the
+ * drain writes them to PostgreSQL within 250 ms normally): if Redis loses its data meanwhile, those not drained are
+ * charged again from here. Beyond these bounds (PostgreSQL down longer), an empty restart loses them, as it loses
+ * the owner's undrained events.
+ */
+const RETAIN_MS = 60_000;
+const MAX_RETAINED = 200_000;
+
+/** Rounds of a flush that found a wallet missing or Redis's data lost (each round fixes what it found). */
+const MAX_FLUSH_ROUNDS = 4;
+
+/** What a holder needs from PostgreSQL to recover after Redis lost its data (context.ts). */
+export interface LeaseRecovery {
+  /** Which of these charge event ids the drain has written to PostgreSQL (shared_drained). */
+  drained(ids: readonly string[]): Promise<Set<string>>;
+  /** Initialise an account's wallet from its ledger sum (once: HSETNX), as every script that spends does first. */
+  initWallet(accountId: string): Promise<void>;
+}
 
 /** Ticket.undo of an admission decided from a lease (its state stays in the holder's memory). */
 export const LEASE_UNDO = Object.freeze({ v: 'lease-1' });
@@ -82,6 +110,8 @@ class Credit {
   refund = 0;
   /** Return what is left at the next flush (revocation, suspension, whitelist change). */
   voidAll = false;
+  /** When a flush last renewed this holder's lease field at the owner (its expiry, `ttlMs` later). */
+  renewedAt = 0;
   /** A reply was lost: the next flush bounds the owner's count by the holder's. */
   resync = false;
   readonly charges = new Map<string, Charges>();
@@ -112,6 +142,10 @@ export class LeaseHolder {
   private timer: NodeJS.Timeout | null = null;
   private reclaimTimer: NodeJS.Timeout | null = null;
   private reclaiming: Promise<number> | null = null;
+  /** The lease epoch of each flush group as this holder last flushed there (owner.ts, FLUSH_LUA). */
+  private readonly epochs = new Map<number, string>();
+  /** Charge events applied by flushes and maybe not drained yet, oldest first (RETAIN_MS). */
+  private retained: { at: number; ev: ChargeEvent }[] = [];
 
   constructor(
     redis: RedisClient,
@@ -120,6 +154,7 @@ export class LeaseHolder {
     private readonly clock: Clock,
     private readonly warn: (err: unknown, msg: string) => void,
     options: Partial<LeaseOptions> = {},
+    private readonly recovery: LeaseRecovery | null = null,
   ) {
     this.opts = leaseOptions(options);
     const id = randomBytes(9).toString('base64url');
@@ -331,7 +366,9 @@ export class LeaseHolder {
    * shard on a cluster). A flush whose reply was lost is sent again, unchanged, before anything new.
    */
   flush(): Promise<void> {
-    if (this.flushing !== null) return this.flushing.then(() => this.flush());
+    // A flush on its way may fail (Redis was down when it started): this caller's flush is still tried afterwards, so
+    // a read that flushes first (flushForRead) does not skip the holder's charges for a failure that is over.
+    if (this.flushing !== null) return this.flushing.catch(() => undefined).then(() => this.flush());
     const run = this.flushOnce().finally(() => (this.flushing = null));
     this.flushing = run;
     return run;
@@ -372,11 +409,15 @@ export class LeaseHolder {
       const l = c.lease;
       const stopped = now - l.grantedAt >= this.opts.stopMs;
       const back = c.voidAll || idle(l, now, this.opts) || stopped ? l.left : 0;
-      const renew = l.reserved > 0 && now - l.grantedAt >= this.opts.ttlMs / 4;
+      // a lease field that carries unsettled charges (pif) is renewed too: expired, the owner would refund them as
+      // a dead holder's while this one is alive and may still keep them
+      const renew =
+        (l.reserved > 0 || c.pif > 0) && now - Math.max(l.grantedAt, c.renewedAt) >= this.opts.ttlMs / 4;
       const quiet =
         l.unposted === 0 && back === 0 && c.refund === 0 && c.charges.size === 0 && c.pif === c.sentPif;
       if (quiet && !renew && !c.resync) {
-        if (l.reserved === 0 && now - l.usedAt > this.opts.ttlMs) this.credits.delete(c.accountId);
+        if (l.reserved === 0 && c.pif === 0 && now - l.usedAt > this.opts.ttlMs)
+          this.credits.delete(c.accountId);
         continue;
       }
       c.voidAll = false;
@@ -426,25 +467,54 @@ export class LeaseHolder {
     await this.send({ seq: this.seq, now, wallets, events, seen }, included, false);
   }
 
-  /** Send a flush; `again`: a flush whose reply was lost (the holder's counts then resynchronise). */
+  /**
+   * Send a flush; `again`: a flush whose reply was lost (the holder's counts then resynchronise). A group where Redis
+   * lost its data since the last flush, or a wallet missing, applied nothing: the holder recovers (see `recover`),
+   * initialises the wallets from the ledger, and sends the flush again under the same number.
+   */
   private async send(batch: FlushBatch, included: Credit[], again: boolean): Promise<void> {
-    let r;
-    try {
-      r = await this.owner.flush(batch);
-    } catch (err) {
-      // The outcome is unknown: the same flush is sent again (its number makes it apply once).
-      this.unsent = batch;
-      for (const c of included) c.busy = false;
-      this.stats.flushFailures += 1;
-      throw err;
+    let r: FlushReply | null = null;
+    for (let round = 1; r === null; round++) {
+      try {
+        const got = await this.owner.flush(
+          batch,
+          this.epochs,
+          `${this.owner.holderId}.${batch.seq}.${round}`,
+        );
+        for (const [g, e] of got.epochs) if (!got.lost.includes(g)) this.epochs.set(g, e);
+        if (got.lost.length === 0 && got.needWallets.length === 0) {
+          r = got;
+          continue;
+        }
+        if (round >= MAX_FLUSH_ROUNDS) {
+          throw new StoreUnavailableError(
+            'redis',
+            'lease flush: wallets still missing after initialising them',
+          );
+        }
+        if (got.lost.length > 0) batch = await this.recover(batch, got.lost, got.epochs);
+        for (const id of new Set(got.needWallets)) batch = await this.initWallet(batch, id);
+        again = true;
+      } catch (err) {
+        // The outcome is unknown: the same flush is sent again (its number makes it apply once).
+        this.unsent = batch;
+        for (const c of included) c.busy = false;
+        this.stats.flushFailures += 1;
+        throw err;
+      }
     }
+    if (r === null) return; // not reached: the loop ends with a reply
     this.stats.flushes += 1;
+    const at = this.clock.now();
+    for (const ev of batch.events) this.retained.push({ at, ev });
+    this.pruneRetained(at);
     batch.wallets.forEach((w, i) => {
       const c = this.credits.get(w.accountId);
       const res = r.wallets[i];
       if (c === undefined || res === undefined) return;
       c.posting = 0;
       c.busy = false;
+      c.renewedAt = batch.now;
       this.stats.writtenOff += res.writtenOff;
       if (again || res.leased === -2) c.resync = true;
       else this.settleCount(c, res.leased, batch.now);
@@ -452,6 +522,93 @@ export class LeaseHolder {
     });
     for (const c of included) c.busy = false;
     batch.seen.forEach((s, i) => this.view.confirmSlot(s.scope, s.member, r.seen[i] ?? null, batch.now));
+  }
+
+  /** Forget the retained events older than RETAIN_MS, and the oldest beyond MAX_RETAINED. */
+  private pruneRetained(now: number): void {
+    const r = this.retained;
+    let drop = Math.max(0, r.length - MAX_RETAINED);
+    while (drop < r.length && now - (r[drop]?.at ?? now) > RETAIN_MS) drop++;
+    if (drop > 0) r.splice(0, drop);
+  }
+
+  /**
+   * Redis lost its data since this holder last flushed in `groups` (an empty restart: the epoch changed). Gone with it:
+   * this holder's leases there (it stops spending them; what it admitted from them is charged late, from what is
+   * unleased), the `pif` fields (written again by the next flush), and the charge events flushed there that the drain
+   * had not written to PostgreSQL yet. Those are charged again: the events of `batch` and of the earlier flushes
+   * (`retained`) whose ids are not in `shared_drained`, with the same ids, in the flush that follows (the wallets are
+   * initialised from the ledger first, which cannot hold a lost event). The drain records each id once, so an event
+   * counted before the loss is not charged twice. Returns `batch` with the lost groups' part replaced by that.
+   */
+  private async recover(
+    batch: FlushBatch,
+    groups: number[],
+    epochs: Map<number, string>,
+  ): Promise<FlushBatch> {
+    const hit = (accountId: string) => groups.includes(this.owner.groupOf(accountId));
+    const candidates = [
+      ...this.retained.filter((r) => hit(r.ev.accountId)).map((r) => r.ev),
+      ...batch.events.filter((e) => hit(e.accountId)),
+    ];
+    if (this.recovery === null)
+      throw new Error('lease holder: Redis lost its data and no recovery is configured');
+    const drained =
+      candidates.length > 0 ? await this.recovery.drained(candidates.map((e) => e.id)) : new Set();
+    this.retained = this.retained.filter((r) => !hit(r.ev.accountId));
+    const undrained = candidates.filter((e) => !drained.has(e.id));
+    const wallets = new Map<string, WalletFlush>();
+    for (const e of undrained) {
+      let w = wallets.get(e.accountId);
+      if (w === undefined) {
+        w = { accountId: e.accountId, post: 0, void: 0, refund: 0, pif: 0, pifDetail: '', set: -1 };
+        wallets.set(e.accountId, w);
+      }
+      // a flush's events carry what its wallet part charged (post − refund), per key and hour
+      if (e.charged > 0) w.post += e.charged;
+      else w.refund -= e.charged;
+    }
+    for (const c of this.credits.values()) {
+      if (!hit(c.accountId)) continue;
+      c.lease = { ...c.lease, reserved: c.lease.inFlight + c.lease.unposted, left: 0 };
+      c.sentPif = -1; // the next flush writes the unsettled charges' field again
+    }
+    for (const g of groups) {
+      const e = epochs.get(g);
+      if (e !== undefined) this.epochs.set(g, e);
+    }
+    this.stats.recoveries += 1;
+    this.stats.recharged += undrained.reduce((a, e) => a + e.requests, 0);
+    this.warn(
+      new Error(`lease state lost in ${groups.length} flush group(s)`),
+      `shared store: Redis lost its data; ${undrained.length} undrained lease charge event(s) charged again`,
+    );
+    return {
+      ...batch,
+      wallets: [...batch.wallets.filter((w) => !hit(w.accountId)), ...wallets.values()],
+      events: [...batch.events.filter((e) => !hit(e.accountId)), ...undrained],
+    };
+  }
+
+  /**
+   * A wallet the flush found missing (Redis lost its data): initialised from the ledger before the flush posts to it,
+   * so the kept units are charged rather than written off. An account that no longer exists: its part is dropped.
+   */
+  private async initWallet(batch: FlushBatch, accountId: string): Promise<FlushBatch> {
+    if (this.recovery === null)
+      throw new Error('lease holder: a wallet is missing and no recovery is configured');
+    try {
+      await this.recovery.initWallet(accountId);
+      return batch;
+    } catch (err) {
+      if (err instanceof StoreUnavailableError) throw err;
+      this.warn(err, 'shared store: lease charges of an account without a wallet dropped');
+      return {
+        ...batch,
+        wallets: batch.wallets.filter((w) => w.accountId !== accountId),
+        events: batch.events.filter((e) => e.accountId !== accountId),
+      };
+    }
   }
 
   /** Align the holder's lease with the owner's count of it (less: reclaimed at TTL; more: resync next flush). */

@@ -108,8 +108,13 @@ return {1, g, mine, h}
  * once per (holder, flush number): KEYS[1] holds the holder's last applied flush, so a flush whose reply was lost can
  * be sent again. A post beyond the holder's lease (its lease expired and was reclaimed) charges at most what is
  * unleased; the rest is written off (never below zero, D16).
- * KEYS[1] = the holder's flush mark; other KEYS by index in the spec. ARGV[1] = JSON
- *   { h: holder field, p: its in-flight detail field ("p:…"), now, ttl, seq, markTtl,
+ * Nothing is applied, and the flush can be sent again unchanged, when Redis lost its data since the holder's last
+ * flush (KEYS[2], the shard's lease epoch, is not the token the holder knows: reply {3, epoch}; a missing epoch is
+ * written first, from `nep`) or when a wallet is missing (reply {2, epoch, [indexes in w]}: the holder initialises it
+ * from the PostgreSQL ledger first, as every script that spends a balance does, so no kept unit is written off).
+ * KEYS[1] = the holder's flush mark, KEYS[2] = the shard's lease epoch; other KEYS by index in the spec. ARGV[1] = JSON
+ *   { h: holder field, p: its in-flight detail field ("p:…"), now, ttl, seq, markTtl, ep: the epoch the holder knows
+ *     ('' none yet), nep: the token to write when the epoch is missing,
  *     w: [{k, s: its account's stream, x: its shard's lease index, a: account, post, void, refund: released after
  *       a post, pif: charged in flight after this flush, pd: where pif was posted, lines "key\tday\thour\tusage\t
  *       requests\tunits" (a reclaim refunds them there), set}]  (set ≥ 0: the lease is at most this, a holder
@@ -117,13 +122,24 @@ return {1, g, mine, h}
  *     ev: [{k: stream, w: its wallet's index in w, id, d: day, n: now, u: usage subjects, a: account, c: charged,
        x: requests, key}],
  *     sl: [{k: slot set, m: member, l: lastSeen}] }
- * Reply: {0} already applied | {1, [lease units after, units written off] per wallet (-1: no wallet),
- *   [1 | 0: the slot member is in its set] per sl}.
+ * Reply: {0, epoch} already applied | {1, [lease units after, units written off] per wallet (-1: no wallet),
+ *   [1 | 0: the slot member is in its set] per sl, epoch} | {2, epoch, [wallet indexes]} | {3, epoch}.
  */
 export const FLUSH_LUA = `${LEASES_OF_LUA}
 local s = cjson.decode(ARGV[1])
 local now, seq = tonumber(s.now), tonumber(s.seq)
-if tonumber(redis.call('GET', KEYS[1]) or '0') >= seq then return {0} end
+local ep = redis.call('GET', KEYS[2])
+if not ep then
+  redis.call('SET', KEYS[2], s.nep)
+  ep = s.nep
+end
+if s.ep ~= '' and s.ep ~= ep then return {3, ep} end
+if tonumber(redis.call('GET', KEYS[1]) or '0') >= seq then return {0, ep} end
+local missing = {}
+for i, w in ipairs(s.w) do
+  if redis.call('HEXISTS', KEYS[w.k], 'b') == 0 then missing[#missing + 1] = i end
+end
+if #missing > 0 then return {2, ep, missing} end
 redis.call('SET', KEYS[1], string.format('%.0f', seq), 'EX', s.markTtl)
 local out = {}
 for i, w in ipairs(s.w) do
@@ -184,7 +200,7 @@ for i, sl in ipairs(s.sl) do
     if f and tonumber(l) < sl.l then redis.call('HSET', KEYS[sl.k], sl.m, f .. ':' .. string.format('%.0f', sl.l)) end
   end
 end
-return {1, out, present}
+return {1, out, present, ep}
 `;
 
 /**

@@ -66,6 +66,18 @@ export interface FlushResult {
   writtenOff: number;
 }
 
+/** A flush's answer: what was applied, and what needs the holder first (nothing of those groups was applied). */
+export interface FlushReply {
+  wallets: FlushResult[];
+  seen: (boolean | null)[];
+  /** The lease epoch of each group that answered (group: the shard on a cluster, 0 on one Redis server). */
+  epochs: Map<number, string>;
+  /** Groups whose epoch is not the one the holder knew: Redis lost its data since (an empty restart). */
+  lost: number[];
+  /** Accounts whose wallet is missing (to initialise from the ledger before the flush is sent again). */
+  needWallets: string[];
+}
+
 /** The owner's side, seen from one holder. */
 export class Owner {
   /** The holder's field in each wallet hash. */
@@ -147,13 +159,21 @@ export class Owner {
     return Number((await this.call(() => this.redis.get(this.layout.counter(id, day)))) ?? 0);
   }
 
+  /** The flush group of an account's wallet: its shard on a cluster (one script per shard), else 0. */
+  groupOf(accountId: string): number {
+    return this.cluster ? this.layout.accountShard(accountId) : 0;
+  }
+
   /**
    * Send a flush: each wallet's result in `batch.wallets` order (leased −2: that part was applied before, a re-sent
-   * flush), and whether each slot member of `batch.seen` is still in its set.
+   * flush, or not applied: its group is in `lost` or one of its wallets in `needWallets`), and whether each slot
+   * member of `batch.seen` is still in its set. `epochs`: the lease epoch the holder knows per group; `nep`: the
+   * token a group whose epoch is missing gets.
    */
-  async flush(batch: FlushBatch): Promise<{ wallets: FlushResult[]; seen: (boolean | null)[] }> {
+  async flush(batch: FlushBatch, epochs: ReadonlyMap<number, string>, nep: string): Promise<FlushReply> {
     const out: FlushResult[] = batch.wallets.map(() => ({ leased: -2, writtenOff: 0 }));
     const seenOut: (boolean | null)[] = batch.seen.map(() => null);
+    const reply: FlushReply = { wallets: out, seen: seenOut, epochs: new Map(), lost: [], needWallets: [] };
     const groups = new Map<number, { w: number[]; ev: ChargeEvent[]; seen: number[] }>();
     const group = (shard: number) => {
       const at = this.cluster ? shard : 0;
@@ -166,13 +186,21 @@ export class Owner {
     batch.seen.forEach((s, i) => group(shardOf(s.scope)).seen.push(i));
     await Promise.all(
       [...groups.entries()].map(async ([shard, g]) => {
-        const r = await this.flushGroup(batch, shard, g.w, g.ev, g.seen);
-        if (r === null) return; // applied before (a re-sent flush)
-        g.w.forEach((wi, j) => (out[wi] = r.wallets[j] ?? { leased: -1, writtenOff: 0 }));
-        g.seen.forEach((si, j) => (seenOut[si] = r.seen[j] ?? null));
+        const r = await this.flushGroup(batch, shard, g.w, g.ev, g.seen, epochs.get(shard) ?? '', nep);
+        reply.epochs.set(shard, r.epoch);
+        if (r.kind === 'lost') reply.lost.push(shard);
+        else if (r.kind === 'needs-wallet') {
+          for (const i of r.missing) {
+            const wi = g.w[i - 1];
+            if (wi !== undefined) reply.needWallets.push((batch.wallets[wi] as WalletFlush).accountId);
+          }
+        } else if (r.kind === 'applied') {
+          g.w.forEach((wi, j) => (out[wi] = r.wallets[j] ?? { leased: -1, writtenOff: 0 }));
+          g.seen.forEach((si, j) => (seenOut[si] = r.seen[j] ?? null));
+        } // 'dup': applied before (a re-sent flush)
       }),
     );
-    return { wallets: out, seen: seenOut };
+    return reply;
   }
 
   private async flushGroup(
@@ -181,9 +209,15 @@ export class Owner {
     wallets: number[],
     events: ChargeEvent[],
     seenAt: number[],
-  ): Promise<{ wallets: FlushResult[]; seen: boolean[] } | null> {
+    ep: string,
+    nep: string,
+  ): Promise<
+    | { kind: 'applied'; epoch: string; wallets: FlushResult[]; seen: boolean[] }
+    | { kind: 'dup' | 'lost'; epoch: string }
+    | { kind: 'needs-wallet'; epoch: string; missing: number[] }
+  > {
     const seen = seenAt.map((i) => batch.seen[i] as SeenUpdate);
-    const keys = [this.layout.leaseFlushMark(shard, this.holderId)];
+    const keys = [this.layout.leaseFlushMark(shard, this.holderId), this.layout.leaseEpoch(shard)];
     const streams = new Map<number, number>();
     const streamOf = (accountId: string): number => {
       const s = this.layout.accountShard(accountId);
@@ -239,19 +273,26 @@ export class Owner {
       ttl: this.ttlMs,
       seq: batch.seq,
       markTtl: FLUSH_MARK_TTL_S,
+      ep,
+      nep,
       w,
       ev,
       sl,
     });
-    const r = (await this.call(() => scriptsOf(this.redis).ggFlush(keys.length, ...keys, spec))) as [
-      number,
-      [number, number][],
-      number[],
-    ];
-    if (Number(r[0]) === 0) return null;
+    const r = (await this.call(() => scriptsOf(this.redis).ggFlush(keys.length, ...keys, spec))) as unknown[];
+    const kind = Number(r[0]);
+    if (kind === 0) return { kind: 'dup', epoch: String(r[1]) };
+    if (kind === 3) return { kind: 'lost', epoch: String(r[1]) };
+    if (kind === 2)
+      return { kind: 'needs-wallet', epoch: String(r[1]), missing: (r[2] as number[]).map(Number) };
     return {
-      wallets: (r[1] ?? []).map(([leased, off]) => ({ leased: Number(leased), writtenOff: Number(off) })),
-      seen: (r[2] ?? []).map((x) => Number(x) === 1),
+      kind: 'applied',
+      epoch: String(r[3]),
+      wallets: ((r[1] ?? []) as [number, number][]).map(([leased, off]) => ({
+        leased: Number(leased),
+        writtenOff: Number(off),
+      })),
+      seen: ((r[2] ?? []) as number[]).map((x) => Number(x) === 1),
     };
   }
 

@@ -13,6 +13,9 @@ export class LeaseStats {
   returned = 0;
   /** Units posted after their lease was reclaimed that the owner could not charge (D16: never below zero). */
   writtenOff = 0;
+  /** Flushes that found Redis had lost its data (an empty restart), and the requests they charged again. */
+  recoveries = 0;
+  recharged = 0;
   /** Accounts the background reclaim visited (their earliest lease had expired). */
   reclaimed = 0;
   /** Flushes sent, failed, and view reads. */
