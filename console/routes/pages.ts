@@ -169,14 +169,12 @@ export function pageRoutes(router: Router, ctx: ConsoleContext): void {
       });
       const shown = entries.slice(0, AUDIT_PAGE);
       const next = entries.length > AUDIT_PAGE ? (shown[shown.length - 1]?.seq ?? null) : null;
-      res
-        .type('html')
-        .send(
-          auditPage(frameOf(ctx, res), ctx.rules, shown, {
-            accountId: account === '' ? null : account,
-            next,
-          }),
-        );
+      res.type('html').send(
+        auditPage(frameOf(ctx, res), ctx.rules, shown, {
+          accountId: account === '' ? null : account,
+          next,
+        }),
+      );
     }),
   );
 

@@ -41,12 +41,18 @@ module.exports = async () => {
   for (const h of process._getActiveHandles()) {
     const owner = owners.get(h);
     if (owner === null) continue; // Jest's own
-    if (h instanceof Socket && (h === process.stdout || h === process.stderr || h === process.stdin)) continue;
+    if (h instanceof Socket && (h === process.stdout || h === process.stderr || h === process.stdin))
+      continue;
     if (typeof h.hasRef === 'function' && !h.hasRef()) continue; // does not keep the process alive
     left.push({ h, owner });
   }
   if (left.length === 0) return;
-  const lines = left.map(({ h, owner }) => `  ${describe(h)}: left by ${owner ? relative(process.cwd(), owner) : 'an unknown file'}`);
-  process.stderr.write(`\nOpen handles after the run (they would keep Jest from exiting):\n${lines.join('\n')}\n`);
+  const lines = left.map(
+    ({ h, owner }) =>
+      `  ${describe(h)}: left by ${owner ? relative(process.cwd(), owner) : 'an unknown file'}`,
+  );
+  process.stderr.write(
+    `\nOpen handles after the run (they would keep Jest from exiting):\n${lines.join('\n')}\n`,
+  );
   for (const { h } of left) stop(h);
 };
