@@ -11,29 +11,18 @@
  * always; and where both instances refused a request in that second (each had used its share: demand above it),
  * admitted ≥ 0.9 × limit.
  */
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { call, type Answer } from '../../helpers/gateway-harness';
-import {
-  killAll,
-  startGatewayProc,
-  useBackendProcess,
-  type RunningProcess,
-} from '../../helpers/gateway-processes';
-import { createTestDatabase, type TestDatabase } from '../../helpers/pg-database';
-import { deletePrefix, LOCAL_REDIS_URL, uniquePrefix } from '../../helpers/redis-server';
+import { LOCAL_REDIS_URL } from '../../helpers/redis-server';
+import { useBurstPair, REVERSE } from './burst-pair';
 import { describeShared } from './fixture';
 import { Redis } from 'ioredis';
 
 jest.setTimeout(180_000);
 
-const TOKEN = 'burst-admin-token-0123456789';
 const LIMIT = 30;
 const SECONDS = 6;
 /** Requests per second offered, over both instances (over 3x the limit). */
 const RATE = 100;
-const REVERSE = '/v1/reverse?lat=48.8584&lon=2.2945';
 
 interface Stamped {
   status: number;
@@ -55,61 +44,10 @@ function decidedSecond(r: Answer, sent: number): number {
 }
 
 describeShared('burst limits over two gateway processes on one shared store', () => {
-  const backend = useBackendProcess();
-  let dir = '';
-  let db: TestDatabase | null = null;
-  let prefix = '';
-  const procs: RunningProcess[] = [];
-
-  afterAll(async () => {
-    for (const p of procs) await killAll(p);
-    if (db) await db.drop();
-    await deletePrefix(LOCAL_REDIS_URL, prefix).catch(() => undefined);
-    if (dir) rmSync(dir, { recursive: true, force: true });
-  });
+  const startPair = useBurstPair();
 
   it(`admits ${LIMIT}/s ± 10 % in every second under even load, never above 1.1x`, async () => {
-    dir = mkdtempSync(join(tmpdir(), 'geogate-burst-'));
-    db = await createTestDatabase();
-    if (!db) throw new Error('PostgreSQL is not reachable');
-    prefix = uniquePrefix('burst');
-    const file = join(dir, 'gateway.yaml');
-    writeFileSync(
-      file,
-      [
-        'policy: A',
-        'listen: { host: 127.0.0.1, port: 0 }',
-        `admin: { listen: { host: 127.0.0.1, port: 0 }, token: ${TOKEN} }`,
-        `backend: { url: "${backend.url}" }`,
-        `store: { kind: shared, postgres: "${db.url}", redis: "${LOCAL_REDIS_URL}", keyPrefix: "${prefix}" }`,
-        'keyPepper: "burst-pepper-0123456789abcdef"',
-        'hosts: [{ name: localhost, adapter: native }]',
-        'limits: { freePerDay: 1000000 }',
-        `burst: { key: { perSecond: ${LIMIT}, perMinute: 1000000 } }`,
-        'log: { level: warn }',
-        'drain: { delayMs: 0 }',
-      ].join('\n'),
-    );
-    // Each process prints three URLs: the main host, the host `localhost` on it, the admin listener.
-    procs.push(await startGatewayProc(file, 3));
-    procs.push(await startGatewayProc(file, 3));
-    const [a, b] = procs as [RunningProcess, RunningProcess];
-    const admin = a.urls[2] as string;
-    const auth = { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json' };
-    const acc = await call(admin, '/admin/accounts', {
-      method: 'POST',
-      headers: auth,
-      body: JSON.stringify({ email: 'burst@example.com', name: 'Burst', password: 'a long enough password' }),
-    });
-    expect(acc.status).toBe(201);
-    const created = await call(admin, `/admin/accounts/${acc.json.id}/keys`, {
-      method: 'POST',
-      headers: auth,
-      body: '{}',
-    });
-    expect(created.status).toBe(201);
-    const key = created.json.key as string;
-    const mains = [a.urls[0] as string, b.urls[0] as string];
+    const { key, mains, prefix } = await startPair(LIMIT, 'burst');
     // Both processes have seen each other's heartbeat (one per second) before the load starts.
     await new Promise((r) => setTimeout(r, 2_500));
     const redis = new Redis(LOCAL_REDIS_URL);

@@ -8,30 +8,19 @@
  * Instance 2 caches key identities (with their limits) for 5 s; each change is seen less than 5 s after instance 2
  * last filled its cache with the key (at the earliest), so only the store's invalidation can explain it.
  */
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { Redis } from 'ioredis';
 import { call, type Answer } from '../../helpers/gateway-harness';
-import {
-  killAll,
-  startGatewayProc,
-  useBackendProcess,
-  type RunningProcess,
-} from '../../helpers/gateway-processes';
-import { createTestDatabase, type TestDatabase } from '../../helpers/pg-database';
-import { deletePrefix, LOCAL_REDIS_URL, uniquePrefix } from '../../helpers/redis-server';
+import { LOCAL_REDIS_URL } from '../../helpers/redis-server';
+import { useBurstPair, REVERSE } from './burst-pair';
 import { describeShared } from './fixture';
 
 jest.setTimeout(120_000);
 
-const TOKEN = 'burst-override-token-0123456789';
 /** The deployment's per-second key limit: each instance's share (25) admits a burst of BURST whole. */
 const DEPLOYMENT = 50;
 /** The key's own per-second limit: each instance's share (1 or 2) refuses most of a burst of BURST. */
 const OWN = 3;
 const BURST = 10;
-const REVERSE = '/v1/reverse?lat=48.8584&lon=2.2945';
 /** The identity cache's lifetime of a gateway process (the shared store's default). */
 const CACHE_MS = 5_000;
 
@@ -42,62 +31,11 @@ function perSecondOf(r: Answer): number | null {
 }
 
 describeShared('a key’s own burst limit set on one instance, enforced by another', () => {
-  const backend = useBackendProcess();
-  let dir = '';
-  let db: TestDatabase | null = null;
-  let prefix = '';
-  const procs: RunningProcess[] = [];
-
-  afterAll(async () => {
-    for (const p of procs) await killAll(p);
-    if (db) await db.drop();
-    await deletePrefix(LOCAL_REDIS_URL, prefix).catch(() => undefined);
-    if (dir) rmSync(dir, { recursive: true, force: true });
-  });
+  const startPair = useBurstPair();
 
   it(`instance 2 applies a limit set through instance 1's admin API within 1 s, and the deployment's once cleared`, async () => {
-    dir = mkdtempSync(join(tmpdir(), 'geogate-burst-override-'));
-    db = await createTestDatabase();
-    if (!db) throw new Error('PostgreSQL is not reachable');
-    prefix = uniquePrefix('burstown');
-    const file = join(dir, 'gateway.yaml');
-    writeFileSync(
-      file,
-      [
-        'policy: A',
-        'listen: { host: 127.0.0.1, port: 0 }',
-        `admin: { listen: { host: 127.0.0.1, port: 0 }, token: ${TOKEN} }`,
-        `backend: { url: "${backend.url}" }`,
-        `store: { kind: shared, postgres: "${db.url}", redis: "${LOCAL_REDIS_URL}", keyPrefix: "${prefix}" }`,
-        'keyPepper: "burst-override-pepper-0123456789"',
-        'hosts: [{ name: localhost, adapter: native }]',
-        'limits: { freePerDay: 1000000 }',
-        `burst: { key: { perSecond: ${DEPLOYMENT}, perMinute: 1000000 } }`,
-        'log: { level: warn }',
-        'drain: { delayMs: 0 }',
-      ].join('\n'),
-    );
-    // Each process prints three URLs: the main host, the host `localhost` on it, the admin listener.
-    procs.push(await startGatewayProc(file, 3));
-    procs.push(await startGatewayProc(file, 3));
-    const [one, two] = procs as [RunningProcess, RunningProcess];
-    const admin = one.urls[2] as string;
-    const main2 = two.urls[0] as string;
-    const auth = { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json' };
-    const acc = await call(admin, '/admin/accounts', {
-      method: 'POST',
-      headers: auth,
-      body: JSON.stringify({ email: 'own@example.com', name: 'Own', password: 'a long enough password' }),
-    });
-    expect(acc.status).toBe(201);
-    const created = await call(admin, `/admin/accounts/${acc.json.id}/keys`, {
-      method: 'POST',
-      headers: auth,
-      body: '{}',
-    });
-    expect(created.status).toBe(201);
-    const key = created.json.key as string;
-    const keyId = created.json.id as string;
+    const { admin, auth, key, keyId, mains, prefix } = await startPair(DEPLOYMENT, 'burstown');
+    const main2 = mains[1];
     const ask = () => call(main2, REVERSE, { headers: { 'x-api-key': key } });
     const burst = () => Promise.all(Array.from({ length: BURST }, ask));
 
