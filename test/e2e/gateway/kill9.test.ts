@@ -10,10 +10,10 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { systemClock } from '../../../gateway/core/clock';
-import { generateKey, hashKey, keyPrefix } from '../../../gateway/core/keys';
 import { utcDay } from '../../../gateway/core/clock';
 import { createStore } from '../../../gateway/store';
 import { call, startGatewayProc, useBackendProcess } from '../harness';
+import { seedBilledKey } from './workers-start';
 import { chargedAmount, chargedRequests } from '../../helpers/ledger';
 
 const PEPPER = 'kill9-pepper-0123456789abcdef';
@@ -27,15 +27,7 @@ test.each(['A', 'B'] as const)(
   async (policy) => {
     const dir = mkdtempSync(join(tmpdir(), 'geogate-kill9-'));
     const dbPath = join(dir, 'geogate.db');
-    const seed = await createStore({ kind: 'embedded', path: dbPath }, { clock: systemClock });
-    const acc = await seed.createAccount({ email: 'kill9@example.com', name: 'K' }, Date.now());
-    await seed.credit(acc.id, START_BALANCE, 'start', Date.now());
-    const key = generateKey();
-    const k = await seed.createKey(
-      { accountId: acc.id, hash: hashKey(key, PEPPER), prefix: keyPrefix(key), kind: 'payg' },
-      Date.now(),
-    );
-    await seed.close();
+    const { key, keyId, accountId } = await seedBilledKey(dbPath, 'kill9@example.com', START_BALANCE, PEPPER);
 
     const file = join(dir, 'gateway.yaml');
     writeFileSync(
@@ -80,11 +72,11 @@ test.each(['A', 'B'] as const)(
     );
     try {
       // D35: charges are hourly rows with a count; each request 1 unit.
-      const ledger = await store.ledger(acc.id, 100_000);
+      const ledger = await store.ledger(accountId, 100_000);
       const charges = chargedRequests(ledger);
-      const balance = (await store.getAccount(acc.id))?.balance;
+      const balance = (await store.getAccount(accountId))?.balance;
       const today = utcDay(Date.now());
-      const usage = await store.usage([`key:${k.id}`], today, today);
+      const usage = await store.usage([`key:${keyId}`], today, today);
       // D34: at most the last turn's answered requests uncharged; nothing beyond the requests in flight charged.
       expect(charges).toBeGreaterThanOrEqual(answered - CONCURRENCY);
       expect(charges).toBeLessThanOrEqual(answered + CONCURRENCY);

@@ -25,20 +25,37 @@ export interface WorkersStart {
   admission?: 'direct' | 'memory';
 }
 
+/**
+ * A fresh embedded store at `dbPath` with one account holding `balance` and one pay-as-you-go key hashed under
+ * `pepper`; the store is closed again, for a gateway process to open.
+ */
+export async function seedBilledKey(
+  dbPath: string,
+  email: string,
+  balance: number,
+  pepper: string,
+): Promise<{ key: string; keyId: string; accountId: string }> {
+  const seed = await createStore({ kind: 'embedded', path: dbPath }, { clock: systemClock });
+  try {
+    const acc = await seed.createAccount({ email, name: 'Seed' }, Date.now());
+    await seed.credit(acc.id, balance, 'start', Date.now());
+    const key = generateKey();
+    const k = await seed.createKey(
+      { accountId: acc.id, hash: hashKey(key, pepper), prefix: keyPrefix(key), kind: 'payg' },
+      Date.now(),
+    );
+    return { key, keyId: k.id, accountId: acc.id };
+  } finally {
+    await seed.close();
+  }
+}
+
 /** The gateway with `workers: 2` over a fresh store file; `cleanup` kills it (and its workers) and removes the file. */
 export async function startWorkers(o: WorkersStart) {
   const memory = o.admission === 'memory';
   const dir = mkdtempSync(join(tmpdir(), memory ? 'geogate-workers-leases-' : 'geogate-workers-'));
   const dbPath = join(dir, 'geogate.db');
-  const seed = await createStore({ kind: 'embedded', path: dbPath }, { clock: systemClock });
-  const acc = await seed.createAccount({ email: 'workers@example.com', name: 'W' }, Date.now());
-  await seed.credit(acc.id, o.balance, 'start', Date.now());
-  const key = generateKey();
-  const k = await seed.createKey(
-    { accountId: acc.id, hash: hashKey(key, PEPPER), prefix: keyPrefix(key), kind: 'payg' },
-    Date.now(),
-  );
-  await seed.close();
+  const { key, keyId, accountId } = await seedBilledKey(dbPath, 'workers@example.com', o.balance, PEPPER);
   const file = join(dir, 'gateway.yaml');
   writeFileSync(
     file,
@@ -76,7 +93,7 @@ export async function startWorkers(o: WorkersStart) {
       );
     // Read while the gateway runs (direct: it replays nothing).
     const peek = () => createStore({ kind: 'embedded', path: dbPath }, { clock: systemClock });
-    return { gw, workers, key, accountId: acc.id, keyId: k.id, dbPath, open, peek, cleanup };
+    return { gw, workers, key, accountId, keyId, dbPath, open, peek, cleanup };
   } catch (err) {
     await cleanup(); // a start that did not finish leaves no process behind
     throw err;
