@@ -259,6 +259,15 @@ export class KnexConsoleStore implements ConsoleStore {
     await this.beforeRead();
     const end = to + DAY_MS;
     const k = this.knex;
+    /** Requests per day (free, billed, refused) of the usage subjects matching `subjects` (keys, or addresses). */
+    const usagePerDay = (subjects: string): Promise<Row[]> =>
+      k('usage_daily')
+        .where('day', '>=', fromDay)
+        .andWhere('day', '<=', toDay)
+        .andWhere('subject', 'like', subjects)
+        .groupBy('day')
+        .select('day')
+        .sum({ free: 'free', billed: 'billed', refused: 'refused' }) as Promise<Row[]>;
     const [accounts, created, ledger, usage, keyUsage, anonymous] = await this.run(() =>
       Promise.all([
         k('accounts').select('status').count({ n: '*' }).groupBy('status') as Promise<Row[]>,
@@ -271,13 +280,7 @@ export class KnexConsoleStore implements ConsoleStore {
           .andWhere('created_at', '<', end)
           .whereIn('kind', ['topup', 'charge', 'package'])
           .select('account_id', 'kind', 'amount', 'created_at') as Promise<Row[]>,
-        k('usage_daily')
-          .where('day', '>=', fromDay)
-          .andWhere('day', '<=', toDay)
-          .andWhere('subject', 'like', 'key:%')
-          .groupBy('day')
-          .select('day')
-          .sum({ free: 'free', billed: 'billed', refused: 'refused' }) as Promise<Row[]>,
+        usagePerDay('key:%'),
         k('usage_daily as u')
           .join('api_keys as k', 'k.id', k.raw('substr(u.subject, 5)'))
           .where('u.day', '>=', fromDay)
@@ -286,13 +289,7 @@ export class KnexConsoleStore implements ConsoleStore {
           .groupBy('k.id', 'k.account_id', 'k.prefix')
           .select('k.id as id', 'k.account_id as account_id', 'k.prefix as prefix')
           .sum({ free: 'u.free', billed: 'u.billed' }) as Promise<Row[]>,
-        k('usage_daily')
-          .where('day', '>=', fromDay)
-          .andWhere('day', '<=', toDay)
-          .andWhere('subject', 'like', 'network:%')
-          .groupBy('day')
-          .select('day')
-          .sum({ free: 'free', billed: 'billed', refused: 'refused' }) as Promise<Row[]>,
+        usagePerDay('network:%'),
       ]),
     );
     const days = new Map<string, OverviewDay>();
